@@ -1,0 +1,65 @@
+package eqflib
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/gobackend"
+)
+
+// BackendEnv is the environment variable that selects the compute backend, as in GoMLX:
+// "<name>[:<config>]", e.g. "go", "go:parallelism=-1". Empty means the pure-Go backend.
+const BackendEnv = compute.ConfigEnvVar // "GOMLX_BACKEND"
+
+// SIMD reports whether this binary was built with GOEXPERIMENT=simd. Without it the pure-Go
+// backend's matrix products are about 25× slower.
+const SIMD = simdEnabled
+
+var (
+	backendOnce sync.Once
+	backendVal  compute.Backend
+	backendErr  error
+)
+
+// Backend returns the process-wide compute backend, created on first use. It honours
+// $GOMLX_BACKEND and defaults to the pure-Go backend ("go"). eqflib imports only the pure-Go
+// backend, so creating it never tries to download XLA. In a build without GOEXPERIMENT=simd it
+// prints a one-line warning to standard error.
+func Backend() (compute.Backend, error) {
+	backendOnce.Do(func() {
+		backendVal, backendErr = newBackend(os.Getenv(BackendEnv))
+		if backendErr == nil && !SIMD && strings.HasPrefix(backendVal.Name(), gobackend.BackendName) {
+			fmt.Fprintln(os.Stderr, "eqflib: warning: built without GOEXPERIMENT=simd; the pure-Go backend's matrix products are ~25x slower (use `make` or export GOEXPERIMENT=simd)")
+		}
+	})
+	return backendVal, backendErr
+}
+
+// MustBackend is Backend for programs and notebooks that cannot continue without one.
+func MustBackend() compute.Backend {
+	b, err := Backend()
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func newBackend(config string) (b compute.Backend, err error) {
+	defer catch(&err)
+	if config == "" {
+		return gobackend.New("")
+	}
+	name, _, _ := strings.Cut(config, ":")
+	known := compute.List()
+	found := false
+	for _, k := range known {
+		found = found || k == name
+	}
+	if !found {
+		return nil, paramErr("$"+BackendEnv, config, fmt.Sprintf("one of the backends compiled in: %q (optionally followed by :config)", known))
+	}
+	return compute.NewWithConfig(config)
+}

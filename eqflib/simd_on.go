@@ -1,0 +1,5 @@
+//go:build goexperiment.simd
+
+package eqflib
+
+const simdEnabled = true
