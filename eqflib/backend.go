@@ -31,7 +31,7 @@ var (
 func Backend() (compute.Backend, error) {
 	backendOnce.Do(func() {
 		backendVal, backendErr = newBackend(os.Getenv(BackendEnv))
-		if backendErr == nil && !SIMD && strings.HasPrefix(backendVal.Name(), gobackend.BackendName) {
+		if backendErr == nil && !SIMD && isGoBackend(backendVal) {
 			fmt.Fprintln(os.Stderr, "eqflib: warning: built without GOEXPERIMENT=simd; the pure-Go backend's matrix products are ~25x slower (use `make` or export GOEXPERIMENT=simd)")
 		}
 	})
@@ -62,4 +62,10 @@ func newBackend(config string) (b compute.Backend, err error) {
 		return nil, paramErr("$"+BackendEnv, config, fmt.Sprintf("one of the backends compiled in: %q (optionally followed by :config)", known))
 	}
 	return compute.NewWithConfig(config)
+}
+
+// isGoBackend reports whether b is the pure-Go backend (named "go" or "Go Backend" depending on
+// how it was created).
+func isGoBackend(b compute.Backend) bool {
+	return strings.HasPrefix(strings.ToLower(b.Name()), gobackend.BackendName)
 }

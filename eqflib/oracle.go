@@ -420,12 +420,13 @@ func (p *Posterior) estimate(k ReadoutKind) float64 {
 	return p.Mode()
 }
 
-// Quadrature of the posterior: composite 4-point Gauss–Legendre on posteriorPanels panels per
-// interval, starting from [0, 1]. While fewer than posteriorResolve nodes lie within 2 nats of
+// Quadrature of the posterior: composite 4-point Gauss–Legendre on posteriorPanels panels over
+// [0, 1] at the first level and refinePanels panels per refined interval. While fewer than posteriorResolve nodes lie within 2 nats of
 // the maximum (the posterior is narrower than the panels), the panels holding mass within
 // posteriorKeep nats of the maximum (and their neighbours) are subdivided again.
 const (
 	posteriorPanels  = 32
+	refinePanels     = 16
 	posteriorKeep    = 40.0
 	posteriorResolve = 12
 	posteriorDepth   = 8
@@ -462,12 +463,13 @@ func (o *Oracle) splitAtKinks(ivs []interval) []interval {
 	return out
 }
 
-// forEachNode calls fn(j, σ_j, w_j) for the composite Gauss–Legendre nodes over the intervals.
-func forEachNode(ivs []interval, fn func(j int, s, w float64)) {
+// forEachNode calls fn(j, σ_j, w_j) for the composite Gauss–Legendre nodes over the intervals,
+// with `panels` panels per interval.
+func forEachNode(ivs []interval, panels int, fn func(j int, s, w float64)) {
 	j := 0
 	for _, iv := range ivs {
-		h := (iv.hi - iv.lo) / posteriorPanels
-		for q := 0; q < posteriorPanels; q++ {
+		h := (iv.hi - iv.lo) / float64(panels)
+		for q := 0; q < panels; q++ {
 			lo := iv.lo + float64(q)*h
 			for g := range glNodes {
 				fn(j, lo+0.5*h*(glNodes[g]+1), 0.5*h*glWeights[g])
@@ -484,7 +486,7 @@ func (o *Oracle) firstLevel() *nodeTable {
 		ivs := o.splitAtKinks([]interval{{0, 1}})
 		n := len(ivs) * posteriorPanels * 4
 		t := &nodeTable{logNorm: make([]float64, n*nk), invKappa: make([]float64, n*nk)}
-		forEachNode(ivs, func(j int, s, _ float64) {
+		forEachNode(ivs, posteriorPanels, func(j int, s, _ float64) {
 			for k := 0; k < nk; k++ {
 				sk := o.Data.Stds[k]
 				kappa := (1-s)*(1-s)*sk*sk + s*s
@@ -502,9 +504,13 @@ func (o *Oracle) posterior(st frameStats) *Posterior {
 	table := o.firstLevel()
 	intervals := o.splitAtKinks([]interval{{0, 1}})
 	for depth := 0; ; depth++ {
-		nNodes := len(intervals) * posteriorPanels * 4
+		panels := posteriorPanels
+		if depth > 0 {
+			panels = refinePanels
+		}
+		nNodes := len(intervals) * panels * 4
 		p := &Posterior{Sigma: make([]float64, nNodes), Weight: make([]float64, nNodes), logP: make([]float64, nNodes), ll: make([]float64, nNodes*nk)}
-		forEachNode(intervals, func(j int, s, w float64) {
+		forEachNode(intervals, panels, func(j int, s, w float64) {
 			p.Sigma[j], p.Weight[j] = s, w
 			if depth == 0 {
 				p.logP[j] = o.tabulatedLogLiks(st, table, j, 1-s, p.ll[j*nk:(j+1)*nk])
@@ -515,8 +521,8 @@ func (o *Oracle) posterior(st frameStats) *Posterior {
 		panelLo := make([]float64, 0, nNodes/4)
 		panelHi := make([]float64, 0, nNodes/4)
 		for _, iv := range intervals {
-			h := (iv.hi - iv.lo) / posteriorPanels
-			for q := 0; q < posteriorPanels; q++ {
+			h := (iv.hi - iv.lo) / float64(panels)
+			for q := 0; q < panels; q++ {
 				panelLo, panelHi = append(panelLo, iv.lo+float64(q)*h), append(panelHi, iv.lo+float64(q+1)*h)
 			}
 		}

@@ -97,7 +97,7 @@ func TestOracleFMAndDiffusionMatchTweedie(t *testing.T) {
 // The EqF oracle equals the FM oracle averaged over p(σ | x) computed by brute force on a dense
 // uniform grid (independent of the adaptive Gauss–Legendre quadrature).
 func TestOracleEqFMatchesBruteForce(t *testing.T) {
-	for _, d := range []int{3, 40} {
+	for _, d := range []int{3, 40, 1024} {
 		m := testMixture(t, d, 2)
 		fm, _ := NewOracle(m, OracleFM)
 		eqf, _ := NewOracle(m, OracleEqF)
@@ -105,7 +105,7 @@ func TestOracleEqFMatchesBruteForce(t *testing.T) {
 		rng := NewRNG(12)
 		x, _ := m.Sample(rng, 1, 1, d, 1, 1)
 		eps, _ := Randn(rng, 1, 1, d, 1, 1)
-		for _, sigma := range []float64{0.02, 0.4, 0.85} {
+		for _, sigma := range []float64{0.002, 0.02, 0.4, 0.85} {
 			z, _ := Noise(x, eps, []float64{sigma})
 			got, err := eqf.Eval(z, nil, EvalOptions{Readout: true})
 			if err != nil {

@@ -1,0 +1,152 @@
+package eqflib
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Samplers (SPEC §5) are plain functions with one signature, as in k-diffusion's sampling.py:
+//
+//	func(f Field, x *Window, opts Options) (*Result, error)
+//
+// x is the initial state (usually N(0, I) noise at σ = 1); it is not modified. Every sampler acts
+// framewise, counts network evaluations (NFE), records a per-step trace and calls
+// opts.Callback after each step. Warps and schedules are separate from samplers (warp.go,
+// diffusion.go) and come in through Options.
+
+// Sampler is the common signature of every sampler.
+type Sampler func(f Field, x *Window, opts Options) (*Result, error)
+
+// Options configures a sampler; each sampler documents which fields it reads.
+type Options struct {
+	// Steps is the budget N (network evaluations for fixed-budget samplers); ≥ 1.
+	Steps int
+	// Warp is the η warp (nil means identity). Open loop it sets the scheduled levels ρ(i/N)
+	// and the step multipliers η(ρ(i/N))/N; closed loop the multipliers are η(σ̂)/N.
+	Warp Warp
+	// ClosedLoop uses the readout's σ̂ (GD, NAG, LGD) or the Estimator's σ̃ (Euler) instead of
+	// the scheduled level.
+	ClosedLoop bool
+	// Momentum is NAG's μ ∈ [0, 1) (NAG, LGD, budget-adaptive, early stopping).
+	Momentum float64
+	// StepSize, when > 0, replaces the warp's multiplier by this fixed value (EqM's own sampler:
+	// NAG on its field with a fixed step size and no readout).
+	StepSize float64
+	// Estimator is the framewise noise-level predictor g_φ for closed-loop FM.
+	Estimator NoiseEstimator
+	// SigmaThresh is early stopping's σ_thresh ∈ [0, 1]; Cleanup is C_s ≥ 1; MaxSteps caps the
+	// adaptive phase (0 means Steps).
+	SigmaThresh float64
+	Cleanup     int
+	MaxSteps    int
+	// Schedule is DDIM's diffusion schedule (nil means DefaultDiffusion()).
+	Schedule *DiffusionSchedule
+	// Callback, if set, is called after every step.
+	Callback func(StepInfo)
+}
+
+// StepInfo describes one sampler step. Per-frame slices have length B·T.
+type StepInfo struct {
+	Step     int       // iteration index, from 0
+	NFE      int       // network evaluations so far, this step's included
+	Level    []float64 // the level the step was computed from: scheduled σ, σ̂, σ̃, or DDIM time
+	SigmaHat []float64 // the readout's σ̂ at this step (nil when the sampler uses none)
+	StepSize []float64 // the multiplier applied to v̂ (Euler: Δσ) per frame; 0 for a frame not moved
+	X        *Window   // the state after the step (only in Callback; not kept in Result.Trace)
+}
+
+// Result is what a sampler returns.
+type Result struct {
+	X        *Window
+	NFE      int        // network evaluations (batched Field.Eval calls)
+	SigmaHat []float64  // the last readout per frame (nil when the sampler used none)
+	Trace    []StepInfo // one entry per step, without X
+	// NFEPerSample is set by samplers whose batch elements stop at different times (early
+	// stopping): the evaluations each batch element took part in.
+	NFEPerSample []int
+}
+
+func (o *Options) warp() Warp {
+	if o.Warp == nil {
+		return IdentityWarp()
+	}
+	return o.Warp
+}
+
+// validate checks the options shared by all samplers.
+func (o *Options) validate(f Field, x *Window) error {
+	if f == nil {
+		return paramErr("f", "nil", "a Field")
+	}
+	if err := x.Validate("x"); err != nil {
+		return err
+	}
+	if o.Steps < 1 {
+		return paramErr("Options.Steps", o.Steps, "≥ 1")
+	}
+	if !(o.Momentum >= 0 && o.Momentum < 1) {
+		return paramErr("Options.Momentum", o.Momentum, "in [0, 1)")
+	}
+	if !(o.StepSize >= 0) {
+		return paramErr("Options.StepSize", o.StepSize, "≥ 0 (0 means use the warp)")
+	}
+	return nil
+}
+
+func (o *Options) needReadout(f Field, why string) error {
+	if !f.Info().HasReadout {
+		return paramErr("f", f.Info().Name, "a Field with a noise-level readout ("+why+")")
+	}
+	return nil
+}
+
+// record appends a trace entry and calls the callback.
+func (r *Result) record(o *Options, info StepInfo, x *Window) {
+	r.Trace = append(r.Trace, info)
+	if o.Callback != nil {
+		info.X = x
+		o.Callback(info)
+	}
+}
+
+func fill(n int, v float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+func negate(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = -x
+	}
+	return out
+}
+
+// Samplers lists every sampler by the name the command line and notebooks use.
+var Samplers = map[string]Sampler{
+	"euler":     SampleEuler,
+	"gd":        SampleGD,
+	"nag":       SampleNAG,
+	"lgd":       SampleLGD,
+	"budget":    SampleBudgetAdaptive,
+	"earlystop": SampleEarlyStopping,
+	"ddim":      SampleDDIM,
+}
+
+// SamplerByName returns the sampler registered under name.
+func SamplerByName(name string) (Sampler, error) {
+	s, ok := Samplers[name]
+	if !ok {
+		names := make([]string, 0, len(Samplers))
+		for n := range Samplers {
+			names = append(names, fmt.Sprintf("%q", n))
+		}
+		sort.Strings(names)
+		return nil, paramErr("sampler", name, "one of "+strings.Join(names, ", "))
+	}
+	return s, nil
+}
