@@ -96,7 +96,7 @@ func TestInducedXPredWeights(t *testing.T) {
 			v := eps.Data[i] - x.Data[i]
 			vEqF += (f.Data[i] - v) * (f.Data[i] - v)
 			vEqM += (f.Data[i] - c*v) * (f.Data[i] - c*v)
-			xhat := xs.Data[i] - sigma*f.Data[i]   // clean estimate of an EqF output
+			xhat := xs.Data[i] - sigma*f.Data[i]    // clean estimate of an EqF output
 			xhatM := xs.Data[i] - sigma*f.Data[i]/c // of an EqM output
 			xEqF += (xhat - x.Data[i]) * (xhat - x.Data[i])
 			xEqM += (xhatM - x.Data[i]) * (xhatM - x.Data[i])
