@@ -421,9 +421,10 @@ func (p *Posterior) estimate(k ReadoutKind) float64 {
 }
 
 // Quadrature of the posterior: composite 4-point Gauss–Legendre on posteriorPanels panels over
-// [0, 1] at the first level and refinePanels panels per refined interval. While fewer than posteriorResolve nodes lie within 2 nats of
-// the maximum (the posterior is narrower than the panels), the panels holding mass within
-// posteriorKeep nats of the maximum (and their neighbours) are subdivided again.
+// [0, 1] at the first level and refinePanels panels per refined interval. While fewer than
+// posteriorResolve nodes lie within 2 nats of the maximum (the posterior is narrower than the
+// panels), the panels holding mass within posteriorKeep nats of the maximum (and their
+// neighbours) are subdivided again, as long as that at least halves the region.
 const (
 	posteriorPanels  = 32
 	refinePanels     = 16
@@ -536,18 +537,8 @@ func (o *Oracle) posterior(st frameStats) *Posterior {
 				near++
 			}
 		}
-		if near >= posteriorResolve || depth == posteriorDepth {
-			var z float64
-			for j, l := range p.logP {
-				p.Weight[j] *= math.Exp(l - maxL)
-				z += p.Weight[j]
-			}
-			for j := range p.Weight {
-				p.Weight[j] /= z
-			}
-			return p
-		}
-		// Keep the significant panels and their neighbours; merge contiguous ones.
+		// Panels holding mass within posteriorKeep nats of the maximum, and their neighbours,
+		// merged into intervals.
 		nPanels := len(panelLo)
 		keep := make([]bool, nPanels)
 		for q := 0; q < nPanels; q++ {
@@ -562,15 +553,34 @@ func (o *Oracle) posterior(st frameStats) *Posterior {
 			}
 		}
 		var next []interval
+		var curLen, nextLen float64
+		for _, iv := range intervals {
+			curLen += iv.hi - iv.lo
+		}
 		for q := 0; q < nPanels; q++ {
 			if !keep[q] {
 				continue
 			}
+			nextLen += panelHi[q] - panelLo[q]
 			if n := len(next); n > 0 && math.Abs(next[n-1].hi-panelLo[q]) < 1e-15 {
 				next[n-1].hi = panelHi[q]
 			} else {
 				next = append(next, interval{panelLo[q], panelHi[q]})
 			}
+		}
+		// Stop when the peak is resolved, or when refining would not focus the grid any more
+		// (a posterior that falls off linearly in log density from a boundary keeps a region
+		// ~20× wider than its 2-nat core), or at the depth limit.
+		if near >= posteriorResolve || nextLen > 0.5*curLen || depth == posteriorDepth {
+			var z float64
+			for j, l := range p.logP {
+				p.Weight[j] *= math.Exp(l - maxL)
+				z += p.Weight[j]
+			}
+			for j := range p.Weight {
+				p.Weight[j] /= z
+			}
+			return p
 		}
 		intervals = o.splitAtKinks(next)
 	}

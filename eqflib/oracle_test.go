@@ -105,7 +105,7 @@ func TestOracleEqFMatchesBruteForce(t *testing.T) {
 		rng := NewRNG(12)
 		x, _ := m.Sample(rng, 1, 1, d, 1, 1)
 		eps, _ := Randn(rng, 1, 1, d, 1, 1)
-		for _, sigma := range []float64{0.002, 0.02, 0.4, 0.85} {
+		for _, sigma := range []float64{0.0005, 0.001, 0.002, 0.02, 0.4, 0.85} {
 			z, _ := Noise(x, eps, []float64{sigma})
 			got, err := eqf.Eval(z, nil, EvalOptions{Readout: true})
 			if err != nil {
