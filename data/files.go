@@ -1,0 +1,436 @@
+package data
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	_ "image/jpeg" // decode JPEG frames
+	"image/png"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Loaders for real data: a directory of PNG/JPEG frames per clip with an actions file, and .npy
+// latent arrays [T, C, H, W]. Malformed or truncated files give errors that name the file.
+// Savers write atomically (a temporary file or directory, then a rename), so nothing a user
+// saved is ever half-written.
+
+// ActionsFiles are the names LoadFrameDir looks for, in order.
+var ActionsFiles = []string{"actions.csv", "actions.json"}
+
+// LoadFrameDir reads a clip from a directory of frames (*.png, *.jpg, *.jpeg, sorted by name,
+// all the same size) and, if present, an actions file: actions.csv (one row per frame: numbers
+// separated by commas; a header row of names is allowed) or actions.json (an array with one
+// number or one array of numbers per frame). Pixels are RGB in [0, 1].
+func LoadFrameDir(dir string) (*Clip, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("data: frame directory %s: %w", dir, err)
+	}
+	var names []string
+	for _, e := range entries {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		if !e.IsDir() && (ext == ".png" || ext == ".jpg" || ext == ".jpeg") {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("data: frame directory %s holds no .png/.jpg/.jpeg frames", dir)
+	}
+	sort.Strings(names)
+	var clip *Clip
+	for t, name := range names {
+		path := filepath.Join(dir, name)
+		img, err := decodeImage(path)
+		if err != nil {
+			return nil, err
+		}
+		b := img.Bounds()
+		if clip == nil {
+			if err := checkClipShape(len(names), b.Dy(), b.Dx()); err != nil {
+				return nil, fmt.Errorf("data: frame %s: %w", path, err)
+			}
+			clip = &Clip{Frames: len(names), Channels: 3, Height: b.Dy(), Width: b.Dx()}
+			clip.Pixels = make([]float64, clip.Frames*3*clip.Height*clip.Width)
+		} else if b.Dx() != clip.Width || b.Dy() != clip.Height {
+			return nil, fmt.Errorf("data: frame %s is %d×%d: must match the first frame's %d×%d", path, b.Dx(), b.Dy(), clip.Width, clip.Height)
+		}
+		px := clip.Frame(t)
+		hw := clip.Height * clip.Width
+		for y := 0; y < clip.Height; y++ {
+			for x := 0; x < clip.Width; x++ {
+				r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+				px[y*clip.Width+x] = float64(r) / 65535
+				px[hw+y*clip.Width+x] = float64(g) / 65535
+				px[2*hw+y*clip.Width+x] = float64(bl) / 65535
+			}
+		}
+	}
+	for _, name := range ActionsFiles {
+		path := filepath.Join(dir, name)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		rows, err := readActions(path)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) != clip.Frames {
+			return nil, fmt.Errorf("data: actions file %s has %d rows: must have one per frame (%d)", path, len(rows), clip.Frames)
+		}
+		clip.CondDim = len(rows[0])
+		for t, r := range rows {
+			if len(r) != clip.CondDim {
+				return nil, fmt.Errorf("data: actions file %s row %d has %d values: must have %d like row 1", path, t+1, len(r), clip.CondDim)
+			}
+			clip.Cond = append(clip.Cond, r...)
+		}
+		break
+	}
+	return clip, nil
+}
+
+func decodeImage(path string) (image.Image, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: frame %s: %w", path, err)
+	}
+	defer f.Close()
+	img, _, err := image.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("data: frame %s is not a readable PNG/JPEG image: %w", path, err)
+	}
+	return img, nil
+}
+
+func readActions(path string) ([][]float64, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: actions file %s: %w", path, err)
+	}
+	var rows [][]float64
+	if strings.HasSuffix(path, ".json") {
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, fmt.Errorf("data: actions file %s is not a JSON array: %w", path, err)
+		}
+		for i, it := range items {
+			var v float64
+			if err := json.Unmarshal(it, &v); err == nil {
+				rows = append(rows, []float64{v})
+				continue
+			}
+			var vs []float64
+			if err := json.Unmarshal(it, &vs); err != nil || len(vs) == 0 {
+				return nil, fmt.Errorf("data: actions file %s item %d is neither a number nor a non-empty array of numbers", path, i)
+			}
+			rows = append(rows, vs)
+		}
+	} else {
+		r := csv.NewReader(bytes.NewReader(raw))
+		r.FieldsPerRecord = -1
+		recs, err := r.ReadAll()
+		if err != nil {
+			return nil, fmt.Errorf("data: actions file %s is not valid CSV: %w", path, err)
+		}
+		for i, rec := range recs {
+			row := make([]float64, len(rec))
+			bad := false
+			for j, s := range rec {
+				if row[j], err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
+					bad = true
+				}
+			}
+			if bad {
+				if i == 0 {
+					continue // a header row of names
+				}
+				return nil, fmt.Errorf("data: actions file %s row %d holds a value that is not a number: %q", path, i+1, rec)
+			}
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("data: actions file %s holds no rows", path)
+	}
+	return rows, nil
+}
+
+// SaveFrameDir writes a clip as dir/0000.png … and, when it has conditions, dir/actions.csv
+// (with a header row of names when given). The directory is built next to dir and renamed into
+// place; an existing dir is an error (nothing is overwritten).
+func SaveFrameDir(dir string, c *Clip, condNames []string) (err error) {
+	if _, err := os.Stat(dir); err == nil {
+		return fmt.Errorf("data: %s exists: SaveFrameDir never overwrites", dir)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	for t := 0; t < c.Frames; t++ {
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, FrameImage(c, t)); err != nil {
+			return fmt.Errorf("data: encoding frame %d: %w", t, err)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, fmt.Sprintf("%04d.png", t)), buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("data: %w", err)
+		}
+	}
+	if c.CondDim > 0 {
+		var buf bytes.Buffer
+		w := csv.NewWriter(&buf)
+		if len(condNames) == c.CondDim {
+			w.Write(condNames)
+		}
+		for t := 0; t < c.Frames; t++ {
+			rec := make([]string, c.CondDim)
+			for j := range rec {
+				rec[j] = strconv.FormatFloat(c.Cond[t*c.CondDim+j], 'g', -1, 64)
+			}
+			w.Write(rec)
+		}
+		w.Flush()
+		if err := os.WriteFile(filepath.Join(tmp, "actions.csv"), buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("data: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	return nil
+}
+
+// FrameImage converts frame t of a 3-channel clip (values in [0, 1], clamped) to an image.
+func FrameImage(c *Clip, t int) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, c.Width, c.Height))
+	px := c.Frame(t)
+	hw := c.Height * c.Width
+	to8 := func(v float64) uint8 { return uint8(math.Round(255 * math.Min(math.Max(v, 0), 1))) }
+	for y := 0; y < c.Height; y++ {
+		for x := 0; x < c.Width; x++ {
+			i := y*c.Width + x
+			img.SetRGBA(x, y, color.RGBA{to8(px[i]), to8(px[hw+i]), to8(px[2*hw+i]), 255})
+		}
+	}
+	return img
+}
+
+// ---------------------------------------------------------------------------------------------
+// .npy arrays (NumPy format 1.0–3.0, little-endian float16/32/64, C order).
+
+var npyMagic = []byte("\x93NUMPY")
+
+// LoadNpy reads a .npy array as float64 with its shape.
+func LoadNpy(path string) (shape []int, values []float64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data: npy file %s: %w", path, err)
+	}
+	defer f.Close()
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("data: npy file %s: "+format, append([]any{path}, args...)...)
+	}
+	head := make([]byte, 10)
+	if _, err := io.ReadFull(f, head[:8]); err != nil || !bytes.Equal(head[:6], npyMagic) {
+		return nil, nil, bad("not a .npy file (bad magic)")
+	}
+	var hlen int
+	switch head[6] {
+	case 1:
+		if _, err := io.ReadFull(f, head[8:10]); err != nil {
+			return nil, nil, bad("truncated header")
+		}
+		hlen = int(binary.LittleEndian.Uint16(head[8:10]))
+	case 2, 3:
+		var b [4]byte
+		if _, err := io.ReadFull(f, b[:]); err != nil {
+			return nil, nil, bad("truncated header")
+		}
+		hlen = int(binary.LittleEndian.Uint32(b[:]))
+	default:
+		return nil, nil, bad("unsupported format version %d", head[6])
+	}
+	if hlen > 1<<20 {
+		return nil, nil, bad("header length %d is implausible", hlen)
+	}
+	header := make([]byte, hlen)
+	if _, err := io.ReadFull(f, header); err != nil {
+		return nil, nil, bad("truncated header")
+	}
+	descr, fortran, shape, err := parseNpyHeader(string(header))
+	if err != nil {
+		return nil, nil, bad("%v", err)
+	}
+	if fortran {
+		return nil, nil, bad("Fortran order is not supported: save with C order")
+	}
+	var size int
+	switch descr {
+	case "<f2":
+		size = 2
+	case "<f4":
+		size = 4
+	case "<f8":
+		size = 8
+	default:
+		return nil, nil, bad("dtype %q is not supported: must be little-endian float16, float32 or float64", descr)
+	}
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	raw := make([]byte, n*size)
+	if k, err := io.ReadFull(f, raw); err != nil {
+		return nil, nil, bad("truncated data: %d of %d bytes for shape %v", k, len(raw), shape)
+	}
+	if k, _ := f.Read(make([]byte, 1)); k != 0 {
+		return nil, nil, bad("trailing bytes after the %v array", shape)
+	}
+	values = make([]float64, n)
+	for i := range values {
+		switch size {
+		case 2:
+			values[i] = float16To64(binary.LittleEndian.Uint16(raw[2*i:]))
+		case 4:
+			values[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
+		default:
+			values[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+		}
+	}
+	return shape, values, nil
+}
+
+var (
+	reDescr   = regexp.MustCompile(`'descr'\s*:\s*'([^']*)'`)
+	reFortran = regexp.MustCompile(`'fortran_order'\s*:\s*(True|False)`)
+	reShape   = regexp.MustCompile(`'shape'\s*:\s*\(([^)]*)\)`)
+)
+
+func parseNpyHeader(h string) (descr string, fortran bool, shape []int, err error) {
+	d, fo, s := reDescr.FindStringSubmatch(h), reFortran.FindStringSubmatch(h), reShape.FindStringSubmatch(h)
+	if d == nil || fo == nil || s == nil {
+		return "", false, nil, errors.New("malformed header: needs 'descr', 'fortran_order' and 'shape'")
+	}
+	for _, part := range strings.Split(s[1], ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		v, err := strconv.Atoi(part)
+		if err != nil || v < 0 {
+			return "", false, nil, fmt.Errorf("malformed shape %q", s[1])
+		}
+		shape = append(shape, v)
+	}
+	return d[1], fo[1] == "True", shape, nil
+}
+
+func float16To64(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	exp := int(h>>10) & 0x1f
+	frac := float64(h & 0x3ff)
+	switch exp {
+	case 0:
+		return sign * frac * math.Pow(2, -24)
+	case 31:
+		if frac == 0 {
+			return sign * math.Inf(1)
+		}
+		return math.NaN()
+	}
+	return sign * (1 + frac/1024) * math.Pow(2, float64(exp-15))
+}
+
+// SaveNpy writes values with the given shape as a little-endian float32 .npy file (format 1.0),
+// atomically.
+func SaveNpy(path string, shape []int, values []float64) error {
+	n := 1
+	for _, d := range shape {
+		if d < 0 {
+			return fmt.Errorf("data: SaveNpy %s: shape %v has a negative dimension", path, shape)
+		}
+		n *= d
+	}
+	if n != len(values) {
+		return fmt.Errorf("data: SaveNpy %s: %d values do not fill shape %v (%d)", path, len(values), shape, n)
+	}
+	dims := make([]string, len(shape))
+	for i, d := range shape {
+		dims[i] = strconv.Itoa(d)
+	}
+	shapeStr := strings.Join(dims, ", ")
+	if len(shape) == 1 {
+		shapeStr += ","
+	}
+	header := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }", shapeStr)
+	pad := 64 - (10+len(header)+1)%64
+	header += strings.Repeat(" ", pad%64) + "\n"
+	var buf bytes.Buffer
+	buf.Write(npyMagic)
+	buf.Write([]byte{1, 0})
+	binary.Write(&buf, binary.LittleEndian, uint16(len(header)))
+	buf.WriteString(header)
+	for _, v := range values {
+		binary.Write(&buf, binary.LittleEndian, math.Float32bits(float32(v)))
+	}
+	return WriteFileAtomic(path, buf.Bytes())
+}
+
+// LoadLatentClip reads a .npy latent array [T, C, H, W] as an unconditioned clip.
+func LoadLatentClip(path string) (*Clip, error) {
+	shape, values, err := LoadNpy(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != 4 || shape[0] < 1 || shape[1] < 1 || shape[2] < 1 || shape[3] < 1 {
+		return nil, fmt.Errorf("data: npy file %s has shape %v: a latent clip must be [T, C, H, W] with every dimension ≥ 1", path, shape)
+	}
+	return &Clip{Frames: shape[0], Channels: shape[1], Height: shape[2], Width: shape[3], Pixels: values}, nil
+}
+
+// WriteFileAtomic writes data to a temporary file in path's directory, syncs it and renames it
+// over path, so readers see the old file or the new one, never a partial one.
+func WriteFileAtomic(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("data: writing %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("data: writing %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("data: writing %s: %w", path, err)
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("data: writing %s: %w", path, err)
+	}
+	return nil
+}

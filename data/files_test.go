@@ -1,0 +1,240 @@
+package data
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestFrameDirRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	m := NewMaze(DefaultMazeConfig())
+	c, _ := RenderClip(m, 3, 5, 16, 12)
+	path := filepath.Join(dir, "clip")
+	if err := SaveFrameDir(path, c, m.CondNames()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadFrameDir(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Frames != 5 || got.Height != 16 || got.Width != 12 || got.CondDim != 3 {
+		t.Fatalf("loaded shape %d×%d×%d cond %d", got.Frames, got.Height, got.Width, got.CondDim)
+	}
+	for i := range c.Pixels {
+		if math.Abs(got.Pixels[i]-c.Pixels[i]) > 0.5/255+1e-9 {
+			t.Fatalf("pixel %d: %g vs %g", i, got.Pixels[i], c.Pixels[i])
+		}
+	}
+	for i := range c.Cond {
+		if got.Cond[i] != c.Cond[i] {
+			t.Fatalf("action %d: %g vs %g", i, got.Cond[i], c.Cond[i])
+		}
+	}
+	if err := SaveFrameDir(path, c, nil); err == nil {
+		t.Error("SaveFrameDir overwrote an existing directory")
+	}
+	// JSON actions, numbers or arrays
+	os.Remove(filepath.Join(path, "actions.csv"))
+	os.WriteFile(filepath.Join(path, "actions.json"), []byte("[0, 1, 2, 1, 0]"), 0o644)
+	got, err = LoadFrameDir(path)
+	if err != nil || got.CondDim != 1 || got.Cond[2] != 2 {
+		t.Errorf("JSON actions: %v, %+v", err, got)
+	}
+}
+
+func TestFrameDirErrorsNameTheFile(t *testing.T) {
+	dir := t.TempDir()
+	c, _ := RenderClip(NewMaze(DefaultMazeConfig()), 3, 3, 8, 8)
+	path := filepath.Join(dir, "clip")
+	SaveFrameDir(path, c, nil)
+	// truncated PNG
+	frame := filepath.Join(path, "0001.png")
+	raw, _ := os.ReadFile(frame)
+	os.WriteFile(frame, raw[:len(raw)/2], 0o644)
+	_, err := LoadFrameDir(path)
+	wantErr(t, err, frame)
+	os.WriteFile(frame, raw, 0o644)
+	// too few action rows
+	actions := filepath.Join(path, "actions.csv")
+	os.WriteFile(actions, []byte("1,0,0\n0,1,0\n"), 0o644)
+	_, err = LoadFrameDir(path)
+	wantErr(t, err, actions)
+	// a non-number in a later row
+	os.WriteFile(actions, []byte("1,0,0\n0,x,0\n0,0,1\n"), 0o644)
+	_, err = LoadFrameDir(path)
+	wantErr(t, err, actions)
+	// malformed JSON
+	os.Remove(actions)
+	js := filepath.Join(path, "actions.json")
+	os.WriteFile(js, []byte("[1, 2,"), 0o644)
+	_, err = LoadFrameDir(path)
+	wantErr(t, err, js)
+	// a frame of another size
+	os.Remove(js)
+	small, _ := RenderClip(NewMaze(DefaultMazeConfig()), 3, 1, 6, 6)
+	other := filepath.Join(dir, "other")
+	SaveFrameDir(other, small, nil)
+	b, _ := os.ReadFile(filepath.Join(other, "0000.png"))
+	os.WriteFile(filepath.Join(path, "0003.png"), b, 0o644)
+	_, err = LoadFrameDir(path)
+	wantErr(t, err, filepath.Join(path, "0003.png"))
+	_, err = LoadFrameDir(filepath.Join(dir, "missing"))
+	wantErr(t, err, filepath.Join(dir, "missing"))
+}
+
+func TestNpyRoundTripAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "lat.npy")
+	shape := []int{3, 4, 2, 2}
+	vals := make([]float64, 48)
+	for i := range vals {
+		vals[i] = float64(i)*0.25 - 3
+	}
+	if err := SaveNpy(path, shape, vals); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadLatentClip(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Frames != 3 || c.Channels != 4 || c.Height != 2 || c.Width != 2 {
+		t.Fatalf("shape %d %d %d %d", c.Frames, c.Channels, c.Height, c.Width)
+	}
+	for i, v := range vals {
+		if c.Pixels[i] != v {
+			t.Fatalf("value %d: %g vs %g", i, c.Pixels[i], v)
+		}
+	}
+	raw, _ := os.ReadFile(path)
+	// truncated data
+	trunc := filepath.Join(dir, "trunc.npy")
+	os.WriteFile(trunc, raw[:len(raw)-10], 0o644)
+	_, err = LoadLatentClip(trunc)
+	wantErr(t, err, trunc)
+	wantErr(t, err, "truncated")
+	// trailing bytes
+	long := filepath.Join(dir, "long.npy")
+	os.WriteFile(long, append(append([]byte(nil), raw...), 1, 2, 3, 4), 0o644)
+	_, err = LoadLatentClip(long)
+	wantErr(t, err, long)
+	// bad magic
+	bad := filepath.Join(dir, "bad.npy")
+	os.WriteFile(bad, []byte("PK\x03\x04 not numpy"), 0o644)
+	_, _, err = LoadNpy(bad)
+	wantErr(t, err, bad)
+	// a 3-D array is not a latent clip
+	three := filepath.Join(dir, "three.npy")
+	SaveNpy(three, []int{2, 3, 4}, make([]float64, 24))
+	_, err = LoadLatentClip(three)
+	wantErr(t, err, three)
+	// float64 and float16 files written by hand
+	f64 := filepath.Join(dir, "f64.npy")
+	writeNpy(t, f64, "<f8", []byte{0, 0, 0, 0, 0, 0, 0xf8, 0x3f}) // 1.5
+	_, v, err := LoadNpy(f64)
+	if err != nil || v[0] != 1.5 {
+		t.Errorf("float64 npy: %v %v", v, err)
+	}
+	f16 := filepath.Join(dir, "f16.npy")
+	writeNpy(t, f16, "<f2", []byte{0x00, 0xc1}) // −2.5
+	_, v, err = LoadNpy(f16)
+	if err != nil || v[0] != -2.5 {
+		t.Errorf("float16 npy: %v %v", v, err)
+	}
+	i32 := filepath.Join(dir, "i32.npy")
+	writeNpy(t, i32, "<i4", []byte{1, 0, 0, 0})
+	_, _, err = LoadNpy(i32)
+	wantErr(t, err, "<i4")
+}
+
+func writeNpy(t *testing.T, path, descr string, payload []byte) {
+	t.Helper()
+	header := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (1,), }"
+	for (10+len(header)+1)%64 != 0 {
+		header += " "
+	}
+	header += "\n"
+	b := append([]byte("\x93NUMPY\x01\x00"), byte(len(header)), byte(len(header)>>8))
+	b = append(append(b, header...), payload...)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDatasets(t *testing.T) {
+	train, val, err := NewWorldSplits(NewMaze(DefaultMazeConfig()), 8, 16, 16, 200, 50, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, c, h, w, k := train.Shape(); f != 8 || c != 3 || h != 16 || w != 16 || k != 3 {
+		t.Fatalf("shape %d %d %d %d %d", f, c, h, w, k)
+	}
+	seen := map[uint64]bool{}
+	for i := 0; i < train.Len(); i++ {
+		seen[train.clipSeed(i)] = true
+	}
+	for i := 0; i < val.Len(); i++ {
+		if seen[val.clipSeed(i)] {
+			t.Fatalf("validation clip %d shares its seed with a train clip", i)
+		}
+	}
+	// normalised: per-channel mean ≈ 0 and std ≈ 1 over train windows
+	px, cond := make([]float64, 8*3*16*16), make([]float64, 8*3)
+	var sum, sum2 [3]float64
+	var n float64
+	for i := 0; i < 100; i++ {
+		if err := train.Window(i, px, cond); err != nil {
+			t.Fatal(err)
+		}
+		for j, v := range px {
+			c := (j / 256) % 3
+			sum[c] += v
+			sum2[c] += v * v
+		}
+		n += 8 * 256
+	}
+	for c := 0; c < 3; c++ {
+		m := sum[c] / n
+		s := math.Sqrt(sum2[c]/n - m*m)
+		if math.Abs(m) > 0.1 || math.Abs(s-1) > 0.1 {
+			t.Errorf("channel %d: mean %.3f std %.3f after normalisation", c, m, s)
+		}
+	}
+	// statistics survive a save/load; denormalise inverts normalise
+	sp := filepath.Join(t.TempDir(), "stats.json")
+	if err := train.Stats.Save(sp); err != nil {
+		t.Fatal(err)
+	}
+	st, err := LoadStats(sp)
+	if err != nil || st.Mean[1] != train.Stats.Mean[1] {
+		t.Errorf("stats round trip: %v %v", st, err)
+	}
+	clip, _ := RenderClip(train.World, train.clipSeed(0), 8, 16, 16)
+	train.Window(0, px, cond)
+	back := train.Stats.Denormalise(px, 256)
+	for i := range back {
+		if math.Abs(back[i]-clip.Pixels[i]) > 1e-12 {
+			t.Fatalf("denormalise: %g vs %g", back[i], clip.Pixels[i])
+		}
+	}
+	wantErr(t, train.Window(200, px, cond), "window index")
+
+	// windows over loaded clips
+	cd, err := NewClipDataset([]*Clip{clip, clip}, 5, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cd.Len() != 4 { // t0 ∈ {0, 2} per clip
+		t.Errorf("ClipDataset has %d windows, want 4", cd.Len())
+	}
+	p5, c5 := make([]float64, 5*3*256), make([]float64, 5*3)
+	if err := cd.Window(1, p5, c5); err != nil {
+		t.Fatal(err)
+	}
+	if c5[0] != clip.Cond[2*3] {
+		t.Error("window 1 does not start at frame 2")
+	}
+	_, err = NewClipDataset([]*Clip{clip}, 9, 1, nil)
+	wantErr(t, err, "9 frames")
+}

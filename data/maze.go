@@ -1,0 +1,335 @@
+package data
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// The maze world: the offline stand-in for the paper's Minecraft set. An agent walks a seeded
+// grid maze and sees it egocentrically through a ray caster (walls with a colour and a texture
+// per wall type, sky and floor gradients). Each frame carries one action from {forward, left,
+// right}, chosen by a seeded random policy with persistence, so turning reveals and hides parts
+// of the scene. Action t is the one taken after frame t−1 to reach frame t (frame 0 gets the
+// action that led into it, drawn like the others).
+
+// Maze actions, one-hot encoded in the conditions in this order.
+const (
+	ActionForward = iota
+	ActionLeft
+	ActionRight
+)
+
+// MazeConfig configures the maze world.
+type MazeConfig struct {
+	Cells       int     // the maze is Cells×Cells corridors (a (2·Cells+1)² block grid)
+	WallTypes   int     // distinct wall colours/textures, 1…len(wallPalette)
+	Step        float64 // forward move per action, in blocks
+	Turn        float64 // turn per action, radians
+	FOV         float64 // horizontal field of view, radians
+	Persistence float64 // probability of repeating the previous action
+	PForward    float64 // probability of forward when a new action is drawn (rest split left/right)
+}
+
+// DefaultMazeConfig is the world used by the demo and tests.
+func DefaultMazeConfig() MazeConfig {
+	return MazeConfig{Cells: 6, WallTypes: 4, Step: 0.25, Turn: math.Pi / 12, FOV: math.Pi / 2.5, Persistence: 0.75, PForward: 0.6}
+}
+
+// Maze is the maze world.
+type Maze struct{ cfg MazeConfig }
+
+// NewMaze returns the maze world; bad settings are reported by Render.
+func NewMaze(cfg MazeConfig) *Maze { return &Maze{cfg: cfg} }
+
+func (m *Maze) Name() string        { return "maze" }
+func (m *Maze) CondDim() int        { return 3 }
+func (m *Maze) CondNames() []string { return []string{"forward", "left", "right"} }
+func (m *Maze) Config() MazeConfig  { return m.cfg }
+
+func (m *Maze) validate() error {
+	c := m.cfg
+	switch {
+	case c.Cells < 2 || c.Cells > 64:
+		return fmt.Errorf("data: MazeConfig.Cells = %d out of range: must be in [2, 64]", c.Cells)
+	case c.WallTypes < 1 || c.WallTypes > len(wallPalette):
+		return fmt.Errorf("data: MazeConfig.WallTypes = %d out of range: must be in [1, %d]", c.WallTypes, len(wallPalette))
+	case !(c.Step > 0 && c.Step < 1):
+		return fmt.Errorf("data: MazeConfig.Step = %g out of range: must be in (0, 1)", c.Step)
+	case !(c.Turn > 0 && c.Turn < math.Pi):
+		return fmt.Errorf("data: MazeConfig.Turn = %g out of range: must be in (0, π)", c.Turn)
+	case !(c.FOV > 0 && c.FOV < math.Pi):
+		return fmt.Errorf("data: MazeConfig.FOV = %g out of range: must be in (0, π)", c.FOV)
+	case !(c.Persistence >= 0 && c.Persistence < 1):
+		return fmt.Errorf("data: MazeConfig.Persistence = %g out of range: must be in [0, 1)", c.Persistence)
+	case !(c.PForward >= 0 && c.PForward <= 1):
+		return fmt.Errorf("data: MazeConfig.PForward = %g out of range: must be in [0, 1]", c.PForward)
+	}
+	return nil
+}
+
+// wallPalette holds the base colour of each wall type.
+var wallPalette = [][3]float64{
+	{0.80, 0.25, 0.20}, // brick red
+	{0.25, 0.55, 0.85}, // blue
+	{0.30, 0.70, 0.30}, // green
+	{0.85, 0.75, 0.25}, // sand
+	{0.60, 0.35, 0.70}, // purple
+	{0.50, 0.50, 0.50}, // stone
+}
+
+// grid is a block maze: 0 is free, k > 0 a wall of type k.
+type grid struct {
+	n     int
+	cells []uint8
+}
+
+func (g *grid) at(x, y int) uint8 {
+	if x < 0 || y < 0 || x >= g.n || y >= g.n {
+		return 1
+	}
+	return g.cells[y*g.n+x]
+}
+
+// generate carves a perfect maze by a seeded depth-first search, opens a few extra passages so
+// that there are loops, and paints wall types in patches.
+func (m *Maze) generate(rng *rand.Rand) *grid {
+	c := m.cfg.Cells
+	n := 2*c + 1
+	g := &grid{n: n, cells: make([]uint8, n*n)}
+	for i := range g.cells {
+		g.cells[i] = 1
+	}
+	visited := make([]bool, c*c)
+	type cell struct{ x, y int }
+	stack := []cell{{rng.IntN(c), rng.IntN(c)}}
+	visited[stack[0].y*c+stack[0].x] = true
+	g.cells[(2*stack[0].y+1)*n+2*stack[0].x+1] = 0
+	dirs := [4][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}}
+	for len(stack) > 0 {
+		cur := stack[len(stack)-1]
+		var opts []int
+		for d, dd := range dirs {
+			nx, ny := cur.x+dd[0], cur.y+dd[1]
+			if nx >= 0 && ny >= 0 && nx < c && ny < c && !visited[ny*c+nx] {
+				opts = append(opts, d)
+			}
+		}
+		if len(opts) == 0 {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		dd := dirs[opts[rng.IntN(len(opts))]]
+		nx, ny := cur.x+dd[0], cur.y+dd[1]
+		visited[ny*c+nx] = true
+		g.cells[(2*cur.y+1+dd[1])*n+2*cur.x+1+dd[0]] = 0
+		g.cells[(2*ny+1)*n+2*nx+1] = 0
+		stack = append(stack, cell{nx, ny})
+	}
+	// Extra openings make loops (a perfect maze has long dead ends only).
+	for k := 0; k < c; k++ {
+		x, y := 1+rng.IntN(n-2), 1+rng.IntN(n-2)
+		if (x+y)%2 == 1 {
+			g.cells[y*n+x] = 0
+		}
+	}
+	// Wall types come in patches: each wall takes the type of its nearest random anchor.
+	anchors := make([][3]int, 6*m.cfg.WallTypes)
+	for i := range anchors {
+		anchors[i] = [3]int{rng.IntN(n), rng.IntN(n), 1 + i%m.cfg.WallTypes}
+	}
+	for y := 0; y < n; y++ {
+		for x := 0; x < n; x++ {
+			if g.cells[y*n+x] == 0 {
+				continue
+			}
+			best, bd := 1, math.MaxInt
+			for _, a := range anchors {
+				if d := (a[0]-x)*(a[0]-x) + (a[1]-y)*(a[1]-y); d < bd {
+					best, bd = a[2], d
+				}
+			}
+			g.cells[y*n+x] = uint8(best)
+		}
+	}
+	return g
+}
+
+// agent is the camera: a position in block units and a heading.
+type agent struct{ x, y, angle float64 }
+
+// Render implements World.
+func (m *Maze) Render(seed uint64, frames, h, w int, pixels, cond []float64) error {
+	if err := m.validate(); err != nil {
+		return err
+	}
+	if err := checkBuffers(m, frames, h, w, pixels, cond); err != nil {
+		return err
+	}
+	rng := newRNG(seed)
+	g := m.generate(rng)
+	// Start in a random corridor cell, facing (±20°) one of its open directions.
+	cx, cy := rng.IntN(m.cfg.Cells), rng.IntN(m.cfg.Cells)
+	a := agent{x: 2*float64(cx) + 1.5, y: 2*float64(cy) + 1.5}
+	var open []float64
+	for k, d := range [4][2]int{{1, 0}, {0, 1}, {-1, 0}, {0, -1}} {
+		if g.at(2*cx+1+d[0], 2*cy+1+d[1]) == 0 {
+			open = append(open, float64(k)*math.Pi/2)
+		}
+	}
+	a.angle = open[rng.IntN(len(open))] + (rng.Float64()-0.5)*math.Pi/4.5
+	prev := ActionForward
+	for t := 0; t < frames; t++ {
+		act := m.policy(rng, g, a, prev)
+		a = m.act(g, a, act)
+		prev = act
+		for i := 0; i < 3; i++ {
+			cond[t*3+i] = 0
+		}
+		cond[t*3+act] = 1
+		m.draw(g, a, h, w, pixels[t*3*h*w:(t+1)*3*h*w])
+	}
+	return nil
+}
+
+// policy repeats the previous action with probability Persistence, else draws forward with
+// probability PForward and left/right otherwise; a blocked forward becomes a turn (the current
+// one, or a random side).
+func (m *Maze) policy(rng *rand.Rand, g *grid, a agent, prev int) int {
+	act := prev
+	if rng.Float64() >= m.cfg.Persistence {
+		u := rng.Float64()
+		switch {
+		case u < m.cfg.PForward:
+			act = ActionForward
+		case u < m.cfg.PForward+(1-m.cfg.PForward)/2:
+			act = ActionLeft
+		default:
+			act = ActionRight
+		}
+	}
+	if act == ActionForward && m.blocked(g, a) {
+		if prev != ActionForward {
+			return prev // keep turning the same way
+		}
+		return ActionLeft + rng.IntN(2)
+	}
+	return act
+}
+
+const agentRadius = 0.2
+
+func (m *Maze) blocked(g *grid, a agent) bool {
+	nx := a.x + math.Cos(a.angle)*m.cfg.Step
+	ny := a.y + math.Sin(a.angle)*m.cfg.Step
+	for _, d := range [][2]float64{{agentRadius, 0}, {-agentRadius, 0}, {0, agentRadius}, {0, -agentRadius}} {
+		if g.at(int(math.Floor(nx+d[0])), int(math.Floor(ny+d[1]))) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *Maze) act(g *grid, a agent, act int) agent {
+	switch act {
+	case ActionLeft:
+		a.angle -= m.cfg.Turn
+	case ActionRight:
+		a.angle += m.cfg.Turn
+	default:
+		if !m.blocked(g, a) {
+			a.x += math.Cos(a.angle) * m.cfg.Step
+			a.y += math.Sin(a.angle) * m.cfg.Step
+		}
+	}
+	return a
+}
+
+// draw ray-casts one frame into px ([3, h, w]): one DDA ray per column, walls shaded by type,
+// side, a brick texture and distance fog; a sky gradient above and a floor gradient below.
+func (m *Maze) draw(g *grid, a agent, h, w int, px []float64) {
+	plane := math.Tan(m.cfg.FOV / 2)
+	dirX, dirY := math.Cos(a.angle), math.Sin(a.angle)
+	plX, plY := -dirY*plane, dirX*plane
+	hw := h * w
+	for col := 0; col < w; col++ {
+		camX := 2*(float64(col)+0.5)/float64(w) - 1
+		rx, ry := dirX+plX*camX, dirY+plY*camX
+		mapX, mapY := int(math.Floor(a.x)), int(math.Floor(a.y))
+		ddx, ddy := math.Abs(1/rx), math.Abs(1/ry)
+		stepX, stepY := 1, 1
+		sideX, sideY := (float64(mapX)+1-a.x)*ddx, (float64(mapY)+1-a.y)*ddy
+		if rx < 0 {
+			stepX, sideX = -1, (a.x-float64(mapX))*ddx
+		}
+		if ry < 0 {
+			stepY, sideY = -1, (a.y-float64(mapY))*ddy
+		}
+		side := 0
+		var wall uint8
+		for i := 0; i < 4*g.n && wall == 0; i++ {
+			if sideX < sideY {
+				sideX += ddx
+				mapX += stepX
+				side = 0
+			} else {
+				sideY += ddy
+				mapY += stepY
+				side = 1
+			}
+			wall = g.at(mapX, mapY)
+		}
+		dist := sideX - ddx
+		if side == 1 {
+			dist = sideY - ddy
+		}
+		dist = math.Max(dist, 1e-3)
+		// Where along the wall the ray hit, for the texture.
+		wallX := a.y + dist*ry
+		if side == 1 {
+			wallX = a.x + dist*rx
+		}
+		wallX -= math.Floor(wallX)
+		lineH := float64(h) / dist
+		top := (float64(h) - lineH) / 2
+		base := wallPalette[(int(wall)-1)%len(wallPalette)]
+		shade := 1.0
+		if side == 1 {
+			shade = 0.7
+		}
+		fog := math.Exp(-0.12 * dist)
+		vertical := wallX*2 - math.Floor(wallX*2) // for the vertical mortar joints
+		for row := 0; row < h; row++ {
+			y := float64(row) + 0.5
+			i := row*w + col
+			switch {
+			case y < top: // sky: light blue to white towards the horizon
+				f := y / (float64(h) / 2)
+				px[i], px[hw+i], px[2*hw+i] = 0.35+0.5*f, 0.55+0.35*f, 0.95
+			case y > top+lineH: // floor: checkered blocks (motion cue), lighter towards the viewer
+				f := (y - float64(h)/2) / (float64(h) / 2)
+				rowDist := (float64(h) / 2) / (y - float64(h)/2) // camera height h/2 over the ground
+				check := 1.0
+				if (int(a.x+rowDist*rx)+int(a.y+rowDist*ry))%2 == 0 {
+					check = 0.8
+				}
+				px[i], px[hw+i], px[2*hw+i] = (0.25+0.3*f)*check, (0.22+0.25*f)*check, (0.18+0.2*f)*check
+			default: // wall with a brick texture: mortar every quarter block, joints staggered
+				v4 := (y - top) / lineH * 4
+				course := int(v4)
+				joint := vertical
+				if course%2 == 1 {
+					joint += 0.5
+					if joint >= 1 {
+						joint--
+					}
+				}
+				tex := shade * fog
+				if v4-float64(course) < 0.08 || joint < 0.06 {
+					tex *= 0.55
+				}
+				px[i], px[hw+i], px[2*hw+i] = base[0]*tex, base[1]*tex, base[2]*tex
+			}
+		}
+	}
+}

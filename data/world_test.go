@@ -1,0 +1,197 @@
+package data
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestWorldsAreDeterministic(t *testing.T) {
+	for name, w := range Worlds() {
+		a, err := RenderClip(w, 42, 6, 16, 16)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		b, _ := RenderClip(w, 42, 6, 16, 16)
+		c, _ := RenderClip(w, 43, 6, 16, 16)
+		same, diff := true, false
+		for i := range a.Pixels {
+			same = same && a.Pixels[i] == b.Pixels[i]
+			diff = diff || a.Pixels[i] != c.Pixels[i]
+			if a.Pixels[i] < 0 || a.Pixels[i] > 1 {
+				t.Fatalf("%s: pixel %g outside [0, 1]", name, a.Pixels[i])
+			}
+		}
+		for i := range a.Cond {
+			same = same && a.Cond[i] == b.Cond[i]
+		}
+		if !same {
+			t.Errorf("%s: the same seed rendered different clips", name)
+		}
+		if !diff {
+			t.Errorf("%s: seeds 42 and 43 rendered the same clip", name)
+		}
+		// consecutive frames move
+		moved := 0
+		for f := 1; f < a.Frames; f++ {
+			if meanAbsDiff(a.Frame(f), a.Frame(f-1)) > 1e-3 {
+				moved++
+			}
+		}
+		if moved < a.Frames/2 {
+			t.Errorf("%s: only %d of %d frames change", name, moved, a.Frames-1)
+		}
+	}
+}
+
+func meanAbsDiff(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += math.Abs(a[i] - b[i])
+	}
+	return s / float64(len(a))
+}
+
+// bestShift returns the horizontal shift (in pixels, |s| ≤ max) that best maps frame a onto b.
+func bestShift(a, b []float64, h, w, maxShift int) int {
+	best, bestErr := 0, math.Inf(1)
+	for s := -maxShift; s <= maxShift; s++ {
+		var e float64
+		n := 0
+		for c := 0; c < 3; c++ {
+			for y := 0; y < h/2; y++ { // the upper half: walls and sky, no floor texture
+				for x := 0; x < w; x++ {
+					xs := x + s
+					if xs < 0 || xs >= w {
+						continue
+					}
+					d := b[c*h*w+y*w+xs] - a[c*h*w+y*w+x]
+					e += d * d
+					n++
+				}
+			}
+		}
+		if e /= float64(n); e < bestErr {
+			best, bestErr = s, e
+		}
+	}
+	return best
+}
+
+// Turning pans the view: a left turn shifts the picture one way, a right turn the other, so
+// turning reveals new wall on one side and hides it on the other.
+func TestMazeTurnsPanTheView(t *testing.T) {
+	m := NewMaze(DefaultMazeConfig())
+	const h, w = 32, 32
+	votes := map[int][2]int{} // action → (shift > 0, shift < 0)
+	for seed := uint64(0); seed < 40; seed++ {
+		c, err := RenderClip(m, seed, 12, h, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f := 1; f < c.Frames; f++ {
+			act := argmax(c.Cond[f*3 : f*3+3])
+			if act == ActionForward {
+				continue
+			}
+			s := bestShift(c.Frame(f-1), c.Frame(f), h, w, 8)
+			v := votes[act]
+			if s > 0 {
+				v[0]++
+			} else if s < 0 {
+				v[1]++
+			}
+			votes[act] = v
+		}
+	}
+	l, r := votes[ActionLeft], votes[ActionRight]
+	t.Logf("left turns: %d shift right, %d shift left; right turns: %d shift right, %d shift left", l[0], l[1], r[0], r[1])
+	if l[0]+l[1] < 20 || r[0]+r[1] < 20 {
+		t.Fatalf("too few turns observed: %v", votes)
+	}
+	if !(float64(l[0]) > 0.8*float64(l[0]+l[1]) && float64(r[1]) > 0.8*float64(r[0]+r[1])) &&
+		!(float64(l[1]) > 0.8*float64(l[0]+l[1]) && float64(r[0]) > 0.8*float64(r[0]+r[1])) {
+		t.Errorf("left and right turns do not pan the view in opposite directions: %v", votes)
+	}
+}
+
+func argmax(v []float64) int {
+	best := 0
+	for i := range v {
+		if v[i] > v[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+func TestMazePolicy(t *testing.T) {
+	m := NewMaze(DefaultMazeConfig())
+	counts := [3]int{}
+	repeats, total := 0, 0
+	for seed := uint64(0); seed < 100; seed++ {
+		c, _ := RenderClip(m, seed, 30, 8, 8)
+		prev := -1
+		for f := 0; f < c.Frames; f++ {
+			row := c.Cond[f*3 : f*3+3]
+			if row[0]+row[1]+row[2] != 1 {
+				t.Fatalf("actions are not one-hot: %v", row)
+			}
+			a := argmax(row)
+			counts[a]++
+			if prev >= 0 {
+				total++
+				if a == prev {
+					repeats++
+				}
+			}
+			prev = a
+		}
+	}
+	frac := float64(repeats) / float64(total)
+	t.Logf("actions forward/left/right = %v, repeat rate %.2f", counts, frac)
+	if frac < 0.7 {
+		t.Errorf("repeat rate %.2f below the persistence 0.75", frac)
+	}
+	for a, n := range counts {
+		if n < 300 {
+			t.Errorf("action %d taken only %d times of 3000", a, n)
+		}
+	}
+}
+
+func TestWorldBadInput(t *testing.T) {
+	bad := DefaultMazeConfig()
+	bad.Cells = 1
+	_, err := RenderClip(NewMaze(bad), 1, 2, 8, 8)
+	wantErr(t, err, "MazeConfig.Cells")
+	_, err = RenderClip(NewMaze(DefaultMazeConfig()), 1, 0, 8, 8)
+	wantErr(t, err, "frames")
+	_, err = RenderClip(NewShapes(ShapesConfig{Shapes: 0}), 1, 2, 8, 8)
+	wantErr(t, err, "ShapesConfig.Shapes")
+	_, err = RenderClip(NewPan(PanConfig{MaxSpeed: 2, Octaves: 3}), 1, 2, 8, 8)
+	wantErr(t, err, "PanConfig.MaxSpeed")
+	err = NewMaze(DefaultMazeConfig()).Render(1, 2, 8, 8, make([]float64, 5), make([]float64, 6))
+	wantErr(t, err, "pixels")
+	_, err = WorldByName("minecraft")
+	wantErr(t, err, "world")
+}
+
+func wantErr(t *testing.T, err error, mention string) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), mention) {
+		t.Errorf("got error %v, want one naming %q", err, mention)
+	}
+}
+
+// BenchmarkMazeClip renders 16-frame 32×32 maze clips and reports clips per second.
+func BenchmarkMazeClip(b *testing.B) {
+	m := NewMaze(DefaultMazeConfig())
+	px, cond := make([]float64, 16*3*32*32), make([]float64, 16*3)
+	for i := 0; i < b.N; i++ {
+		if err := m.Render(uint64(i), 16, 32, 32, px, cond); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "clips/s")
+}
