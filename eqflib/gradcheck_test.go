@@ -6,6 +6,7 @@ import (
 
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/layers/activation"
 )
 
 // Gradient checks in float64 by central finite differences for every graph op eqflib relies on,
@@ -194,6 +195,16 @@ func TestKnownGoMLXGaps(t *testing.T) {
 	}, []*tensors.Tensor{randTensor(rng, 1, 0, 2, 3, 4), randTensor(rng, 1, 0, 4, 3, 5)}, []int{0, 1})
 	if err == nil {
 		t.Error("DotGeneral with unsorted contracting axes now differentiates: the gap is fixed")
+	}
+	// GeluApproximate (tanh) has a wrong gradient; the exact Gelu's is off by ~5e-7 in float64.
+	in := []*tensors.Tensor{randTensor(rng, 2, 0, 20)}
+	e, err = gradError(func(n []*graph.Node) *graph.Node { return activation.GeluApproximate(n[0]) }, in, []int{0})
+	if err == nil && e < 1e-3 {
+		t.Errorf("GeluApproximate's gradient is now correct (error %.2g): the gap is fixed", e)
+	}
+	e, err = gradError(func(n []*graph.Node) *graph.Node { return activation.Gelu(n[0]) }, in, []int{0})
+	if err != nil || e > 1e-5 || e < 1e-9 {
+		t.Errorf("Gelu's gradient error %.3g (%v) left its known range [1e-9, 1e-5]", e, err)
 	}
 	// Sorted contracting axes work.
 	e, err = gradError(func(in []*graph.Node) *graph.Node {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
-	"github.com/gomlx/gomlx/core/tensors"
 )
 
 // GraphFieldFn builds a field inside a graph: x is [B, T, C, H, W], level is [B, T]; it returns
@@ -84,7 +83,7 @@ func (g *GraphField) Eval(x *Window, level []float64, opts EvalOptions) (out *Ou
 		return nil, paramErr("EvalOptions.Activations", true, "false: a GraphField returns no activations")
 	}
 	B, T := x.Shape[0], x.Shape[1]
-	tx, tl := g.toTensor(x.Data, x.Shape[:]...), g.toTensor(level, B, T)
+	tx, tl := toTensorAs(g.dtype, x.Data, x.Shape[:]...), toTensorAs(g.dtype, level, B, T)
 	outs, err := g.exec.Call(tx, tl)
 	if err != nil {
 		return nil, err
@@ -95,39 +94,13 @@ func (g *GraphField) Eval(x *Window, level []float64, opts EvalOptions) (out *Ou
 		}
 	}()
 	out = &Output{V: NewWindowLike(x)}
-	if out.V.Data, err = g.fromTensor(outs[0]); err != nil {
+	if out.V.Data, err = fromTensorAs(g.dtype, outs[0]); err != nil {
 		return nil, err
 	}
 	if opts.Readout {
-		if out.SigmaHat, err = g.fromTensor(outs[1]); err != nil {
+		if out.SigmaHat, err = fromTensorAs(g.dtype, outs[1]); err != nil {
 			return nil, err
 		}
-	}
-	return out, nil
-}
-
-func (g *GraphField) toTensor(v []float64, dims ...int) *tensors.Tensor {
-	if g.dtype == dtypes.Float64 {
-		return tensors.FromFlatDataAndDimensions(append([]float64(nil), v...), dims...)
-	}
-	f := make([]float32, len(v))
-	for i, x := range v {
-		f[i] = float32(x)
-	}
-	return tensors.FromFlatDataAndDimensions(f, dims...)
-}
-
-func (g *GraphField) fromTensor(t *tensors.Tensor) ([]float64, error) {
-	if g.dtype == dtypes.Float64 {
-		return tensors.CopyFlatData[float64](t)
-	}
-	f, err := tensors.CopyFlatData[float32](t)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]float64, len(f))
-	for i, x := range f {
-		out[i] = float64(x)
 	}
 	return out, nil
 }

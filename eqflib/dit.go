@@ -1,0 +1,251 @@
+package eqflib
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
+	"github.com/gomlx/gomlx/ml/layers/activation"
+	"github.com/gomlx/gomlx/ml/layers/attention"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/initializer"
+	"github.com/gomlx/gomlx/ml/nn"
+)
+
+// The video DiT backbone (CogVideoX/DiT style): per-frame patch embedding, sinusoidal spatial
+// and temporal positions, Depth blocks of full spatiotemporal self-attention and an MLP, each
+// modulated per frame by AdaLN-Zero from (noise-level embedding + condition embedding), and a
+// modulated linear head back to pixels. It returns (v̂, z): z holds every block's activations
+// mean-pooled over the spatial tokens of each frame, [B, T, D] per block, for the readout h_ω.
+//
+// The level input is per frame: FM feeds σ, Diffusion its time t, and EqF, EqM and NU-FM feed
+// zeros (the same network with its noise input switched off, exactly as the authors do).
+
+// DiTConfig is the backbone's architecture.
+type DiTConfig struct {
+	Channels, Height, Width int     // frame shape
+	Patch                   int     // patch side; Height and Width must be multiples
+	Hidden                  int     // token width D
+	Depth                   int     // number of blocks
+	Heads                   int     // attention heads; Hidden must be a multiple
+	MLPRatio                float64 // MLP hidden width = MLPRatio·D
+	CondDim                 int     // per-frame condition values (actions, camera); 0 for none
+	LevelFreqs              int     // sinusoidal frequencies of the noise-level embedding
+}
+
+// DiT presets. "tiny" is for CI (16×16 frames, ~0.1M parameters), "small" for the CPU demo
+// (32×32, a few M), "paper" the 95M-class Minecraft configuration (10 blocks, 12 heads × 64,
+// time embedding 256, 32×32×4 latents with patch 2) for a GPU.
+var DiTPresets = map[string]DiTConfig{
+	"tiny":  {Channels: 3, Height: 16, Width: 16, Patch: 4, Hidden: 48, Depth: 2, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 64},
+	"small": {Channels: 3, Height: 32, Width: 32, Patch: 4, Hidden: 192, Depth: 6, Heads: 6, MLPRatio: 4, CondDim: 3, LevelFreqs: 128},
+	"paper": {Channels: 4, Height: 32, Width: 32, Patch: 2, Hidden: 768, Depth: 10, Heads: 12, MLPRatio: 4, CondDim: 3, LevelFreqs: 256},
+}
+
+// DiTPreset returns a preset by name.
+func DiTPreset(name string) (DiTConfig, error) {
+	c, ok := DiTPresets[name]
+	if !ok {
+		names := make([]string, 0, len(DiTPresets))
+		for n := range DiTPresets {
+			names = append(names, fmt.Sprintf("%q", n))
+		}
+		sort.Strings(names)
+		return DiTConfig{}, paramErr("preset", name, "one of "+strings.Join(names, ", "))
+	}
+	return c, nil
+}
+
+// Validate checks the configuration.
+func (c DiTConfig) Validate() error {
+	switch {
+	case c.Channels < 1:
+		return paramErr("DiTConfig.Channels", c.Channels, "≥ 1")
+	case c.Patch < 1:
+		return paramErr("DiTConfig.Patch", c.Patch, "≥ 1")
+	case c.Height < c.Patch || c.Height%c.Patch != 0:
+		return paramErr("DiTConfig.Height", c.Height, fmt.Sprintf("a positive multiple of Patch = %d", c.Patch))
+	case c.Width < c.Patch || c.Width%c.Patch != 0:
+		return paramErr("DiTConfig.Width", c.Width, fmt.Sprintf("a positive multiple of Patch = %d", c.Patch))
+	case c.Heads < 1:
+		return paramErr("DiTConfig.Heads", c.Heads, "≥ 1")
+	case c.Hidden < c.Heads || c.Hidden%c.Heads != 0:
+		return paramErr("DiTConfig.Hidden", c.Hidden, fmt.Sprintf("a positive multiple of Heads = %d", c.Heads))
+	case c.Hidden%4 != 0:
+		return paramErr("DiTConfig.Hidden", c.Hidden, "a multiple of 4 (2-D sinusoidal positions)")
+	case c.Depth < 1:
+		return paramErr("DiTConfig.Depth", c.Depth, "≥ 1")
+	case !(c.MLPRatio > 0):
+		return paramErr("DiTConfig.MLPRatio", c.MLPRatio, "> 0")
+	case c.CondDim < 0:
+		return paramErr("DiTConfig.CondDim", c.CondDim, "≥ 0")
+	case c.LevelFreqs < 2 || c.LevelFreqs%2 != 0:
+		return paramErr("DiTConfig.LevelFreqs", c.LevelFreqs, "an even number ≥ 2")
+	}
+	return nil
+}
+
+// Tokens is the number of spatial tokens per frame.
+func (c DiTConfig) Tokens() int { return (c.Height / c.Patch) * (c.Width / c.Patch) }
+
+// NumParams counts the backbone's parameters without building it.
+func (c DiTConfig) NumParams() int {
+	d, pp := c.Hidden, c.Channels*c.Patch*c.Patch
+	mlp := int(c.MLPRatio * float64(d))
+	n := pp*d + d // patch embedding
+	n += c.LevelFreqs*d + d + d*d + d
+	if c.CondDim > 0 {
+		n += c.CondDim*d + d
+	}
+	block := d*6*d + 6*d + 4*(d*d+d) + d*mlp + mlp + mlp*d + d
+	n += c.Depth * block
+	n += d*2*d + 2*d + d*pp + pp // final modulation and head
+	return n
+}
+
+// modulate is AdaLN's x·(1 + scale) + shift, with per-frame shift and scale [B, T, D] broadcast
+// over the frame's tokens of x [B, T, N, D].
+func modulate(x, shift, scale *Node) *Node {
+	dims := x.Shape().Dimensions
+	sh := BroadcastToDims(InsertAxes(shift, 2), dims...) // [B, T, N, D]
+	sc := BroadcastToDims(InsertAxes(scale, 2), dims...) // [B, T, N, D]
+	return Add(Mul(x, AddScalar(sc, 1)), sh)
+}
+
+// dense is a linear layer on the last axis with weights [in, out] and a bias. zeroInit sets
+// both to zero (AdaLN-Zero modulation and the output head); otherwise weights are Xavier-uniform.
+func dense(scope *model.Scope, x *Node, out int, zeroInit bool) *Node {
+	g := x.Graph()
+	in := x.Shape().Dimensions[x.Rank()-1]
+	ws := scope.WithInitializer(initializer.XavierUniformFn(scope))
+	if zeroInit {
+		ws = scope.WithInitializer(initializer.Zero)
+	}
+	w := ws.VariableWithShape("weights", shapes.Make(x.DType(), in, out)).NodeValue(g)
+	b := scope.WithInitializer(initializer.Zero).VariableWithShape("biases", shapes.Make(x.DType(), out)).NodeValue(g)
+	return nn.Dense(x, w, b, compute.DenseLayoutInputOutputs)
+}
+
+// layerNorm normalises the last axis without an affine transform (AdaLN supplies it).
+func layerNorm(x *Node) *Node {
+	return nn.LayerNorm(x, []int{x.Rank() - 1}, 1e-6, nil, nil, nil)
+}
+
+// sinusoidal embeds values v (any shape) into [..., dim] sines and cosines with frequencies
+// 1/maxPeriod^(i/half).
+func sinusoidal(v *Node, dim int, maxPeriod float64) *Node {
+	half := dim / 2
+	freqs := make([]float64, half)
+	for i := range freqs {
+		freqs[i] = math.Exp(-math.Log(maxPeriod) * float64(i) / float64(half))
+	}
+	target := append(append([]int{}, v.Shape().Dimensions...), half)
+	fDims := make([]int, len(target))
+	for i := range fDims {
+		fDims[i] = 1
+	}
+	fDims[len(fDims)-1] = half
+	f := Reshape(ConvertDType(Const(v.Graph(), freqs), v.DType()), fDims...)
+	args := Mul(BroadcastToDims(InsertAxes(v, -1), target...), BroadcastToDims(f, target...)) // [..., half]
+	return Concatenate([]*Node{Cos(args), Sin(args)}, -1)
+}
+
+// positions returns the fixed spatiotemporal position embedding [T, N, D]: half of D encodes the
+// frame index, a quarter each the patch row and column.
+func (c DiTConfig) positions(g *Graph, frames int, dtypeOf *Node) *Node {
+	hp, wp, d := c.Height/c.Patch, c.Width/c.Patch, c.Hidden
+	n := hp * wp
+	tIdx := make([]float64, frames)
+	for i := range tIdx {
+		tIdx[i] = float64(i)
+	}
+	rows, cols := make([]float64, n), make([]float64, n)
+	for i := 0; i < n; i++ {
+		rows[i], cols[i] = float64(i/wp), float64(i%wp)
+	}
+	cv := func(v []float64) *Node { return ConvertDType(Const(g, v), dtypeOf.DType()) }
+	te := sinusoidal(cv(tIdx), d/2, 10000)                                                         // [T, D/2]
+	se := Concatenate([]*Node{sinusoidal(cv(rows), d/4, 100), sinusoidal(cv(cols), d/4, 100)}, -1) // [N, D/2]
+	te = BroadcastToDims(InsertAxes(te, 1), frames, n, d/2)                                        // [T, N, D/2]
+	se = BroadcastToDims(InsertAxes(se, 0), frames, n, d/2)                                        // [T, N, D/2]
+	return Concatenate([]*Node{te, se}, -1)                                                        // [T, N, D]
+}
+
+// Forward runs the backbone: x [B, T, C, H, W], level [B, T], cond [B, T, CondDim] (nil when
+// CondDim = 0). It returns v̂ [B, T, C, H, W] and z, one [B, T, D] per block.
+func (c DiTConfig) Forward(scope *model.Scope, x, level, cond *Node) (v *Node, z []*Node) {
+	if err := c.Validate(); err != nil {
+		panic(err)
+	}
+	dims := x.Shape().Dimensions
+	B, T := dims[0], dims[1]
+	if dims[2] != c.Channels || dims[3] != c.Height || dims[4] != c.Width {
+		panic(paramErr("x.Shape", dims, fmt.Sprintf("[B, T, %d, %d, %d]", c.Channels, c.Height, c.Width)))
+	}
+	p, hp, wp, d := c.Patch, c.Height/c.Patch, c.Width/c.Patch, c.Hidden
+	n, pp := hp*wp, c.Channels*c.Patch*c.Patch
+
+	// Patchify: reshape + transpose + dense (no even-sized convolution: its input gradient is
+	// wrong in GoMLX v0.28.16).
+	h := Reshape(x, B, T, c.Channels, hp, p, wp, p) // [B, T, C, hp, p, wp, p]
+	h = TransposeAllAxes(h, 0, 1, 3, 5, 2, 4, 6)    // [B, T, hp, wp, C, p, p]
+	h = Reshape(h, B, T, n, pp)                     // [B, T, N, C·p·p]
+	h = dense(scope.In("patch_embed"), h, d, false) // [B, T, N, D]
+	h = Add(h, BroadcastToDims(InsertAxes(c.positions(x.Graph(), T, x), 0), B, T, n, d))
+
+	// Per-frame conditioning: noise-level embedding (+ condition embedding).
+	ls := scope.In("level_embed")
+	e := sinusoidal(MulScalar(level, 1000), c.LevelFreqs, 10000) // [B, T, F]
+	e = dense(ls.In("fc1"), e, d, false)                         // [B, T, D]
+	e = dense(ls.In("fc2"), activation.Swish(e), d, false)       // [B, T, D]
+	if c.CondDim > 0 {
+		if cond == nil {
+			panic(paramErr("cond", "nil", fmt.Sprintf("[B, T, %d] conditions", c.CondDim)))
+		}
+		e = Add(e, dense(scope.In("cond_embed"), cond, d, false)) // [B, T, D]
+	}
+	ce := activation.Swish(e) // [B, T, D]
+
+	mlp := int(c.MLPRatio * float64(d))
+	hd := d / c.Heads
+	for l := 0; l < c.Depth; l++ {
+		bs := scope.In("block_%d", l)
+		// AdaLN-Zero: six per-frame vectors, zero-initialised so every block starts as identity.
+		mod := dense(bs.In("adaln"), ce, 6*d, true) // [B, T, 6D]
+		chunk := func(i int) *Node { return Slice(mod, AxisRange(), AxisRange(), AxisRange(i*d, (i+1)*d)) }
+		shift1, scale1, gate1, shift2, scale2, gate2 := chunk(0), chunk(1), chunk(2), chunk(3), chunk(4), chunk(5)
+
+		// Full spatiotemporal self-attention over the window's T·N tokens.
+		a := modulate(layerNorm(h), shift1, scale1)                   // [B, T, N, D]
+		qkv := dense(bs.In("qkv"), Reshape(a, B, T*n, d), 3*d, false) // [B, T·N, 3D]
+		q := Reshape(Slice(qkv, AxisRange(), AxisRange(), AxisRange(0, d)), B, T*n, c.Heads, hd)
+		k := Reshape(Slice(qkv, AxisRange(), AxisRange(), AxisRange(d, 2*d)), B, T*n, c.Heads, hd)
+		vv := Reshape(Slice(qkv, AxisRange(), AxisRange(), AxisRange(2*d, 3*d)), B, T*n, c.Heads, hd)
+		att, _ := attention.Core(q, k, vv, attention.LayoutBSHD, attention.CoreOptions{}) // [B, T·N, heads, hd]
+		att = dense(bs.In("proj"), Reshape(att, B, T*n, d), d, false)                     // [B, T·N, D]
+		h = Add(h, Mul(BroadcastToDims(InsertAxes(gate1, 2), B, T, n, d), Reshape(att, B, T, n, d)))
+
+		// MLP (exact GELU: GoMLX v0.28.16's tanh-approximate GELU has a wrong gradient).
+		m := modulate(layerNorm(h), shift2, scale2) // [B, T, N, D]
+		m = dense(bs.In("fc2"), activation.Gelu(dense(bs.In("fc1"), m, mlp, false)), d, false)
+		h = Add(h, Mul(BroadcastToDims(InsertAxes(gate2, 2), B, T, n, d), m)) // [B, T, N, D]
+
+		z = append(z, ReduceMean(h, 2)) // [B, T, D]: this block's activations pooled per frame
+	}
+
+	// Head: modulated LayerNorm and a zero-initialised linear map back to patches, so v̂ = 0 at
+	// initialisation.
+	fm := dense(scope.In("final_adaln"), ce, 2*d, true) // [B, T, 2D]
+	shift := Slice(fm, AxisRange(), AxisRange(), AxisRange(0, d))
+	scale := Slice(fm, AxisRange(), AxisRange(), AxisRange(d, 2*d))
+	out := dense(scope.In("head"), modulate(layerNorm(h), shift, scale), pp, true) // [B, T, N, C·p·p]
+
+	// Unpatchify.
+	out = Reshape(out, B, T, hp, wp, c.Channels, p, p) // [B, T, hp, wp, C, p, p]
+	out = TransposeAllAxes(out, 0, 1, 4, 2, 5, 3, 6)   // [B, T, C, hp, p, wp, p]
+	return Reshape(out, B, T, c.Channels, c.Height, c.Width), z
+}

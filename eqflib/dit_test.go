@@ -1,0 +1,230 @@
+package eqflib
+
+import (
+	"math"
+	"testing"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+func TestDiTPresets(t *testing.T) {
+	for name, want := range map[string][2]int{"tiny": {50_000, 200_000}, "small": {1_000_000, 10_000_000}, "paper": {80_000_000, 110_000_000}} {
+		c, err := DiTPreset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := c.NumParams()
+		t.Logf("%s: %d parameters", name, n)
+		if n < want[0] || n > want[1] {
+			t.Errorf("%s has %d parameters, want %d…%d", name, n, want[0], want[1])
+		}
+	}
+	assertParamErr(t, "preset", second(DiTPreset("huge")), "preset")
+	bad := DiTPresets["tiny"]
+	bad.Height = 10
+	assertParamErr(t, "height", bad.Validate(), "DiTConfig.Height")
+	bad = DiTPresets["tiny"]
+	bad.Heads = 5
+	assertParamErr(t, "heads", bad.Validate(), "DiTConfig.Hidden")
+}
+
+// randomiseZeroInit gives the zero-initialised AdaLN and head variables random values, as
+// training would, so that every path of the network is exercised.
+func randomiseZeroInit(t *testing.T, d *DiT, seed uint64) {
+	t.Helper()
+	rng := NewRNG(seed)
+	for v := range d.Store.IterVariables() {
+		if !v.Trainable {
+			continue
+		}
+		val, err := v.Value()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := fromTensorAs(d.DType, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range data {
+			data[i] += 0.2 * rng.NormFloat64()
+		}
+		if err := v.SetValue(toTensorAs(d.DType, data, val.Shape().Dimensions...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestDiTField(t *testing.T) {
+	cfg := DiTPresets["tiny"]
+	x, _ := Randn(NewRNG(1), 2, 3, 3, 16, 16)
+	cond := make([]float64, 2*3*3)
+	for i := 0; i < 6; i++ {
+		cond[i*3+i%3] = 1
+	}
+	level := []float64{0.1, 0.5, 0.9, 0.2, 0.4, 0.6}
+
+	fm, err := NewDiT(cfg, true, 1, dtypes.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fm.WithConditions(cond)
+	out, err := f.Eval(x, level, EvalOptions{Activations: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// AdaLN-Zero and the zero-initialised head: v̂ = 0 exactly at initialisation.
+	for _, v := range out.V.Data {
+		if v != 0 {
+			t.Fatalf("v̂ = %g at initialisation, want 0", v)
+		}
+	}
+	if len(out.Z) != cfg.Depth || out.Z[0].Shape != [5]int{2, 3, cfg.Hidden, 1, 1} {
+		t.Fatalf("z: %d blocks, shape %v", len(out.Z), out.Z[0].Shape)
+	}
+	if got, want := fm.NumParams(), cfg.NumParams(); got != want {
+		t.Errorf("store holds %d parameters, NumParams says %d", got, want)
+	}
+
+	randomiseZeroInit(t, fm, 2)
+	base, _ := f.Eval(x, level, EvalOptions{})
+	lv2 := append([]float64(nil), level...)
+	lv2[4] = 0.95
+	moved, _ := f.Eval(x, lv2, EvalOptions{})
+	if maxAbsDiff(base.V.Data, moved.V.Data) == 0 {
+		t.Error("FM DiT ignores its level input")
+	}
+	// Frame 4's level changes other frames too (full spatiotemporal attention), and frames of
+	// the other batch element not at all.
+	n := 3 * 16 * 16
+	if maxAbsDiff(base.V.Data[3*n:4*n], moved.V.Data[3*n:4*n]) == 0 {
+		t.Error("a level change in frame 4 did not reach frame 3 through attention")
+	}
+	if maxAbsDiff(base.V.Data[:3*n], moved.V.Data[:3*n]) != 0 {
+		t.Error("a level change in batch element 1 changed batch element 0")
+	}
+	c2 := append([]float64(nil), cond...)
+	c2[0], c2[1] = 0, 1
+	if maxAbsDiff(base.V.Data, fm.WithConditions(c2).(*conditionedDiT).mustEval(t, x, level).V.Data) == 0 {
+		t.Error("the DiT ignores its conditions")
+	}
+
+	// The same network with its noise input switched off (EqF) ignores the level.
+	eqf, _ := NewDiT(cfg, false, 1, dtypes.Float32)
+	randomiseZeroInit(t, eqf, 2)
+	a := eqf.WithConditions(cond).(*conditionedDiT).mustEval(t, x, level)
+	b := eqf.WithConditions(cond).(*conditionedDiT).mustEval(t, x, lv2)
+	if maxAbsDiff(a.V.Data, b.V.Data) != 0 {
+		t.Error("a noise-unconditional DiT changed with the level")
+	}
+	if fm.Compiles() != 1 || eqf.Compiles() != 1 {
+		t.Errorf("compiled %d and %d graphs for one shape, want 1 each", fm.Compiles(), eqf.Compiles())
+	}
+
+	// Samplers run on it unchanged.
+	res, err := SampleNAG(eqf.WithConditions(cond), x, Options{Steps: 3, Momentum: 0.3, Warp: mustWarp(t, "c")})
+	if err != nil || res.NFE != 3 || res.X.HasNaN() {
+		t.Errorf("NAG on the DiT: %v, NFE %d", err, res.NFE)
+	}
+	assertParamErr(t, "no conditions", second(eqf.Eval(x, nil, EvalOptions{})), "cond")
+	assertParamErr(t, "frame shape", second(f.Eval(MustNewWindow(1, 1, 3, 8, 8), []float64{0}, EvalOptions{})), "x.Shape")
+	assertParamErr(t, "readout", second(f.Eval(x, level, EvalOptions{Readout: true})), "EvalOptions.Readout")
+}
+
+func (c *conditionedDiT) mustEval(t *testing.T, x *Window, level []float64) *Output {
+	t.Helper()
+	out, err := c.Eval(x, level, EvalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func maxAbsDiff(a, b []float64) float64 {
+	var m float64
+	for i := range a {
+		m = math.Max(m, math.Abs(a[i]-b[i]))
+	}
+	return m
+}
+
+// The whole backbone differentiates correctly (float64 finite differences through patchify,
+// positions, AdaLN, attention, MLP, head and unpatchify).
+func TestDiTGradientCheck(t *testing.T) {
+	cfg := DiTConfig{Channels: 2, Height: 8, Width: 8, Patch: 4, Hidden: 8, Depth: 2, Heads: 2, MLPRatio: 2, CondDim: 2, LevelFreqs: 4}
+	d, err := NewDiT(cfg, true, 3, dtypes.Float64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := Randn(NewRNG(5), 1, 2, 2, 8, 8)
+	lv := []float64{0.3, 0.7}
+	cond := []float64{1, 0, 0, 1}
+	if _, err := d.WithConditions(cond).Eval(x, lv, EvalOptions{}); err != nil { // create and initialise variables
+		t.Fatal(err)
+	}
+	randomiseZeroInit(t, d, 4)
+	backend, _ := Backend()
+	rng := NewRNG(6)
+	w := make([]float64, len(x.Data))
+	for i := range w {
+		w[i] = rng.NormFloat64()
+	}
+	lossFn := func(scope *model.Scope, x, level, c *graph.Node) *graph.Node {
+		v, z := cfg.Forward(scope.In("dit"), x, level, c)
+		wt := graph.Const(x.Graph(), tensors.FromFlatDataAndDimensions(w, x.Shape().Dimensions...))
+		return graph.Add(graph.ReduceAllSum(graph.Mul(v, wt)), graph.ReduceAllSum(z[1]))
+	}
+	gradExec, err := model.NewExec(backend, d.Store, func(scope *model.Scope, x, level, c *graph.Node) []*graph.Node {
+		l := lossFn(scope, x, level, c)
+		return []*graph.Node{l, graph.Gradient(l, x, level)[0], graph.Gradient(l, x, level)[1]}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lossExec, _ := model.NewExec(backend, d.Store, func(scope *model.Scope, x, level, c *graph.Node) *graph.Node { return lossFn(scope, x, level, c) })
+	args := func(xd, ld []float64) []any {
+		return []any{toTensorAs(dtypes.Float64, xd, x.Shape[:]...), toTensorAs(dtypes.Float64, ld, 1, 2), toTensorAs(dtypes.Float64, cond, 1, 2, 2)}
+	}
+	outs, err := gradExec.Exec(args(x.Data, lv)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gx, _ := tensors.CopyFlatData[float64](outs[1])
+	gl, _ := tensors.CopyFlatData[float64](outs[2])
+	loss := func(xd, ld []float64) float64 {
+		o, err := lossExec.Exec(args(xd, ld)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := tensors.CopyFlatData[float64](o[0])
+		return v[0]
+	}
+	const h = 1e-6
+	var maxErr float64
+	for i := 0; i < len(x.Data); i += 7 {
+		xp := append([]float64(nil), x.Data...)
+		xm := append([]float64(nil), x.Data...)
+		xp[i] += h
+		xm[i] -= h
+		fd := (loss(xp, lv) - loss(xm, lv)) / (2 * h)
+		maxErr = math.Max(maxErr, math.Abs(fd-gx[i])/(1+math.Abs(fd)))
+	}
+	// The level enters as sin(1000·σ·f): its curvature is large, so the two-point difference
+	// is off by O(h²) (0.065, 7e-4, 8e-6 for h = 1e-4, 1e-5, 1e-6): use a fourth-order stencil.
+	for i := range lv {
+		at := func(dh float64) float64 {
+			l := append([]float64(nil), lv...)
+			l[i] += dh
+			return loss(x.Data, l)
+		}
+		fd := (8*(at(h)-at(-h)) - (at(2*h) - at(-2*h))) / (12 * h)
+		maxErr = math.Max(maxErr, math.Abs(fd-gl[i])/(1+math.Abs(fd)))
+	}
+	// GoMLX's exact Gelu has a ~5e-7 gradient error in float64 (TestKnownGoMLXGaps); every
+	// other op on these paths checks to ~1e-10.
+	if maxErr > 2e-6 {
+		t.Errorf("DiT gradient differs from finite differences by %.3g", maxErr)
+	}
+}

@@ -1,0 +1,180 @@
+package eqflib
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+)
+
+// DiT is a video DiT with its variables: a Field for every sampler. NoiseConditional selects
+// whether it sees the level input (FM, Diffusion) or zeros (EqF, EqM, NU-FM). Per-frame
+// conditions (actions, camera) are bound with WithConditions; a DiT with CondDim = 0 is a Field
+// by itself. One executor per DiT is compiled once per input shape and reused by every Eval.
+type DiT struct {
+	Config           DiTConfig
+	NoiseConditional bool
+	Diffusion        bool // the level input is a diffusion time (DDIM)
+	Store            *model.Store
+	DType            dtypes.DType
+
+	exec     *model.Exec
+	compiles atomic.Int64
+}
+
+// NewDiT builds a DiT with freshly initialised variables (seeded) of the given float type.
+func NewDiT(cfg DiTConfig, noiseConditional bool, seed int64, dtype dtypes.DType) (d *DiT, err error) {
+	defer catch(&err)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if dtype != dtypes.Float32 && dtype != dtypes.Float64 {
+		return nil, paramErr("dtype", dtype, "Float32 or Float64")
+	}
+	backend, err := Backend()
+	if err != nil {
+		return nil, err
+	}
+	d = &DiT{Config: cfg, NoiseConditional: noiseConditional, Store: model.NewStore(), DType: dtype}
+	if err := d.Store.SetRNGStateFromSeed(seed); err != nil {
+		return nil, err
+	}
+	d.exec, err = model.NewExec(backend, d.Store, func(scope *model.Scope, x, level, cond *Node) []*Node {
+		d.compiles.Add(1)
+		if cfg.CondDim == 0 {
+			cond = nil
+		}
+		v, z := cfg.Forward(scope.In("dit"), x, level, cond)
+		return append([]*Node{v}, z...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Info implements Field.
+func (d *DiT) Info() FieldInfo {
+	return FieldInfo{Name: fmt.Sprintf("dit(D=%d, depth=%d)", d.Config.Hidden, d.Config.Depth), NoiseConditional: d.NoiseConditional, Diffusion: d.Diffusion}
+}
+
+// Compiles reports how many graphs the executor has built.
+func (d *DiT) Compiles() int { return int(d.compiles.Load()) }
+
+// NumParams is the number of trainable float parameters in the store (after the first Eval;
+// the store's integer RNG state is not counted).
+func (d *DiT) NumParams() int {
+	n := 0
+	for v := range d.Store.IterVariables() {
+		if v.Trainable && v.DType().IsFloat() {
+			n += v.Shape().Size()
+		}
+	}
+	return n
+}
+
+// Eval implements Field for an unconditioned DiT (CondDim = 0).
+func (d *DiT) Eval(x *Window, level []float64, opts EvalOptions) (*Output, error) {
+	if d.Config.CondDim > 0 {
+		return nil, paramErr("cond", "none bound", fmt.Sprintf("conditions [B, T, %d]: call WithConditions", d.Config.CondDim))
+	}
+	return d.eval(x, level, nil, opts)
+}
+
+// WithConditions binds per-frame conditions [B, T, CondDim] (frame-major, as LoadBatch returns
+// them) and returns the conditioned Field.
+func (d *DiT) WithConditions(cond []float64) Field { return &conditionedDiT{d: d, cond: cond} }
+
+type conditionedDiT struct {
+	d    *DiT
+	cond []float64
+}
+
+func (c *conditionedDiT) Info() FieldInfo { return c.d.Info() }
+func (c *conditionedDiT) Eval(x *Window, level []float64, opts EvalOptions) (*Output, error) {
+	return c.d.eval(x, level, c.cond, opts)
+}
+
+func (d *DiT) eval(x *Window, level, cond []float64, opts EvalOptions) (out *Output, err error) {
+	defer catch(&err)
+	if err := x.Validate("x"); err != nil {
+		return nil, err
+	}
+	c := d.Config
+	if x.Shape[2] != c.Channels || x.Shape[3] != c.Height || x.Shape[4] != c.Width {
+		return nil, paramErr("x.Shape", x.Shape, fmt.Sprintf("[B, T, %d, %d, %d] (the DiT's frames)", c.Channels, c.Height, c.Width))
+	}
+	if opts.Readout {
+		return nil, paramErr("EvalOptions.Readout", true, "false: this DiT has no readout attached")
+	}
+	B, T := x.Shape[0], x.Shape[1]
+	lv := make([]float64, B*T)
+	if d.NoiseConditional {
+		if err := perFrame("level", x, level); err != nil {
+			return nil, err
+		}
+		copy(lv, level)
+	}
+	k := max(c.CondDim, 1)
+	cv := make([]float64, B*T*k)
+	if c.CondDim > 0 {
+		if len(cond) != B*T*c.CondDim {
+			return nil, paramErr("cond", fmt.Sprintf("len %d", len(cond)), fmt.Sprintf("len %d = B·T·CondDim", B*T*c.CondDim))
+		}
+		copy(cv, cond)
+	}
+	outs, err := d.exec.Call(toTensorAs(d.DType, x.Data, x.Shape[:]...), toTensorAs(d.DType, lv, B, T), toTensorAs(d.DType, cv, B, T, k))
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, o := range outs {
+			_ = o.FinalizeAll()
+		}
+	}()
+	out = &Output{V: NewWindowLike(x)}
+	if out.V.Data, err = fromTensorAs(d.DType, outs[0]); err != nil {
+		return nil, err
+	}
+	if opts.Activations {
+		for _, zt := range outs[1:] {
+			zd, err := fromTensorAs(d.DType, zt)
+			if err != nil {
+				return nil, err
+			}
+			out.Z = append(out.Z, &Window{Shape: [5]int{B, T, c.Hidden, 1, 1}, Data: zd})
+		}
+	}
+	return out, nil
+}
+
+// toTensorAs converts host values to a tensor of the given float type.
+func toTensorAs(dtype dtypes.DType, v []float64, dims ...int) *tensors.Tensor {
+	if dtype == dtypes.Float64 {
+		return tensors.FromFlatDataAndDimensions(append([]float64(nil), v...), dims...)
+	}
+	f := make([]float32, len(v))
+	for i, x := range v {
+		f[i] = float32(x)
+	}
+	return tensors.FromFlatDataAndDimensions(f, dims...)
+}
+
+// fromTensorAs copies a float32 or float64 tensor to float64 host values.
+func fromTensorAs(dtype dtypes.DType, t *tensors.Tensor) ([]float64, error) {
+	if dtype == dtypes.Float64 {
+		return tensors.CopyFlatData[float64](t)
+	}
+	f, err := tensors.CopyFlatData[float32](t)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(f))
+	for i, x := range f {
+		out[i] = float64(x)
+	}
+	return out, nil
+}
