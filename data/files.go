@@ -19,6 +19,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/equilibriumforcing/eqf/internal/fsutil"
 )
 
 // Loaders for real data: a directory of PNG/JPEG frames per clip with an actions file, and .npy
@@ -409,28 +411,9 @@ func LoadLatentClip(path string) (*Clip, error) {
 
 // WriteFileAtomic writes data to a temporary file in path's directory, syncs it and renames it
 // over path, so readers see the old file or the new one, never a partial one.
-func WriteFileAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
-	if err != nil {
+func WriteFileAtomic(path string, data []byte) error {
+	if err := fsutil.WriteFileAtomic(path, data); err != nil {
 		return fmt.Errorf("data: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("data: writing %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("data: writing %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("data: writing %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("data: writing %s: %w", path, err)
 	}
 	return nil
 }

@@ -2,8 +2,10 @@ package eqflib
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
 	"github.com/gomlx/gomlx/core/tensors"
@@ -21,6 +23,7 @@ type DiT struct {
 	Store            *model.Store
 	DType            dtypes.DType
 
+	prefix   string // variable scope prefix: "" for the live weights, "/ema" for their EMA
 	exec     *model.Exec
 	compiles atomic.Int64
 }
@@ -42,18 +45,46 @@ func NewDiT(cfg DiTConfig, noiseConditional bool, seed int64, dtype dtypes.DType
 	if err := d.Store.SetRNGStateFromSeed(seed); err != nil {
 		return nil, err
 	}
-	d.exec, err = model.NewExec(backend, d.Store, func(scope *model.Scope, x, level, cond *Node) []*Node {
-		d.compiles.Add(1)
-		if cfg.CondDim == 0 {
-			cond = nil
-		}
-		v, z := cfg.Forward(scope.In("dit"), x, level, cond)
-		return append([]*Node{v}, z...)
-	})
-	if err != nil {
+	if err := d.buildExec(backend); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// ditScope is where the backbone's variables live: /dit (live) or /ema/dit (their EMA).
+func (d *DiT) ditScope(store *model.Store) *model.Scope {
+	if d.prefix == "" {
+		return store.RootScope().In("dit")
+	}
+	return store.Scope(d.prefix).In("dit")
+}
+
+func (d *DiT) buildExec(backend compute.Backend) (err error) {
+	cfg := d.Config
+	d.exec, err = model.NewExec(backend, d.Store, func(scope *model.Scope, x, level, cond *Node) []*Node {
+		d.compiles.Add(1)
+		keepVariablesAsParameters(scope, x.Graph())
+		if cfg.CondDim == 0 {
+			cond = nil
+		}
+		v, z := cfg.Forward(d.ditScope(scope.Store()), x, level, cond)
+		return append([]*Node{v}, z...)
+	})
+	return err
+}
+
+// EMA returns the DiT that evaluates the exponential moving average of the weights kept by a
+// Trainer (it shares the store; evaluation and sampling use it).
+func (d *DiT) EMA() (*DiT, error) {
+	backend, err := Backend()
+	if err != nil {
+		return nil, err
+	}
+	e := &DiT{Config: d.Config, NoiseConditional: d.NoiseConditional, Diffusion: d.Diffusion, Store: d.Store, DType: d.DType, prefix: emaPrefix}
+	if err := e.buildExec(backend); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // Info implements Field.
@@ -69,7 +100,7 @@ func (d *DiT) Compiles() int { return int(d.compiles.Load()) }
 func (d *DiT) NumParams() int {
 	n := 0
 	for v := range d.Store.IterVariables() {
-		if v.Trainable && v.DType().IsFloat() {
+		if v.Trainable && v.DType().IsFloat() && strings.HasPrefix(v.Path(), "/dit/") {
 			n += v.Shape().Size()
 		}
 	}
@@ -178,3 +209,10 @@ func fromTensorAs(dtype dtypes.DType, t *tensors.Tensor) ([]float64, error) {
 	}
 	return out, nil
 }
+
+// keepVariablesAsParameters marks a graph as training. GoMLX's Go backend prefers constants for
+// variables, so a graph that is not training embeds every variable that already has a value as
+// a constant: its updates are lost and later weight changes are ignored by the compiled graph
+// (TestKnownGoMLXGaps). No eqflib layer behaves differently in training (no dropout, no batch
+// norm), so every graph that reads variables is marked training to keep them parameters.
+func keepVariablesAsParameters(scope *model.Scope, g *Graph) { scope.SetTraining(g, true) }

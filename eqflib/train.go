@@ -1,0 +1,502 @@
+package eqflib
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/initializer"
+)
+
+// Training (SPEC §2, §10): one trainer for all five objectives. Each step draws a batch, noise
+// ε and per-frame levels on the host from one serialisable PCG stream (so a resumed run draws
+// exactly what the uninterrupted one would), then runs one compiled graph that computes the
+// objective's loss, its gradients, clips them by global norm, and applies AdamW (linear warm-up,
+// decoupled weight decay on matrices only) and the EMA update.
+
+// Training defaults (the paper's Minecraft settings, Table "training_details").
+const (
+	ParamLR          = 2e-4
+	ParamWarmup      = 2000
+	ParamBeta1       = 0.9
+	ParamBeta2       = 0.99
+	ParamAdamEps     = 1e-8
+	ParamWeightDecay = 1e-3
+	ParamClipNorm    = 1.0
+	ParamEMADecay    = 0.9999
+	ParamBatch       = 8
+)
+
+// Variable scopes of the optimiser state next to the backbone's /dit variables.
+const (
+	emaPrefix   = "/ema"
+	adamMPrefix = "/adam_m"
+	adamVPrefix = "/adam_v"
+	stepVarPath = "/train/step"
+)
+
+// TrainConfig configures a Trainer; DefaultTrainConfig fills it with the Param* defaults.
+type TrainConfig struct {
+	Objective   Objective
+	Batch       int
+	LR          float64
+	Warmup      int // steps of linear warm-up (≥ 1)
+	Beta1       float64
+	Beta2       float64
+	Eps         float64
+	WeightDecay float64 // decoupled, applied to weight matrices only (not biases)
+	ClipNorm    float64 // global gradient-norm clip; 0 disables
+	EMADecay    float64
+	Seed        uint64
+	// MaxContext > 0 selects the random-length-context noise strategy (Droid) with context
+	// lengths up to MaxContext; 0 draws levels independently per frame.
+	MaxContext int
+}
+
+// DefaultTrainConfig returns the paper's settings for an objective.
+func DefaultTrainConfig(obj Objective) TrainConfig {
+	return TrainConfig{Objective: obj, Batch: ParamBatch, LR: ParamLR, Warmup: ParamWarmup, Beta1: ParamBeta1, Beta2: ParamBeta2,
+		Eps: ParamAdamEps, WeightDecay: ParamWeightDecay, ClipNorm: ParamClipNorm, EMADecay: ParamEMADecay}
+}
+
+// Validate checks the configuration.
+func (c TrainConfig) Validate() error {
+	if err := c.Objective.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case c.Batch < 1:
+		return paramErr("TrainConfig.Batch", c.Batch, "≥ 1")
+	case !(c.LR > 0):
+		return paramErr("TrainConfig.LR", c.LR, "> 0")
+	case c.Warmup < 1:
+		return paramErr("TrainConfig.Warmup", c.Warmup, "≥ 1")
+	case !(c.Beta1 >= 0 && c.Beta1 < 1):
+		return paramErr("TrainConfig.Beta1", c.Beta1, "in [0, 1)")
+	case !(c.Beta2 >= 0 && c.Beta2 < 1):
+		return paramErr("TrainConfig.Beta2", c.Beta2, "in [0, 1)")
+	case !(c.Eps > 0):
+		return paramErr("TrainConfig.Eps", c.Eps, "> 0")
+	case !(c.WeightDecay >= 0):
+		return paramErr("TrainConfig.WeightDecay", c.WeightDecay, "≥ 0")
+	case !(c.ClipNorm >= 0):
+		return paramErr("TrainConfig.ClipNorm", c.ClipNorm, "≥ 0 (0 disables clipping)")
+	case !(c.EMADecay >= 0 && c.EMADecay < 1):
+		return paramErr("TrainConfig.EMADecay", c.EMADecay, "in [0, 1)")
+	case c.MaxContext < 0:
+		return paramErr("TrainConfig.MaxContext", c.MaxContext, "≥ 0")
+	}
+	return nil
+}
+
+// LossPoint is one entry of the loss history.
+type LossPoint struct {
+	Step     int     `json:"step"`
+	Loss     float64 `json:"loss"`
+	GradNorm float64 `json:"grad_norm"`
+	ValLoss  float64 `json:"val_loss,omitempty"` // 0 when not evaluated at this step
+}
+
+// Trainer trains a DiT on a Dataset with one of the objectives.
+type Trainer struct {
+	Model      *DiT
+	Config     TrainConfig
+	Train, Val Dataset
+	Step       int         // optimiser steps taken
+	History    []LossPoint // one entry per step
+
+	pcg      *rand.PCG
+	rng      *rand.Rand
+	stepExec *model.Exec
+	evalExec [2]*model.Exec // live, EMA
+}
+
+// NewTrainer prepares training. The model's variables are initialised (and their EMA copied from
+// them) on creation; val may be nil.
+func NewTrainer(m *DiT, train, val Dataset, cfg TrainConfig) (t *Trainer, err error) {
+	defer catch(&err)
+	if m == nil {
+		return nil, paramErr("m", "nil", "a *DiT")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if m.NoiseConditional != cfg.Objective.NoiseConditional() {
+		return nil, paramErr("m.NoiseConditional", m.NoiseConditional, fmt.Sprintf("%v for the %s objective", cfg.Objective.NoiseConditional(), cfg.Objective.Kind))
+	}
+	if train == nil {
+		return nil, paramErr("train", "nil", "a Dataset")
+	}
+	if err := checkDatasetShape("train", train, m.Config); err != nil {
+		return nil, err
+	}
+	if val != nil {
+		if err := checkDatasetShape("val", val, m.Config); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.MaxContext > 0 {
+		if frames, _, _, _, _ := train.Shape(); cfg.MaxContext > frames-1 {
+			return nil, paramErr("TrainConfig.MaxContext", cfg.MaxContext, fmt.Sprintf("≤ frames − 1 = %d", frames-1))
+		}
+	}
+	m.Diffusion = cfg.Objective.Kind == Diffusion
+	t = &Trainer{Model: m, Config: cfg, Train: train, Val: val, pcg: rand.NewPCG(cfg.Seed, 0x7a1e)}
+	t.rng = rand.New(t.pcg)
+	if err := t.initialise(); err != nil {
+		return nil, err
+	}
+	backend, err := Backend()
+	if err != nil {
+		return nil, err
+	}
+	if t.stepExec, err = model.NewExec(backend, m.Store, t.stepGraph); err != nil {
+		return nil, err
+	}
+	for i, ema := range []bool{false, true} {
+		if t.evalExec[i], err = model.NewExec(backend, m.Store, t.evalGraph(ema)); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func checkDatasetShape(name string, ds Dataset, c DiTConfig) error {
+	_, ch, h, w, k := ds.Shape()
+	if ch != c.Channels || h != c.Height || w != c.Width || k != c.CondDim {
+		return paramErr(name+".Shape", fmt.Sprintf("[T, %d, %d, %d] with %d conditions", ch, h, w, k),
+			fmt.Sprintf("[T, %d, %d, %d] with %d conditions (the DiT's)", c.Channels, c.Height, c.Width, c.CondDim))
+	}
+	if ds.Len() < 1 {
+		return paramErr(name+".Len()", ds.Len(), "≥ 1")
+	}
+	return nil
+}
+
+// initialise creates the backbone's variables (one forward pass) and, if absent, their EMA
+// copies; optimiser moments are created (zero) by the first step.
+func (t *Trainer) initialise() error {
+	frames, c, h, w, k := t.Train.Shape()
+	x := MustNewWindow(1, frames, c, h, w)
+	var err error
+	if k > 0 {
+		_, err = t.Model.WithConditions(make([]float64, frames*k)).Eval(x, make([]float64, frames), EvalOptions{})
+	} else {
+		_, err = t.Model.Eval(x, make([]float64, frames), EvalOptions{})
+	}
+	if err != nil {
+		return err
+	}
+	for _, v := range t.params() {
+		if t.Model.Store.GetVariable(emaPrefix+v.Path()) != nil {
+			continue
+		}
+		val, err := v.Value()
+		if err != nil {
+			return err
+		}
+		host, err := fromTensorAs(t.Model.DType, val)
+		if err != nil {
+			return err
+		}
+		if err := setVariable(t.Model.Store, emaPrefix+v.Path(), toTensorAs(t.Model.DType, host, val.Shape().Dimensions...), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setVariable gives a store variable a value (a fresh copy is passed by callers), creating it
+// with an initializer if needed, and sets whether it is trainable.
+func setVariable(store *model.Store, path string, value *tensors.Tensor, trainable bool) error {
+	v := store.GetVariable(path)
+	if v == nil {
+		v = store.VariableWithShape(path, value.Shape(), initializer.Zero)
+		backend, err := Backend()
+		if err != nil {
+			return err
+		}
+		if err := store.InitializeVariables(backend, nil); err != nil {
+			return err
+		}
+	} else if !v.Shape().Equal(value.Shape()) {
+		return fmt.Errorf("variable %s has shape %s, the value %s", path, v.Shape(), value.Shape())
+	}
+	if err := v.SetValue(value); err != nil {
+		return err
+	}
+	v.Trainable = trainable
+	return nil
+}
+
+// params lists the backbone's trainable variables, in a fixed order.
+func (t *Trainer) params() []*model.Variable {
+	var out []*model.Variable
+	for v := range t.Model.Store.IterVariables() {
+		if strings.HasPrefix(v.Path(), "/dit/") && v.DType().IsFloat() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// stepGraph: loss, gradients, global-norm clip, AdamW with warm-up and decoupled weight decay,
+// EMA. Outputs the loss and the gradient norm before clipping.
+func (t *Trainer) stepGraph(scope *model.Scope, x, eps, level, mask, cond *Node) []*Node {
+	store := scope.Store()
+	keepVariablesAsParameters(scope, x.Graph())
+	cfg := t.Config
+	loss := t.lossGraph(t.Model.ditScope(store), x, eps, level, mask, cond)
+	g := x.Graph()
+	dt := x.DType()
+	params := t.params()
+	nodes := make([]*Node, len(params))
+	for i, v := range params {
+		nodes[i] = v.NodeValue(g)
+	}
+	grads := Gradient(loss, nodes...)
+	sq := ScalarZero(g, dt)
+	for _, gr := range grads {
+		sq = Add(sq, ReduceAllSum(Square(gr)))
+	}
+	norm := Sqrt(sq)
+	scale := ScalarOne(g, dt)
+	if cfg.ClipNorm > 0 {
+		scale = MinScalar(Div(Scalar(g, dt, cfg.ClipNorm), AddScalar(norm, 1e-6)), 1.0)
+	}
+	stepVar := store.VariableWithShape(stepVarPath, shapes.Make(dt), initializer.Zero)
+	stepVar.Trainable = false
+	step := AddScalar(stepVar.NodeValue(g), 1) // t = 1, 2, …
+	lr := MulScalar(MinScalar(DivScalar(step, float64(cfg.Warmup)), 1.0), cfg.LR)
+	bc1 := OneMinus(Exp(MulScalar(step, math.Log(cfg.Beta1+1e-300))))
+	bc2 := OneMinus(Exp(MulScalar(step, math.Log(cfg.Beta2))))
+	for i, v := range params {
+		gr := Mul(grads[i], scale)
+		mVar := store.VariableWithShape(adamMPrefix+v.Path(), v.Shape(), initializer.Zero)
+		vVar := store.VariableWithShape(adamVPrefix+v.Path(), v.Shape(), initializer.Zero)
+		mVar.Trainable, vVar.Trainable = false, false
+		m := Add(MulScalar(mVar.NodeValue(g), cfg.Beta1), MulScalar(gr, 1-cfg.Beta1))
+		s := Add(MulScalar(vVar.NodeValue(g), cfg.Beta2), MulScalar(Square(gr), 1-cfg.Beta2))
+		upd := Div(Div(m, bc1), AddScalar(Sqrt(Div(s, bc2)), cfg.Eps))
+		theta := nodes[i]
+		if v.Shape().Rank() >= 2 && cfg.WeightDecay > 0 {
+			upd = Add(upd, MulScalar(theta, cfg.WeightDecay))
+		}
+		newTheta := Sub(theta, Mul(lr, upd))
+		mVar.SetNodeValue(m)
+		vVar.SetNodeValue(s)
+		v.SetNodeValue(newTheta)
+		ema := store.GetVariable(emaPrefix + v.Path())
+		ema.SetNodeValue(Add(MulScalar(ema.NodeValue(g), cfg.EMADecay), MulScalar(newTheta, 1-cfg.EMADecay)))
+	}
+	stepVar.SetNodeValue(step)
+	return []*Node{loss, norm}
+}
+
+// lossGraph is the objective's masked loss of the backbone in scope ds.
+func (t *Trainer) lossGraph(ds *model.Scope, x, eps, level, mask, cond *Node) *Node {
+	input, lvIn, target, weight := t.Config.Objective.BuildGraph(x, eps, level)
+	if t.Model.Config.CondDim == 0 {
+		cond = nil
+	}
+	v, _ := t.Model.Config.Forward(ds, input, lvIn, cond)
+	return MaskedMSEGraph(v, target, weight, mask)
+}
+
+// evalGraph returns the loss graph of the live weights (ema false) or their EMA, without updates.
+func (t *Trainer) evalGraph(ema bool) func(scope *model.Scope, x, eps, level, mask, cond *Node) *Node {
+	return func(scope *model.Scope, x, eps, level, mask, cond *Node) *Node {
+		keepVariablesAsParameters(scope, x.Graph())
+		ds := scope.Store().RootScope().In("dit")
+		if ema {
+			ds = scope.Store().Scope(emaPrefix).In("dit")
+		}
+		return t.lossGraph(ds, x, eps, level, mask, cond)
+	}
+}
+
+// batch draws the next training (or validation) batch from the trainer's stream.
+func (t *Trainer) batch(ds Dataset, rng *rand.Rand) (x, eps *Window, level, mask, cond []float64, err error) {
+	idx := make([]int, t.Config.Batch)
+	for i := range idx {
+		idx[i] = rng.IntN(ds.Len())
+	}
+	if x, cond, err = LoadBatch(ds, idx); err != nil {
+		return
+	}
+	B, T := x.Shape[0], x.Shape[1]
+	if t.Config.MaxContext > 0 && t.Config.Objective.Kind != Diffusion {
+		level, mask, err = SampleSigmaContext(rng, B, T, t.Config.MaxContext)
+	} else {
+		level, err = t.Config.Objective.SampleLevels(rng, B, T)
+		mask = ones(B * T)
+	}
+	if err != nil {
+		return
+	}
+	eps, err = Randn(rng, B, T, x.Shape[2], x.Shape[3], x.Shape[4])
+	return
+}
+
+func (t *Trainer) inputs(x, eps *Window, level, mask, cond []float64) []any {
+	dt := t.Model.DType
+	B, T := x.Shape[0], x.Shape[1]
+	k := max(t.Model.Config.CondDim, 1)
+	return []any{toTensorAs(dt, x.Data, x.Shape[:]...), toTensorAs(dt, eps.Data, eps.Shape[:]...),
+		toTensorAs(dt, level, B, T), toTensorAs(dt, mask, B, T), toTensorAs(dt, cond, B, T, k)}
+}
+
+// TrainStep takes one optimiser step on the next batch of the training stream and returns its
+// loss.
+func (t *Trainer) TrainStep() (loss float64, err error) {
+	defer catch(&err)
+	x, eps, level, mask, cond, err := t.batch(t.Train, t.rng)
+	if err != nil {
+		return 0, err
+	}
+	return t.TrainStepOn(x, eps, level, mask, cond)
+}
+
+// TrainStepOn takes one optimiser step on exactly this batch: clean x [B, T, C, H, W], noise ε,
+// per-frame levels and loss mask [B·T], conditions [B·T·CondDim] (nil when CondDim = 0).
+func (t *Trainer) TrainStepOn(x, eps *Window, level, mask, cond []float64) (loss float64, err error) {
+	defer catch(&err)
+	if err := x.Validate("x"); err != nil {
+		return 0, err
+	}
+	if err := sameShape("eps", x, eps); err != nil {
+		return 0, err
+	}
+	if err := perFrame("level", x, level); err != nil {
+		return 0, err
+	}
+	if mask == nil {
+		mask = ones(x.NumFrames())
+	}
+	if err := perFrame("mask", x, mask); err != nil {
+		return 0, err
+	}
+	if k := t.Model.Config.CondDim; len(cond) != x.NumFrames()*k {
+		return 0, paramErr("cond", fmt.Sprintf("len %d", len(cond)), fmt.Sprintf("len %d = B·T·CondDim", x.NumFrames()*k))
+	}
+	if len(cond) == 0 {
+		cond = make([]float64, x.NumFrames())
+	}
+	outs, err := t.stepExec.Call(t.inputs(x, eps, level, mask, cond)...)
+	if err != nil {
+		return 0, err
+	}
+	vals := make([]float64, 2)
+	for i := range vals {
+		v, err := fromTensorAs(t.Model.DType, outs[i])
+		if err != nil {
+			return 0, err
+		}
+		vals[i] = v[0]
+		outs[i].FinalizeAll()
+	}
+	t.Step++
+	t.History = append(t.History, LossPoint{Step: t.Step, Loss: vals[0], GradNorm: vals[1]})
+	if math.IsNaN(vals[0]) || math.IsInf(vals[0], 0) {
+		return vals[0], fmt.Errorf("eqflib: training diverged at step %d: loss = %g", t.Step, vals[0])
+	}
+	return vals[0], nil
+}
+
+// ValLoss is the objective's loss on `batches` validation batches drawn from a fixed seed (the
+// same batches every call), with the EMA weights (useEMA) or the live ones.
+func (t *Trainer) ValLoss(batches int, useEMA bool) (loss float64, err error) {
+	defer catch(&err)
+	ds := t.Val
+	if ds == nil {
+		return 0, paramErr("Trainer.Val", "nil", "a validation Dataset")
+	}
+	if batches < 1 {
+		return 0, paramErr("batches", batches, "≥ 1")
+	}
+	rng := rand.New(rand.NewPCG(t.Config.Seed^0x5eed, 0xe7a1))
+	exec := t.evalExec[0]
+	if useEMA {
+		exec = t.evalExec[1]
+	}
+	for b := 0; b < batches; b++ {
+		x, eps, level, mask, cond, err := t.batch(ds, rng)
+		if err != nil {
+			return 0, err
+		}
+		if len(cond) == 0 {
+			cond = make([]float64, x.NumFrames()) // a placeholder [B, T, 1] input for unconditioned models
+		}
+		outs, err := exec.Call(t.inputs(x, eps, level, mask, cond)...)
+		if err != nil {
+			return 0, err
+		}
+		v, err := fromTensorAs(t.Model.DType, outs[0])
+		if err != nil {
+			return 0, err
+		}
+		loss += v[0] / float64(batches)
+	}
+	return loss, nil
+}
+
+// RunOptions configures Trainer.Run.
+type RunOptions struct {
+	EvalEvery   int       // validation every this many steps (0: never); recorded in History
+	EvalBatches int       // validation batches (default 4)
+	Progress    io.Writer // a progress line with loss and steps/s (nil: quiet)
+	// Checkpoints: every CheckpointEvery steps and at the end into CheckpointDir, keeping the
+	// newest KeepCheckpoints (default 3). Empty CheckpointDir disables them.
+	CheckpointDir   string
+	CheckpointEvery int
+	KeepCheckpoints int
+}
+
+// Run trains until Step reaches `until`.
+func (t *Trainer) Run(until int, o RunOptions) error {
+	if o.EvalBatches == 0 {
+		o.EvalBatches = 4
+	}
+	if o.KeepCheckpoints == 0 {
+		o.KeepCheckpoints = 3
+	}
+	start, startStep := time.Now(), t.Step
+	for t.Step < until {
+		loss, err := t.TrainStep()
+		if err != nil {
+			return err
+		}
+		if o.EvalEvery > 0 && t.Val != nil && (t.Step%o.EvalEvery == 0 || t.Step == until) {
+			vl, err := t.ValLoss(o.EvalBatches, true)
+			if err != nil {
+				return err
+			}
+			t.History[len(t.History)-1].ValLoss = vl
+		}
+		if o.CheckpointDir != "" && ((o.CheckpointEvery > 0 && t.Step%o.CheckpointEvery == 0) || t.Step == until) {
+			if _, err := t.SaveCheckpoint(o.CheckpointDir, o.KeepCheckpoints); err != nil {
+				return err
+			}
+		}
+		if o.Progress != nil {
+			rate := float64(t.Step-startStep) / time.Since(start).Seconds()
+			fmt.Fprintf(o.Progress, "\r%s %d/%d  loss %.4f  %.2f steps/s ", progressBar(t.Step, until, 24), t.Step, until, loss, rate)
+			if t.Step == until {
+				fmt.Fprintln(o.Progress)
+			}
+		}
+	}
+	return nil
+}
+
+func progressBar(done, total, width int) string {
+	n := done * width / max(total, 1)
+	return "[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "]"
+}

@@ -1,0 +1,178 @@
+package eqflib_test
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/equilibriumforcing/eqf/data"
+	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/gomlx/compute/dtypes"
+)
+
+func tinyMaze(t testing.TB, frames int) (train, val *data.WorldDataset) {
+	t.Helper()
+	train, val, err := data.NewWorldSplits(data.NewMaze(data.DefaultMazeConfig()), frames, 16, 16, 256, 32, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return train, val
+}
+
+func TestTrainSmoke(t *testing.T) {
+	train, val := tinyMaze(t, 4)
+	obj, _ := eqflib.NewObjective(eqflib.EqF)
+	m, err := eqflib.NewDiT(eqflib.DiTPresets["tiny"], false, 1, dtypes.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := eqflib.DefaultTrainConfig(obj)
+	cfg.Batch, cfg.LR, cfg.Warmup, cfg.EMADecay = 4, 2e-3, 10, 0.9
+	tr, err := eqflib.NewTrainer(m, train, val, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for i := 0; i < 30; i++ {
+		l, err := tr.TrainStep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 0 || i == 29 {
+			t.Logf("step %d loss %.4f grad norm %.3f", tr.Step, l, tr.History[len(tr.History)-1].GradNorm)
+		}
+	}
+	t.Logf("%.1f ms/step", float64(time.Since(start).Milliseconds())/30)
+	vl, err := tr.ValLoss(2, true)
+	vlive, _ := tr.ValLoss(2, false)
+	t.Logf("val loss EMA %.4f live %.4f (%v)", vl, vlive, err)
+}
+
+// A tiny model overfits one fixed batch (x, ε, levels) with every objective.
+func TestOverfitFixedBatch(t *testing.T) {
+	train, _ := tinyMaze(t, 4)
+	x, cond, err := eqflib.LoadBatch(train, []int{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := eqflib.NewRNG(3)
+	eps, _ := eqflib.Randn(rng, 2, 4, 3, 16, 16)
+	for _, name := range []string{"eqf", "fm", "eqm", "nufm", "diffusion"} {
+		obj, _ := eqflib.ParseObjective(name)
+		level, _ := obj.SampleLevels(rng, 2, 4)
+		m, _ := eqflib.NewDiT(eqflib.DiTPresets["tiny"], obj.NoiseConditional(), 1, dtypes.Float32)
+		cfg := eqflib.DefaultTrainConfig(obj)
+		cfg.Batch, cfg.LR, cfg.Warmup, cfg.WeightDecay = 2, 3e-3, 1, 0
+		tr, err := eqflib.NewTrainer(m, train, nil, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first, last float64
+		for i := 0; i < 200; i++ {
+			l, err := tr.TrainStepOn(x, eps, level, nil, cond)
+			if err != nil {
+				t.Fatal(name, err)
+			}
+			if i == 0 {
+				first = l
+			}
+			last = l
+		}
+		t.Logf("%-9s loss %.4f → %.5f (%.0f×)", name, first, last, first/last)
+		if first/last < 10 {
+			t.Errorf("%s: loss fell only %.1f× (%.4f → %.4f)", name, first/last, first, last)
+		}
+	}
+}
+
+// Training 6 steps straight equals 3 steps, a checkpoint, a fresh trainer restored from it and
+// 3 more steps: the loss history continues exactly.
+func TestResumeIsExact(t *testing.T) {
+	train, val := tinyMaze(t, 4)
+	obj, _ := eqflib.NewObjective(eqflib.EqF)
+	cfg := eqflib.DefaultTrainConfig(obj)
+	cfg.Batch, cfg.LR, cfg.Warmup, cfg.Seed = 2, 1e-3, 2, 7
+	newTrainer := func() *eqflib.Trainer {
+		m, _ := eqflib.NewDiT(eqflib.DiTPresets["tiny"], false, 1, dtypes.Float32)
+		tr, err := eqflib.NewTrainer(m, train, val, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	straight := newTrainer()
+	if err := straight.Run(6, eqflib.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	first := newTrainer()
+	if err := first.Run(3, eqflib.RunOptions{CheckpointDir: dir, CheckpointEvery: 1, KeepCheckpoints: 2}); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "ckpt-*.eqf"))
+	if len(files) != 2 {
+		t.Errorf("kept %d checkpoints, want 2: %v", len(files), files)
+	}
+	resumed := newTrainer()
+	if err := resumed.RestoreCheckpoint(eqflib.LatestCheckpoint(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if resumed.Step != 3 {
+		t.Fatalf("resumed at step %d", resumed.Step)
+	}
+	if err := resumed.Run(6, eqflib.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range straight.History {
+		if math.Abs(p.Loss-resumed.History[i].Loss) > 1e-6*math.Abs(p.Loss) {
+			t.Errorf("step %d: loss %.8f straight, %.8f resumed", p.Step, p.Loss, resumed.History[i].Loss)
+		}
+	}
+	a, _ := straight.ValLoss(1, true)
+	b, _ := resumed.ValLoss(1, true)
+	if math.Abs(a-b) > 1e-6*math.Abs(a) {
+		t.Errorf("EMA validation loss %.8f straight, %.8f resumed", a, b)
+	}
+	// The saved model loads for sampling.
+	d, err := eqflib.LoadDiT(eqflib.LatestCheckpoint(dir))
+	if err != nil || d.NumParams() != eqflib.DiTPresets["tiny"].NumParams() {
+		t.Errorf("LoadDiT: %v", err)
+	}
+}
+
+func TestCorruptCheckpointIsRefused(t *testing.T) {
+	train, _ := tinyMaze(t, 4)
+	obj, _ := eqflib.NewObjective(eqflib.FM)
+	m, _ := eqflib.NewDiT(eqflib.DiTPresets["tiny"], true, 1, dtypes.Float32)
+	cfg := eqflib.DefaultTrainConfig(obj)
+	cfg.Batch = 2
+	tr, _ := eqflib.NewTrainer(m, train, nil, cfg)
+	tr.TrainStep()
+	dir := t.TempDir()
+	path, err := tr.SaveCheckpoint(dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	for name, bad := range map[string][]byte{
+		"truncated": raw[:len(raw)/2],
+		"flipped":   append(append(append([]byte(nil), raw[:len(raw)/3]...), raw[len(raw)/3]^0xff), raw[len(raw)/3+1:]...),
+		"empty":     {},
+	} {
+		p := filepath.Join(dir, name+".eqf")
+		os.WriteFile(p, bad, 0o644)
+		err := tr.RestoreCheckpoint(p)
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "corrupt or truncated") {
+			t.Errorf("%s checkpoint: %v", name, err)
+		}
+		if _, err := eqflib.LoadDiT(p); err == nil {
+			t.Errorf("%s checkpoint loaded by LoadDiT", name)
+		}
+	}
+	if tr.Step != 1 {
+		t.Errorf("a refused checkpoint changed the trainer (step %d)", tr.Step)
+	}
+}
