@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/color/palette"
+	"image/draw"
+	"image/gif"
 	_ "image/jpeg" // decode JPEG frames
 	"image/png"
 	"io"
@@ -416,4 +419,53 @@ func WriteFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("data: %w", err)
 	}
 	return nil
+}
+
+// SaveStrip writes the clip's frames side by side as one PNG, each frame scaled up by `scale`,
+// atomically.
+func SaveStrip(path string, c *Clip, scale int) error {
+	if scale < 1 {
+		return fmt.Errorf("data: SaveStrip %s: scale = %d out of range: must be ≥ 1", path, scale)
+	}
+	strip := image.NewRGBA(image.Rect(0, 0, c.Frames*c.Width*scale, c.Height*scale))
+	for t := 0; t < c.Frames; t++ {
+		fr := FrameImage(c, t)
+		for y := 0; y < c.Height*scale; y++ {
+			for x := 0; x < c.Width*scale; x++ {
+				strip.Set(t*c.Width*scale+x, y, fr.At(x/scale, y/scale))
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, strip); err != nil {
+		return fmt.Errorf("data: SaveStrip %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, buf.Bytes())
+}
+
+// SaveGIF writes the clip as an animated GIF (frames scaled up by `scale`, `delay` hundredths of
+// a second each, looping), atomically.
+func SaveGIF(path string, c *Clip, scale, delay int) error {
+	if scale < 1 || delay < 1 {
+		return fmt.Errorf("data: SaveGIF %s: scale = %d, delay = %d out of range: both must be ≥ 1", path, scale, delay)
+	}
+	anim := &gif.GIF{}
+	for t := 0; t < c.Frames; t++ {
+		fr := FrameImage(c, t)
+		big := image.NewRGBA(image.Rect(0, 0, c.Width*scale, c.Height*scale))
+		for y := 0; y < c.Height*scale; y++ {
+			for x := 0; x < c.Width*scale; x++ {
+				big.Set(x, y, fr.At(x/scale, y/scale))
+			}
+		}
+		pal := image.NewPaletted(big.Bounds(), palette.Plan9)
+		draw.FloydSteinberg.Draw(pal, big.Bounds(), big, image.Point{})
+		anim.Image = append(anim.Image, pal)
+		anim.Delay = append(anim.Delay, delay)
+	}
+	var buf bytes.Buffer
+	if err := gif.EncodeAll(&buf, anim); err != nil {
+		return fmt.Errorf("data: SaveGIF %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, buf.Bytes())
 }

@@ -23,9 +23,10 @@ type DiT struct {
 	Store            *model.Store
 	DType            dtypes.DType
 
-	prefix   string // variable scope prefix: "" for the live weights, "/ema" for their EMA
-	exec     *model.Exec
-	compiles atomic.Int64
+	prefix      string // variable scope prefix: "" for the live weights, "/ema" for their EMA
+	readoutProj int    // > 0 when h_ω is attached (its projection width)
+	exec        *model.Exec
+	compiles    atomic.Int64
 }
 
 // NewDiT builds a DiT with freshly initialised variables (seeded) of the given float type.
@@ -68,7 +69,11 @@ func (d *DiT) buildExec(backend compute.Backend) (err error) {
 			cond = nil
 		}
 		v, z := cfg.Forward(d.ditScope(scope.Store()), x, level, cond)
-		return append([]*Node{v}, z...)
+		out := append([]*Node{v}, z...)
+		if d.readoutProj > 0 {
+			out = append(out, Sigmoid(readoutLogit(scope.Store().Scope(readoutScope), z, d.readoutProj))) // σ̂ [B, T]
+		}
+		return out
 	})
 	return err
 }
@@ -80,7 +85,8 @@ func (d *DiT) EMA() (*DiT, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &DiT{Config: d.Config, NoiseConditional: d.NoiseConditional, Diffusion: d.Diffusion, Store: d.Store, DType: d.DType, prefix: emaPrefix}
+	e := &DiT{Config: d.Config, NoiseConditional: d.NoiseConditional, Diffusion: d.Diffusion, Store: d.Store, DType: d.DType,
+		prefix: emaPrefix, readoutProj: d.readoutProj}
 	if err := e.buildExec(backend); err != nil {
 		return nil, err
 	}
@@ -89,7 +95,8 @@ func (d *DiT) EMA() (*DiT, error) {
 
 // Info implements Field.
 func (d *DiT) Info() FieldInfo {
-	return FieldInfo{Name: fmt.Sprintf("dit(D=%d, depth=%d)", d.Config.Hidden, d.Config.Depth), NoiseConditional: d.NoiseConditional, Diffusion: d.Diffusion}
+	return FieldInfo{Name: fmt.Sprintf("dit(D=%d, depth=%d)", d.Config.Hidden, d.Config.Depth), NoiseConditional: d.NoiseConditional,
+		Diffusion: d.Diffusion, HasReadout: d.readoutProj > 0}
 }
 
 // Compiles reports how many graphs the executor has built.
@@ -138,8 +145,8 @@ func (d *DiT) eval(x *Window, level, cond []float64, opts EvalOptions) (out *Out
 	if x.Shape[2] != c.Channels || x.Shape[3] != c.Height || x.Shape[4] != c.Width {
 		return nil, paramErr("x.Shape", x.Shape, fmt.Sprintf("[B, T, %d, %d, %d] (the DiT's frames)", c.Channels, c.Height, c.Width))
 	}
-	if opts.Readout {
-		return nil, paramErr("EvalOptions.Readout", true, "false: this DiT has no readout attached")
+	if opts.Readout && d.readoutProj == 0 {
+		return nil, paramErr("EvalOptions.Readout", true, "false: this DiT has no readout attached (AttachReadout)")
 	}
 	B, T := x.Shape[0], x.Shape[1]
 	lv := make([]float64, B*T)
@@ -170,8 +177,13 @@ func (d *DiT) eval(x *Window, level, cond []float64, opts EvalOptions) (out *Out
 	if out.V.Data, err = fromTensorAs(d.DType, outs[0]); err != nil {
 		return nil, err
 	}
+	if opts.Readout {
+		if out.SigmaHat, err = fromTensorAs(d.DType, outs[1+c.Depth]); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Activations {
-		for _, zt := range outs[1:] {
+		for _, zt := range outs[1 : 1+c.Depth] {
 			zd, err := fromTensorAs(d.DType, zt)
 			if err != nil {
 				return nil, err

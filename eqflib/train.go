@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -247,56 +246,15 @@ func (t *Trainer) params() []*model.Variable {
 	return out
 }
 
-// stepGraph: loss, gradients, global-norm clip, AdamW with warm-up and decoupled weight decay,
-// EMA. Outputs the loss and the gradient norm before clipping.
+// stepGraph: loss, then one AdamW step with clipping and EMA (applyAdamW). Outputs the loss and
+// the gradient norm before clipping.
 func (t *Trainer) stepGraph(scope *model.Scope, x, eps, level, mask, cond *Node) []*Node {
 	store := scope.Store()
 	keepVariablesAsParameters(scope, x.Graph())
 	cfg := t.Config
 	loss := t.lossGraph(t.Model.ditScope(store), x, eps, level, mask, cond)
-	g := x.Graph()
-	dt := x.DType()
-	params := t.params()
-	nodes := make([]*Node, len(params))
-	for i, v := range params {
-		nodes[i] = v.NodeValue(g)
-	}
-	grads := Gradient(loss, nodes...)
-	sq := ScalarZero(g, dt)
-	for _, gr := range grads {
-		sq = Add(sq, ReduceAllSum(Square(gr)))
-	}
-	norm := Sqrt(sq)
-	scale := ScalarOne(g, dt)
-	if cfg.ClipNorm > 0 {
-		scale = MinScalar(Div(Scalar(g, dt, cfg.ClipNorm), AddScalar(norm, 1e-6)), 1.0)
-	}
-	stepVar := store.VariableWithShape(stepVarPath, shapes.Make(dt), initializer.Zero)
-	stepVar.Trainable = false
-	step := AddScalar(stepVar.NodeValue(g), 1) // t = 1, 2, …
-	lr := MulScalar(MinScalar(DivScalar(step, float64(cfg.Warmup)), 1.0), cfg.LR)
-	bc1 := OneMinus(Exp(MulScalar(step, math.Log(cfg.Beta1+1e-300))))
-	bc2 := OneMinus(Exp(MulScalar(step, math.Log(cfg.Beta2))))
-	for i, v := range params {
-		gr := Mul(grads[i], scale)
-		mVar := store.VariableWithShape(adamMPrefix+v.Path(), v.Shape(), initializer.Zero)
-		vVar := store.VariableWithShape(adamVPrefix+v.Path(), v.Shape(), initializer.Zero)
-		mVar.Trainable, vVar.Trainable = false, false
-		m := Add(MulScalar(mVar.NodeValue(g), cfg.Beta1), MulScalar(gr, 1-cfg.Beta1))
-		s := Add(MulScalar(vVar.NodeValue(g), cfg.Beta2), MulScalar(Square(gr), 1-cfg.Beta2))
-		upd := Div(Div(m, bc1), AddScalar(Sqrt(Div(s, bc2)), cfg.Eps))
-		theta := nodes[i]
-		if v.Shape().Rank() >= 2 && cfg.WeightDecay > 0 {
-			upd = Add(upd, MulScalar(theta, cfg.WeightDecay))
-		}
-		newTheta := Sub(theta, Mul(lr, upd))
-		mVar.SetNodeValue(m)
-		vVar.SetNodeValue(s)
-		v.SetNodeValue(newTheta)
-		ema := store.GetVariable(emaPrefix + v.Path())
-		ema.SetNodeValue(Add(MulScalar(ema.NodeValue(g), cfg.EMADecay), MulScalar(newTheta, 1-cfg.EMADecay)))
-	}
-	stepVar.SetNodeValue(step)
+	norm := applyAdamW(store, t.params(), loss, optimConfig{LR: cfg.LR, Warmup: cfg.Warmup, Beta1: cfg.Beta1, Beta2: cfg.Beta2,
+		Eps: cfg.Eps, WeightDecay: cfg.WeightDecay, ClipNorm: cfg.ClipNorm, EMADecay: cfg.EMADecay, EMAPrefix: emaPrefix}, "")
 	return []*Node{loss, norm}
 }
 
@@ -499,4 +457,45 @@ func (t *Trainer) Run(until int, o RunOptions) error {
 func progressBar(done, total, width int) string {
 	n := done * width / max(total, 1)
 	return "[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "]"
+}
+
+// EquilibriumFinetune prepares equilibrium finetuning (App. C) from a Flow Matching checkpoint:
+// it loads the DiT, starts from its EMA weights, switches its noise-level input off (dropout
+// p = 1: the level is always zero from now on) and drops the FM optimiser state, so that a
+// Trainer with the EqF objective continues from there with a fresh optimiser. Train h_ω on the
+// result afterwards (NewReadoutTrainer).
+func EquilibriumFinetune(fmCheckpoint string) (d *DiT, err error) {
+	defer catch(&err)
+	h, _, err := readCheckpoint(fmCheckpoint)
+	if err != nil {
+		return nil, err
+	}
+	if h.Objective != FM.String() {
+		return nil, paramErr("fmCheckpoint objective", h.Objective, `"fm" (equilibrium finetuning starts from Flow Matching)`)
+	}
+	src, err := LoadDiT(fmCheckpoint)
+	if err != nil {
+		return nil, err
+	}
+	dt := src.DType
+	if d, err = NewDiT(src.Config, false, 0, dt); err != nil {
+		return nil, err
+	}
+	for v := range src.Store.IterVariables() {
+		if !strings.HasPrefix(v.Path(), emaPrefix+"/dit/") {
+			continue
+		}
+		val, err := v.Value()
+		if err != nil {
+			return nil, err
+		}
+		host, err := fromTensorAs(dt, val)
+		if err != nil {
+			return nil, err
+		}
+		if err := setVariable(d.Store, strings.TrimPrefix(v.Path(), emaPrefix), toTensorAs(dt, host, val.Shape().Dimensions...), true); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }

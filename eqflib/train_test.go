@@ -176,3 +176,57 @@ func TestCorruptCheckpointIsRefused(t *testing.T) {
 		t.Errorf("a refused checkpoint changed the trainer (step %d)", tr.Step)
 	}
 }
+
+// EqF and FM trained alike reach validation v-losses within 10% of each other; equilibrium
+// finetuning of the FM checkpoint starts from its EMA weights and lowers the EqF loss.
+func TestEqFMatchesFMAndFinetunes(t *testing.T) {
+	train, val := tinyMaze(t, 4)
+	const steps = 300
+	trainObj := func(kind eqflib.ObjectiveKind, dir string) *eqflib.Trainer {
+		obj, _ := eqflib.NewObjective(kind)
+		m, _ := eqflib.NewDiT(eqflib.DiTPresets["tiny"], obj.NoiseConditional(), 1, dtypes.Float32)
+		cfg := eqflib.DefaultTrainConfig(obj)
+		cfg.Batch, cfg.LR, cfg.Warmup, cfg.EMADecay, cfg.Seed = 8, 2e-3, 20, 0.98, 5
+		tr, err := eqflib.NewTrainer(m, train, val, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Run(steps, eqflib.RunOptions{CheckpointDir: dir}); err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	fmDir := t.TempDir()
+	fm := trainObj(eqflib.FM, fmDir)
+	eqf := trainObj(eqflib.EqF, "")
+	lf, _ := fm.ValLoss(8, true)
+	le, _ := eqf.ValLoss(8, true)
+	t.Logf("validation v-loss after %d steps: FM %.4f, EqF %.4f (ratio %.3f)", steps, lf, le, le/lf)
+	if math.Abs(le/lf-1) > 0.10 {
+		t.Errorf("EqF %.4f and FM %.4f validation losses differ by more than 10%%", le, lf)
+	}
+
+	d, err := eqflib.EquilibriumFinetune(eqflib.LatestCheckpoint(fmDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _ := eqflib.NewObjective(eqflib.EqF)
+	cfg := eqflib.DefaultTrainConfig(obj)
+	cfg.Batch, cfg.LR, cfg.Warmup, cfg.EMADecay, cfg.Seed = 8, 1e-3, 10, 0.9, 6
+	ft, err := eqflib.NewTrainer(d, train, val, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := ft.ValLoss(8, false)
+	if err := ft.Run(100, eqflib.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := ft.ValLoss(8, false)
+	t.Logf("equilibrium finetuning: EqF validation loss %.4f at the FM EMA weights with σ input off, %.4f after 100 steps", before, after)
+	if !(after < before) {
+		t.Errorf("finetuning did not lower the EqF loss: %.4f → %.4f", before, after)
+	}
+	if _, err := eqflib.EquilibriumFinetune(filepath.Join(fmDir, "missing.eqf")); err == nil {
+		t.Error("a missing checkpoint was accepted")
+	}
+}

@@ -1,0 +1,75 @@
+package eqflib
+
+import (
+	"math"
+
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/initializer"
+)
+
+// optimConfig configures applyAdamW.
+type optimConfig struct {
+	LR          float64
+	Warmup      int
+	Beta1       float64
+	Beta2       float64
+	Eps         float64
+	WeightDecay float64 // decoupled, on weight matrices (rank ≥ 2) only
+	ClipNorm    float64 // global-norm clip; 0 disables
+	EMADecay    float64 // used when EMAPrefix is set
+	EMAPrefix   string  // where EMA copies live ("" for none); they must exist
+}
+
+// applyAdamW adds to the graph one AdamW step on params for loss: gradients clipped by their
+// global norm, bias-corrected moments (kept under <ns>/adam_m and <ns>/adam_v), linear warm-up,
+// decoupled weight decay on matrices, and the EMA update. ns namespaces the optimiser state so
+// that several optimisers can share a store. It returns the gradient norm before clipping.
+func applyAdamW(store *model.Store, params []*model.Variable, loss *Node, cfg optimConfig, ns string) *Node {
+	g := loss.Graph()
+	dt := loss.DType()
+	nodes := make([]*Node, len(params))
+	for i, v := range params {
+		nodes[i] = v.NodeValue(g)
+	}
+	grads := Gradient(loss, nodes...)
+	sq := ScalarZero(g, dt)
+	for _, gr := range grads {
+		sq = Add(sq, ReduceAllSum(Square(gr)))
+	}
+	norm := Sqrt(sq)
+	scale := ScalarOne(g, dt)
+	if cfg.ClipNorm > 0 {
+		scale = MinScalar(Div(Scalar(g, dt, cfg.ClipNorm), AddScalar(norm, 1e-6)), 1.0)
+	}
+	stepVar := store.VariableWithShape(ns+stepVarPath, shapes.Make(dt), initializer.Zero)
+	stepVar.Trainable = false
+	step := AddScalar(stepVar.NodeValue(g), 1) // t = 1, 2, …
+	lr := MulScalar(MinScalar(DivScalar(step, float64(cfg.Warmup)), 1.0), cfg.LR)
+	bc1 := OneMinus(Exp(MulScalar(step, math.Log(cfg.Beta1+1e-300))))
+	bc2 := OneMinus(Exp(MulScalar(step, math.Log(cfg.Beta2))))
+	for i, v := range params {
+		gr := Mul(grads[i], scale)
+		mVar := store.VariableWithShape(ns+adamMPrefix+v.Path(), v.Shape(), initializer.Zero)
+		vVar := store.VariableWithShape(ns+adamVPrefix+v.Path(), v.Shape(), initializer.Zero)
+		mVar.Trainable, vVar.Trainable = false, false
+		m := Add(MulScalar(mVar.NodeValue(g), cfg.Beta1), MulScalar(gr, 1-cfg.Beta1))
+		s := Add(MulScalar(vVar.NodeValue(g), cfg.Beta2), MulScalar(Square(gr), 1-cfg.Beta2))
+		upd := Div(Div(m, bc1), AddScalar(Sqrt(Div(s, bc2)), cfg.Eps))
+		theta := nodes[i]
+		if v.Shape().Rank() >= 2 && cfg.WeightDecay > 0 {
+			upd = Add(upd, MulScalar(theta, cfg.WeightDecay))
+		}
+		newTheta := Sub(theta, Mul(lr, upd))
+		mVar.SetNodeValue(m)
+		vVar.SetNodeValue(s)
+		v.SetNodeValue(newTheta)
+		if cfg.EMAPrefix != "" {
+			ema := store.GetVariable(cfg.EMAPrefix + v.Path())
+			ema.SetNodeValue(Add(MulScalar(ema.NodeValue(g), cfg.EMADecay), MulScalar(newTheta, 1-cfg.EMADecay)))
+		}
+	}
+	stepVar.SetNodeValue(step)
+	return norm
+}

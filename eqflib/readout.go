@@ -1,0 +1,358 @@
+package eqflib
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
+	"github.com/gomlx/gomlx/ml/layers/activation"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/initializer"
+	"github.com/gomlx/gomlx/ml/nn"
+)
+
+// The readout h_ω (SPEC §3, App. D.3): it reads a frozen denoiser's activations z (every block,
+// already mean-pooled over each frame's spatial tokens by the backbone) and predicts logit(σ)
+// per frame: shared LayerNorm + linear projection to ReadoutProj → learned softmax mixing of the
+// layers → LayerNorm → Linear → SiLU → Linear → logit σ. σ̂ = sigmoid(logit). (The paper's text
+// calls h_ω a 260k-parameter CNN; the SPEC and the authors' release describe this pooled
+// readout, which is what is built here.)
+
+// ParamReadoutProj is the readout's projection width (the SPEC's 256).
+const ParamReadoutProj = 256
+
+const readoutScope = "/readout"
+
+// readoutLogit is h_ω: z (Depth × [B, T, D]) → logit σ [B, T].
+func readoutLogit(scope *model.Scope, z []*Node, proj int) *Node {
+	g := z[0].Graph()
+	dt := z[0].DType()
+	d := z[0].Shape().Dimensions[2]
+	ad := scope.In("adapter")
+	gamma := ad.WithInitializer(initializer.One).VariableWithShape("ln_gamma", shapes.Make(dt, d)).NodeValue(g)
+	beta := ad.WithInitializer(initializer.Zero).VariableWithShape("ln_beta", shapes.Make(dt, d)).NodeValue(g)
+	mixLogits := scope.WithInitializer(initializer.Zero).VariableWithShape("mix_logits", shapes.Make(dt, len(z))).NodeValue(g)
+	mix := Softmax(mixLogits, 0) // [L]
+	projScope := ad.In("proj")   // one projection shared by every layer
+	var mixed *Node
+	for l, zl := range z {
+		h := nn.LayerNorm(zl, []int{2}, 1e-5, gamma, beta, nil) // [B, T, D], shared across layers
+		h = dense(projScope, h, proj, false)                    // [B, T, proj], shared across layers
+		wl := Slice(mix, AxisElem(l))                           // [1]
+		h = Mul(h, BroadcastToDims(Reshape(wl, 1, 1, 1), h.Shape().Dimensions...))
+		if mixed == nil {
+			mixed = h
+		} else {
+			mixed = Add(mixed, h)
+		}
+	}
+	ms := scope.In("mlp")
+	mg := ms.WithInitializer(initializer.One).VariableWithShape("ln_gamma", shapes.Make(dt, proj)).NodeValue(g)
+	mb := ms.WithInitializer(initializer.Zero).VariableWithShape("ln_beta", shapes.Make(dt, proj)).NodeValue(g)
+	h := nn.LayerNorm(mixed, []int{2}, 1e-5, mg, mb, nil)
+	h = activation.Swish(dense(ms.In("fc1"), h, proj, false)) // SiLU
+	out := dense(ms.In("fc2"), h, 1, false)                   // [B, T, 1]
+	return Reshape(out, out.Shape().Dimensions[0], out.Shape().Dimensions[1])
+}
+
+// ProbeConfig trains a noise-level predictor (h_ω or g_φ): AdamW on logit-space MSE.
+type ProbeConfig struct {
+	Batch  int
+	LR     float64
+	Warmup int
+	Seed   uint64
+	Proj   int // h_ω's projection width (0: ParamReadoutProj)
+}
+
+// DefaultProbeConfig: batch 8, lr 1e-3, 50 warm-up steps.
+func DefaultProbeConfig() ProbeConfig {
+	return ProbeConfig{Batch: 8, LR: 1e-3, Warmup: 50, Proj: ParamReadoutProj}
+}
+
+func (c ProbeConfig) validate() error {
+	switch {
+	case c.Batch < 1:
+		return paramErr("ProbeConfig.Batch", c.Batch, "≥ 1")
+	case !(c.LR > 0):
+		return paramErr("ProbeConfig.LR", c.LR, "> 0")
+	case c.Warmup < 1:
+		return paramErr("ProbeConfig.Warmup", c.Warmup, "≥ 1")
+	case c.Proj < 0:
+		return paramErr("ProbeConfig.Proj", c.Proj, "≥ 0 (0 means ParamReadoutProj)")
+	}
+	return nil
+}
+
+// noisyFrames draws a batch of windows and noises every frame with its own σ ~ U[0, 1].
+func noisyFrames(ds Dataset, rng *rand.Rand, batch int) (xs *Window, sigma, cond []float64, err error) {
+	idx := make([]int, batch)
+	for i := range idx {
+		idx[i] = rng.IntN(ds.Len())
+	}
+	x, cond, err := LoadBatch(ds, idx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if sigma, err = SampleSigmaIndependent(rng, x.Shape[0], x.Shape[1]); err != nil {
+		return nil, nil, nil, err
+	}
+	eps, err := Randn(rng, x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3], x.Shape[4])
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	xs, err = Noise(x, eps, sigma)
+	return xs, sigma, cond, err
+}
+
+// ReadoutTrainer trains h_ω on a frozen DiT: the backbone's EMA weights (so train it after the
+// backbone) with a fresh optimiser; only the readout's variables change.
+type ReadoutTrainer struct {
+	Model   *DiT
+	Data    Dataset
+	Config  ProbeConfig
+	Step    int
+	History []float64 // logit-space MSE per step
+
+	rng  *rand.Rand
+	exec *model.Exec
+}
+
+// NewReadoutTrainer prepares h_ω training on m (which must have EMA weights, i.e. have been
+// trained by a Trainer or loaded from its checkpoint).
+func NewReadoutTrainer(m *DiT, ds Dataset, cfg ProbeConfig) (rt *ReadoutTrainer, err error) {
+	defer catch(&err)
+	if m == nil {
+		return nil, paramErr("m", "nil", "a *DiT")
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Proj == 0 {
+		cfg.Proj = ParamReadoutProj
+	}
+	if ds == nil {
+		return nil, paramErr("ds", "nil", "a Dataset")
+	}
+	if err := checkDatasetShape("ds", ds, m.Config); err != nil {
+		return nil, err
+	}
+	if m.Store.GetVariable(emaPrefix+"/dit/head/weights") == nil {
+		return nil, paramErr("m", "no EMA weights", "a DiT trained by a Trainer (or loaded from its checkpoint)")
+	}
+	backend, err := Backend()
+	if err != nil {
+		return nil, err
+	}
+	rt = &ReadoutTrainer{Model: m, Data: ds, Config: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x4ead))}
+	rt.exec, err = model.NewExec(backend, m.Store, func(scope *model.Scope, xs, sigma, cond *Node) *Node {
+		keepVariablesAsParameters(scope, xs.Graph())
+		store := scope.Store()
+		c := cond
+		if m.Config.CondDim == 0 {
+			c = nil
+		}
+		_, z := m.Config.Forward(store.Scope(emaPrefix).In("dit"), xs, ZerosLike(sigma), c)
+		for i := range z {
+			z[i] = StopGradient(z[i]) // the backbone stays frozen
+		}
+		logit := readoutLogit(store.Scope(readoutScope), z, cfg.Proj)
+		loss := ReduceAllMean(Square(Sub(logit, LogitGraph(sigma))))
+		applyAdamW(store, variablesUnder(store, readoutScope+"/"), loss, optimConfig{LR: cfg.LR, Warmup: cfg.Warmup,
+			Beta1: ParamBeta1, Beta2: ParamBeta2, Eps: ParamAdamEps, ClipNorm: ParamClipNorm}, "/readout_opt")
+		return loss
+	})
+	return rt, err
+}
+
+// variablesUnder lists the float variables whose path starts with prefix, excluding optimiser
+// state (the readout's variables are created during the first graph build, before this runs).
+func variablesUnder(store *model.Store, prefix string) []*model.Variable {
+	var out []*model.Variable
+	for v := range store.IterVariables() {
+		if strings.HasPrefix(v.Path(), prefix) && v.DType().IsFloat() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Train takes `steps` optimiser steps and returns the last loss.
+func (rt *ReadoutTrainer) Train(steps int) (loss float64, err error) {
+	defer catch(&err)
+	for i := 0; i < steps; i++ {
+		xs, sigma, cond, err := noisyFrames(rt.Data, rt.rng, rt.Config.Batch)
+		if err != nil {
+			return 0, err
+		}
+		B, T := xs.Shape[0], xs.Shape[1]
+		k := max(rt.Model.Config.CondDim, 1)
+		if len(cond) == 0 {
+			cond = make([]float64, B*T)
+		}
+		dt := rt.Model.DType
+		outs, err := rt.exec.Call(toTensorAs(dt, xs.Data, xs.Shape[:]...), toTensorAs(dt, sigma, B, T), toTensorAs(dt, cond, B, T, k))
+		if err != nil {
+			return 0, err
+		}
+		v, err := fromTensorAs(dt, outs[0])
+		if err != nil {
+			return 0, err
+		}
+		loss = v[0]
+		rt.Step++
+		rt.History = append(rt.History, loss)
+	}
+	return loss, nil
+}
+
+// AttachReadout makes the DiT (and views built from it afterwards, such as EMA()) return σ̂ =
+// sigmoid(h_ω(z)) per frame when asked (EvalOptions.Readout), from the same forward pass.
+func (d *DiT) AttachReadout(proj int) error {
+	if proj <= 0 {
+		return paramErr("proj", proj, "> 0 (the readout's projection width)")
+	}
+	if d.Store.GetVariable(readoutScope+"/mix_logits") == nil {
+		return paramErr("d", "no readout variables", "a DiT whose h_ω was trained (NewReadoutTrainer) or loaded")
+	}
+	d.readoutProj = proj
+	backend, err := Backend()
+	if err != nil {
+		return err
+	}
+	return d.buildExec(backend)
+}
+
+// HasReadout reports whether a readout is attached.
+func (d *DiT) HasReadout() bool { return d.readoutProj > 0 }
+
+// ---------------------------------------------------------------------------------------------
+// g_φ: the framewise noise-level predictor on noisy frames (paper §3, App. D): a small CNN with
+// odd 3×3 kernels (stride 2) → global average pool → MLP → logit σ. It implements NoiseEstimator.
+
+// NoisePredictor is g_φ with its own variables.
+type NoisePredictor struct {
+	Channels, Height, Width int
+	Widths                  []int // conv channels per stage
+	Store                   *model.Store
+	DType                   dtypes.DType
+
+	predict *model.Exec
+	train   *model.Exec
+	rng     *rand.Rand
+	Config  ProbeConfig
+	Step    int
+	History []float64
+}
+
+// NewNoisePredictor builds g_φ for frames [C, H, W] with conv stages of the given widths
+// (default {32, 64, 64}).
+func NewNoisePredictor(channels, height, width int, widths []int, cfg ProbeConfig, seed int64) (p *NoisePredictor, err error) {
+	defer catch(&err)
+	if channels < 1 || height < 4 || width < 4 {
+		return nil, paramErr("frame shape", fmt.Sprintf("[%d, %d, %d]", channels, height, width), "channels ≥ 1, height and width ≥ 4")
+	}
+	if len(widths) == 0 {
+		widths = []int{32, 64, 64}
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	backend, err := Backend()
+	if err != nil {
+		return nil, err
+	}
+	p = &NoisePredictor{Channels: channels, Height: height, Width: width, Widths: widths, Store: model.NewStore(), DType: dtypes.Float32,
+		Config: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x9fee))}
+	if err := p.Store.SetRNGStateFromSeed(seed); err != nil {
+		return nil, err
+	}
+	if p.predict, err = model.NewExec(backend, p.Store, func(scope *model.Scope, frames *Node) *Node {
+		keepVariablesAsParameters(scope, frames.Graph())
+		return p.logit(scope.In("g"), frames)
+	}); err != nil {
+		return nil, err
+	}
+	p.train, err = model.NewExec(backend, p.Store, func(scope *model.Scope, frames, sigma *Node) *Node {
+		keepVariablesAsParameters(scope, frames.Graph())
+		loss := ReduceAllMean(Square(Sub(p.logit(scope.In("g"), frames), LogitGraph(sigma))))
+		applyAdamW(scope.Store(), variablesUnder(scope.Store(), "/g/"), loss, optimConfig{LR: cfg.LR, Warmup: cfg.Warmup,
+			Beta1: ParamBeta1, Beta2: ParamBeta2, Eps: ParamAdamEps, ClipNorm: ParamClipNorm}, "/g_opt")
+		return loss
+	})
+	return p, err
+}
+
+// logit is g_φ on frames [N, C, H, W] → [N].
+func (p *NoisePredictor) logit(scope *model.Scope, frames *Node) *Node {
+	h := TransposeAllAxes(frames, 0, 2, 3, 1) // [N, H, W, C]: channels last
+	in := p.Channels
+	for i, w := range p.Widths {
+		s := scope.In("conv_%d", i)
+		k := s.WithInitializer(initializer.XavierUniformFn(s)).VariableWithShape("kernel", shapes.Make(h.DType(), 3, 3, in, w)).NodeValue(h.Graph())
+		b := s.WithInitializer(initializer.Zero).VariableWithShape("bias", shapes.Make(h.DType(), w)).NodeValue(h.Graph())
+		h = Convolve(h, k).Strides(2).PadSame().Done() // [N, H', W', w]: odd 3×3 kernels (even ones have wrong input gradients)
+		h = activation.Swish(Add(h, BroadcastToDims(Reshape(b, 1, 1, 1, w), h.Shape().Dimensions...)))
+		in = w
+	}
+	h = ReduceMean(h, 1, 2)                                                           // [N, w]: global average pool
+	h = activation.Swish(dense(scope.In("fc1"), h, p.Widths[len(p.Widths)-1], false)) // [N, w]
+	out := dense(scope.In("fc2"), h, 1, false)                                        // [N, 1]
+	return Reshape(out, out.Shape().Dimensions[0])
+}
+
+// Train takes `steps` steps on frames drawn from ds, each noised with its own σ ~ U[0, 1].
+func (p *NoisePredictor) Train(ds Dataset, steps int) (loss float64, err error) {
+	defer catch(&err)
+	if ds == nil {
+		return 0, paramErr("ds", "nil", "a Dataset")
+	}
+	if _, c, h, w, _ := ds.Shape(); c != p.Channels || h != p.Height || w != p.Width {
+		return 0, paramErr("ds.Shape", fmt.Sprintf("[T, %d, %d, %d]", c, h, w), fmt.Sprintf("[T, %d, %d, %d] (g_φ's frames)", p.Channels, p.Height, p.Width))
+	}
+	for i := 0; i < steps; i++ {
+		xs, sigma, _, err := noisyFrames(ds, p.rng, p.Config.Batch)
+		if err != nil {
+			return 0, err
+		}
+		n := xs.NumFrames()
+		outs, err := p.train.Call(toTensorAs(p.DType, xs.Data, n, p.Channels, p.Height, p.Width), toTensorAs(p.DType, sigma, n))
+		if err != nil {
+			return 0, err
+		}
+		v, err := fromTensorAs(p.DType, outs[0])
+		if err != nil {
+			return 0, err
+		}
+		loss = v[0]
+		p.Step++
+		p.History = append(p.History, loss)
+	}
+	return loss, nil
+}
+
+// EstimateSigma implements NoiseEstimator: σ̂ = sigmoid(g_φ(frame)) for every frame of x.
+func (p *NoisePredictor) EstimateSigma(x *Window) (sigma []float64, err error) {
+	defer catch(&err)
+	if err := x.Validate("x"); err != nil {
+		return nil, err
+	}
+	if x.Shape[2] != p.Channels || x.Shape[3] != p.Height || x.Shape[4] != p.Width {
+		return nil, paramErr("x.Shape", x.Shape, fmt.Sprintf("[B, T, %d, %d, %d] (g_φ's frames)", p.Channels, p.Height, p.Width))
+	}
+	n := x.NumFrames()
+	outs, err := p.predict.Call(toTensorAs(p.DType, x.Data, n, p.Channels, p.Height, p.Width))
+	if err != nil {
+		return nil, err
+	}
+	l, err := fromTensorAs(p.DType, outs[0])
+	if err != nil {
+		return nil, err
+	}
+	for i := range l {
+		l[i] = SigmaFromLogit(l[i])
+	}
+	return l, nil
+}
