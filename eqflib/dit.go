@@ -42,7 +42,7 @@ type DiTConfig struct {
 // time embedding 256, 32×32×4 latents with patch 2) for a GPU.
 var DiTPresets = map[string]DiTConfig{
 	"tiny":  {Channels: 3, Height: 16, Width: 16, Patch: 4, Hidden: 48, Depth: 2, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 64},
-	"small": {Channels: 3, Height: 32, Width: 32, Patch: 4, Hidden: 192, Depth: 6, Heads: 6, MLPRatio: 4, CondDim: 3, LevelFreqs: 128},
+	"small": {Channels: 3, Height: 32, Width: 32, Patch: 8, Hidden: 256, Depth: 4, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 128},
 	"paper": {Channels: 4, Height: 32, Width: 32, Patch: 2, Hidden: 768, Depth: 10, Heads: 12, MLPRatio: 4, CondDim: 3, LevelFreqs: 256},
 }
 

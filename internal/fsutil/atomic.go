@@ -23,6 +23,9 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 	if _, err = f.Write(data); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
+	if err = f.Chmod(0o644); err != nil { // CreateTemp makes 0600; saved outputs are readable like os.WriteFile's
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}

@@ -1,8 +1,9 @@
 // Command eqf is the Equilibrium Forcing toolkit's command line.
 //
-//	eqf demo [flags]   sample Gaussian data with the exact oracle and several samplers
-//
-// Later subcommands (train, sample, figure, repl) arrive with the DiT and the kernel.
+//	eqf demo [flags]         train EqF and h_ω on the maze world and roll out a video (make demo)
+//	eqf train [flags]        train a DiT on a world with one of the objectives
+//	eqf sample [flags]       roll out a trained checkpoint over a clip's actions
+//	eqf oracle-demo [flags]  sample Gaussian data with the exact oracle and several samplers
 package main
 
 import (
@@ -14,8 +15,12 @@ func usage() {
 	fmt.Fprintln(os.Stderr, `usage: eqf <command> [flags]
 
 commands:
-  demo    sample N(m, s²I) data with the exact oracle fields and several samplers,
-          and print each sampler's moments against the data and its network evaluations
+  demo         train EqF (small preset) and its readout on the maze world, then roll out an
+               action-conditioned video with closed-loop NAG into out/demo (about 6 minutes)
+  train        train a DiT on a world with one objective (-set key=value overrides)
+  sample       roll out a trained checkpoint over a ground-truth clip's actions
+  oracle-demo  sample N(m, s²I) data with the exact oracle fields and several samplers,
+               and print each sampler's moments against the data and its network evaluations
 
 run "eqf <command> -h" for a command's flags`)
 }
@@ -29,6 +34,12 @@ func main() {
 	switch os.Args[1] {
 	case "demo":
 		err = runDemo(os.Args[2:])
+	case "train":
+		err = runTrain(os.Args[2:])
+	case "sample":
+		err = runSample(os.Args[2:])
+	case "oracle-demo":
+		err = runOracleDemo(os.Args[2:])
 	case "-h", "-help", "--help", "help":
 		usage()
 		return

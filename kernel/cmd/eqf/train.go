@@ -1,0 +1,204 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/equilibriumforcing/eqf/data"
+	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/gomlx/compute/dtypes"
+)
+
+// settings collects repeated -set key=value overrides.
+type settings map[string]string
+
+func (s settings) String() string { return fmt.Sprint(map[string]string(s)) }
+func (s settings) Set(kv string) error {
+	k, v, ok := strings.Cut(kv, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("-set %q: want key=value", kv)
+	}
+	s[k] = v
+	return nil
+}
+
+// trainSettable lists the keys -set accepts for training.
+var trainSettable = []string{"lr", "warmup", "batch", "ema", "wd", "clip", "max_context", "hidden", "depth", "heads", "patch", "mlp_ratio"}
+
+func applySettings(s settings, tc *eqflib.TrainConfig, dc *eqflib.DiTConfig) error {
+	for k, v := range s {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return fmt.Errorf("-set %s=%s: the value must be a number", k, v)
+		}
+		switch k {
+		case "lr":
+			tc.LR = f
+		case "warmup":
+			tc.Warmup = int(f)
+		case "batch":
+			tc.Batch = int(f)
+		case "ema":
+			tc.EMADecay = f
+		case "wd":
+			tc.WeightDecay = f
+		case "clip":
+			tc.ClipNorm = f
+		case "max_context":
+			tc.MaxContext = int(f)
+		case "hidden":
+			dc.Hidden = int(f)
+		case "depth":
+			dc.Depth = int(f)
+		case "heads":
+			dc.Heads = int(f)
+		case "patch":
+			dc.Patch = int(f)
+		case "mlp_ratio":
+			dc.MLPRatio = f
+		default:
+			keys := append([]string(nil), trainSettable...)
+			sort.Strings(keys)
+			return fmt.Errorf("-set %s: unknown key, must be one of %s", k, strings.Join(keys, ", "))
+		}
+	}
+	return nil
+}
+
+type trainArgs struct {
+	world, preset, objective string
+	frames, steps            int
+	readoutSteps             int
+	seed                     uint64
+	out                      string
+	resume                   bool
+	ckptEvery, evalEvery     int
+	set                      settings
+}
+
+func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs, error) {
+	a := defaults
+	a.set = settings{}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.StringVar(&a.world, "world", a.world, "data world: maze, shapes or pan")
+	fs.StringVar(&a.preset, "preset", a.preset, "DiT preset: tiny, small or paper")
+	fs.StringVar(&a.objective, "objective", a.objective, "eqf, fm, eqm, nufm or diffusion")
+	fs.IntVar(&a.frames, "frames", a.frames, "frames per training window")
+	fs.IntVar(&a.steps, "steps", a.steps, "optimiser steps (total, counting resumed ones)")
+	fs.IntVar(&a.readoutSteps, "readout-steps", a.readoutSteps, "h_ω training steps after the backbone (EqF-type objectives; 0 skips)")
+	fs.Uint64Var(&a.seed, "seed", a.seed, "seed of data, initialisation and noise")
+	fs.StringVar(&a.out, "out", a.out, "output directory (checkpoints, history, stats)")
+	fs.BoolVar(&a.resume, "resume", a.resume, "continue from the newest checkpoint in -out")
+	fs.IntVar(&a.ckptEvery, "ckpt-every", a.ckptEvery, "checkpoint every this many steps (and at the end)")
+	fs.IntVar(&a.evalEvery, "eval-every", a.evalEvery, "validation loss every this many steps (0: never)")
+	fs.Var(a.set, "set", "override a setting, key=value (repeatable): "+strings.Join(trainSettable, ", "))
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+var defaultTrain = trainArgs{world: "maze", preset: "tiny", objective: "eqf", frames: 4, steps: 200, seed: 1, out: "out/train", ckptEvery: 100, evalEvery: 50}
+
+func runTrain(args []string) error {
+	a, err := parseTrainArgs("train", args, defaultTrain)
+	if err != nil {
+		return err
+	}
+	_, err = train(a)
+	return err
+}
+
+// train runs the backbone (and optionally h_ω) training described by a, writing checkpoints,
+// history.json/.csv and stats.json into a.out. It returns the trained DiT.
+func train(a *trainArgs) (*eqflib.DiT, error) {
+	world, err := data.WorldByName(a.world)
+	if err != nil {
+		return nil, err
+	}
+	dc, err := eqflib.DiTPreset(a.preset)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := eqflib.ParseObjective(a.objective)
+	if err != nil {
+		return nil, err
+	}
+	tc := eqflib.DefaultTrainConfig(obj)
+	tc.Seed, tc.Warmup = a.seed, 100
+	if err := applySettings(a.set, &tc, &dc); err != nil {
+		return nil, err
+	}
+	dc.CondDim = world.CondDim()
+	trainDS, valDS, err := data.NewWorldSplits(world, a.frames, dc.Height, dc.Width, 100000, 512, a.seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(a.out, 0o755); err != nil {
+		return nil, err
+	}
+	if err := trainDS.Stats.Save(filepath.Join(a.out, "stats.json")); err != nil {
+		return nil, err
+	}
+	m, err := eqflib.NewDiT(dc, obj.NoiseConditional(), int64(a.seed), dtypes.Float32)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := eqflib.NewTrainer(m, trainDS, valDS, tc)
+	if err != nil {
+		return nil, err
+	}
+	if a.resume {
+		if last := eqflib.LatestCheckpoint(a.out); last != "" {
+			if err := tr.RestoreCheckpoint(last); err != nil {
+				return nil, err
+			}
+			fmt.Printf("resumed from %s at step %d\n", last, tr.Step)
+		}
+	}
+	fmt.Printf("training %s (%s, %d parameters) with %s on %s %dx%d, %d frames, batch %d\n",
+		a.preset, m.Info().Name, dc.NumParams(), obj.Kind, a.world, dc.Height, dc.Width, a.frames, tc.Batch)
+	if err := tr.Run(a.steps, eqflib.RunOptions{EvalEvery: a.evalEvery, Progress: os.Stdout, CheckpointDir: a.out, CheckpointEvery: a.ckptEvery}); err != nil {
+		return nil, err
+	}
+	if err := writeHistory(a.out, tr.History); err != nil {
+		return nil, err
+	}
+	if a.readoutSteps > 0 && !obj.NoiseConditional() {
+		rt, err := eqflib.NewReadoutTrainer(m, trainDS, eqflib.ProbeConfig{Batch: 8, LR: 2e-3, Warmup: 50, Seed: a.seed, Proj: eqflib.ParamReadoutProj})
+		if err != nil {
+			return nil, err
+		}
+		loss, err := rt.Train(a.readoutSteps)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Printf("h_ω: %d steps, logit MSE %.4f\n", a.readoutSteps, loss)
+		if _, err := tr.SaveCheckpoint(a.out, 3); err != nil { // the readout's variables join the checkpoint
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func writeHistory(dir string, h []eqflib.LossPoint) error {
+	js, err := json.MarshalIndent(h, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := data.WriteFileAtomic(filepath.Join(dir, "history.json"), js); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("step,loss,grad_norm,val_loss\n")
+	for _, p := range h {
+		fmt.Fprintf(&b, "%d,%g,%g,%g\n", p.Step, p.Loss, p.GradNorm, p.ValLoss)
+	}
+	return data.WriteFileAtomic(filepath.Join(dir, "history.csv"), []byte(b.String()))
+}
