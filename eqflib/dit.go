@@ -3,8 +3,6 @@ package eqflib
 import (
 	"fmt"
 	"math"
-	"sort"
-	"strings"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/shapes"
@@ -50,12 +48,7 @@ var DiTPresets = map[string]DiTConfig{
 func DiTPreset(name string) (DiTConfig, error) {
 	c, ok := DiTPresets[name]
 	if !ok {
-		names := make([]string, 0, len(DiTPresets))
-		for n := range DiTPresets {
-			names = append(names, fmt.Sprintf("%q", n))
-		}
-		sort.Strings(names)
-		return DiTConfig{}, paramErr("preset", name, "one of "+strings.Join(names, ", "))
+		return DiTConfig{}, paramErr("preset", name, oneOf(DiTPresets))
 	}
 	return c, nil
 }

@@ -164,7 +164,26 @@ func (d *DiT) eval(x *Window, level, cond []float64, opts EvalOptions) (out *Out
 		}
 		copy(cv, cond)
 	}
-	outs, err := d.exec.Call(toTensorAs(d.DType, x.Data, x.Shape[:]...), toTensorAs(d.DType, lv, B, T), toTensorAs(d.DType, cv, B, T, k))
+	outs, err := callToHost(d.exec.Exec, d.DType, toTensorAs(d.DType, x.Data, x.Shape[:]...), toTensorAs(d.DType, lv, B, T), toTensorAs(d.DType, cv, B, T, k))
+	if err != nil {
+		return nil, err
+	}
+	out = &Output{V: &Window{Shape: x.Shape, Data: outs[0]}}
+	if opts.Readout {
+		out.SigmaHat = outs[1+c.Depth]
+	}
+	if opts.Activations {
+		for _, zd := range outs[1 : 1+c.Depth] {
+			out.Z = append(out.Z, &Window{Shape: [5]int{B, T, c.Hidden, 1, 1}, Data: zd})
+		}
+	}
+	return out, nil
+}
+
+// callToHost runs an executor and returns every output as float64 host values, releasing the
+// output tensors.
+func callToHost(call func(args ...any) ([]*tensors.Tensor, error), dtype dtypes.DType, args ...any) ([][]float64, error) {
+	outs, err := call(args...)
 	if err != nil {
 		return nil, err
 	}
@@ -173,25 +192,13 @@ func (d *DiT) eval(x *Window, level, cond []float64, opts EvalOptions) (out *Out
 			_ = o.FinalizeAll()
 		}
 	}()
-	out = &Output{V: NewWindowLike(x)}
-	if out.V.Data, err = fromTensorAs(d.DType, outs[0]); err != nil {
-		return nil, err
-	}
-	if opts.Readout {
-		if out.SigmaHat, err = fromTensorAs(d.DType, outs[1+c.Depth]); err != nil {
+	res := make([][]float64, len(outs))
+	for i, o := range outs {
+		if res[i], err = fromTensorAs(dtype, o); err != nil {
 			return nil, err
 		}
 	}
-	if opts.Activations {
-		for _, zt := range outs[1 : 1+c.Depth] {
-			zd, err := fromTensorAs(d.DType, zt)
-			if err != nil {
-				return nil, err
-			}
-			out.Z = append(out.Z, &Window{Shape: [5]int{B, T, c.Hidden, 1, 1}, Data: zd})
-		}
-	}
-	return out, nil
+	return res, nil
 }
 
 // toTensorAs converts host values to a tensor of the given float type.

@@ -83,24 +83,13 @@ func (g *GraphField) Eval(x *Window, level []float64, opts EvalOptions) (out *Ou
 		return nil, paramErr("EvalOptions.Activations", true, "false: a GraphField returns no activations")
 	}
 	B, T := x.Shape[0], x.Shape[1]
-	tx, tl := toTensorAs(g.dtype, x.Data, x.Shape[:]...), toTensorAs(g.dtype, level, B, T)
-	outs, err := g.exec.Call(tx, tl)
+	outs, err := callToHost(g.exec.Call, g.dtype, toTensorAs(g.dtype, x.Data, x.Shape[:]...), toTensorAs(g.dtype, level, B, T))
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		for _, o := range outs {
-			_ = o.FinalizeAll()
-		}
-	}()
-	out = &Output{V: NewWindowLike(x)}
-	if out.V.Data, err = fromTensorAs(g.dtype, outs[0]); err != nil {
-		return nil, err
-	}
+	out = &Output{V: &Window{Shape: x.Shape, Data: outs[0]}}
 	if opts.Readout {
-		if out.SigmaHat, err = fromTensorAs(g.dtype, outs[1]); err != nil {
-			return nil, err
-		}
+		out.SigmaHat = outs[1]
 	}
 	return out, nil
 }

@@ -141,12 +141,17 @@ var Samplers = map[string]Sampler{
 func SamplerByName(name string) (Sampler, error) {
 	s, ok := Samplers[name]
 	if !ok {
-		names := make([]string, 0, len(Samplers))
-		for n := range Samplers {
-			names = append(names, fmt.Sprintf("%q", n))
-		}
-		sort.Strings(names)
-		return nil, paramErr("sampler", name, "one of "+strings.Join(names, ", "))
+		return nil, paramErr("sampler", name, oneOf(Samplers))
 	}
 	return s, nil
+}
+
+// oneOf describes the allowed names of a registry: `one of "a", "b", …` (sorted).
+func oneOf[V any](registry map[string]V) string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, fmt.Sprintf("%q", n))
+	}
+	sort.Strings(names)
+	return "one of " + strings.Join(names, ", ")
 }
