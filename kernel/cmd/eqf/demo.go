@@ -24,6 +24,6 @@ func runDemo(args []string) error {
 	if err := sample(&s); err != nil {
 		return err
 	}
-	fmt.Printf("demo done in %v: %s/history.csv (loss curve data), rollout.gif, rollout.png, truth.png\n", time.Since(start).Round(time.Second), a.out)
+	fmt.Printf("demo done in %v: %s/loss.png, history.csv, rollout.gif, rollout.png, truth.png\n", time.Since(start).Round(time.Second), a.out)
 	return nil
 }

@@ -48,7 +48,7 @@ func TestTrainThenSample(t *testing.T) {
 	if err := sample(s); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"history.csv", "history.json", "stats.json", "rollout.gif", "rollout.png", "truth.png", "ckpt-00000006.eqf"} {
+	for _, f := range []string{"history.csv", "history.json", "loss.png", "stats.json", "rollout.gif", "rollout.png", "truth.png", "ckpt-00000006.eqf"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}

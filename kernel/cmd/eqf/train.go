@@ -12,6 +12,7 @@ import (
 
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/plots"
 	"github.com/gomlx/compute/dtypes"
 )
 
@@ -168,6 +169,11 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 		return nil, err
 	}
 	if err := writeHistory(a.out, tr.History); err != nil {
+		return nil, err
+	}
+	title := fmt.Sprintf("%s on %s %dx%d (%s preset)", obj.Kind, a.world, dc.Height, dc.Width, a.preset)
+	if err := plots.LossCurves(filepath.Join(a.out, "loss.png"), []plots.Run{{Name: obj.Kind.String(), History: tr.History}},
+		plots.LossOptions{Title: title}); err != nil {
 		return nil, err
 	}
 	if a.readoutSteps > 0 && !obj.NoiseConditional() {
