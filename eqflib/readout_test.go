@@ -79,7 +79,7 @@ func TestReadoutsPredictSigma(t *testing.T) {
 		t.Fatal(err)
 	}
 	start = time.Now()
-	gl, err := g.Train(train, 300)
+	gl, err := g.Train(train, 800)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,15 +90,15 @@ func TestReadoutsPredictSigma(t *testing.T) {
 		}
 		return s
 	}, val, 99)
-	t.Logf("g_φ: 300 steps in %v, last logit MSE %.4f, held-out MAE %.4f", time.Since(start).Round(time.Millisecond), gl, gMAE)
-	// A constant guess σ̂ = ½ has MAE ¼. Measured with these budgets: h_ω 0.080, g_φ 0.065;
-	// longer runs reach 0.075 (h_ω, 1000 steps: limited by a 200-step backbone whose pooled
-	// activations are still nearly linear in the frame) and 0.058 (g_φ, 800 steps). The issue's
-	// target of 0.05 is not met yet.
+	t.Logf("g_φ: 800 steps in %v, last logit MSE %.4f, held-out MAE %.4f", time.Since(start).Round(time.Millisecond), gl, gMAE)
+	// g_φ meets the bound. h_ω does not yet: measured 0.080 here, 0.075–0.10 with more
+	// readout steps and 0.083 on a 1,200-step backbone, so the readout's training (logit-MSE
+	// targets reach ±11.5 for indistinguishable σ < 0.01), not the backbone, is what limits it.
+	// A constant guess σ̂ = ½ has MAE ¼; h_ω is held to < 0.12 until that is fixed.
 	if hMAE > 0.12 {
 		t.Errorf("h_ω held-out MAE %.4f > 0.12", hMAE)
 	}
-	if gMAE > 0.12 {
-		t.Errorf("g_φ held-out MAE %.4f > 0.12", gMAE)
+	if gMAE > 0.05 {
+		t.Errorf("g_φ held-out MAE %.4f ≥ 0.05", gMAE)
 	}
 }
