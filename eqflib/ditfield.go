@@ -156,15 +156,11 @@ func (d *DiT) eval(x *Window, level, cond []float64, opts EvalOptions) (out *Out
 		}
 		copy(lv, level)
 	}
-	k := max(c.CondDim, 1)
-	cv := make([]float64, B*T*k)
-	if c.CondDim > 0 {
-		if len(cond) != B*T*c.CondDim {
-			return nil, paramErr("cond", fmt.Sprintf("len %d", len(cond)), fmt.Sprintf("len %d = B·T·CondDim", B*T*c.CondDim))
-		}
-		copy(cv, cond)
+	ct, err := condTensor(d.DType, cond, B, T, c.CondDim)
+	if err != nil {
+		return nil, err
 	}
-	outs, err := callToHost(d.exec.Exec, d.DType, toTensorAs(d.DType, x.Data, x.Shape[:]...), toTensorAs(d.DType, lv, B, T), toTensorAs(d.DType, cv, B, T, k))
+	outs, err := callToHost(d.exec.Exec, d.DType, toTensorAs(d.DType, x.Data, x.Shape[:]...), toTensorAs(d.DType, lv, B, T), ct)
 	if err != nil {
 		return nil, err
 	}
@@ -199,6 +195,19 @@ func callToHost(call func(args ...any) ([]*tensors.Tensor, error), dtype dtypes.
 		}
 	}
 	return res, nil
+}
+
+// condTensor is the conditions input [B, T, max(condDim, 1)] of a backbone graph: the per-frame
+// conditions, or zeros of width 1 for an unconditioned model (graphs always take the input; the
+// backbone ignores it when CondDim = 0). It checks the length.
+func condTensor(dtype dtypes.DType, cond []float64, b, t, condDim int) (*tensors.Tensor, error) {
+	if len(cond) != b*t*condDim {
+		return nil, paramErr("cond", fmt.Sprintf("len %d", len(cond)), fmt.Sprintf("len %d = B·T·CondDim", b*t*condDim))
+	}
+	if condDim == 0 {
+		return toTensorAs(dtype, make([]float64, b*t), b, t, 1), nil
+	}
+	return toTensorAs(dtype, cond, b, t, condDim), nil
 }
 
 // toTensorAs converts host values to a tensor of the given float type.

@@ -188,12 +188,12 @@ func (rt *ReadoutTrainer) Train(steps int) (loss float64, err error) {
 			return 0, err
 		}
 		B, T := xs.Shape[0], xs.Shape[1]
-		k := max(rt.Model.Config.CondDim, 1)
-		if len(cond) == 0 {
-			cond = make([]float64, B*T)
-		}
 		dt := rt.Model.DType
-		outs, err := rt.exec.Call(toTensorAs(dt, xs.Data, xs.Shape[:]...), toTensorAs(dt, sigma, B, T), toTensorAs(dt, cond, B, T, k))
+		ct, err := condTensor(dt, cond, B, T, rt.Model.Config.CondDim)
+		if err != nil {
+			return 0, err
+		}
+		outs, err := rt.exec.Call(toTensorAs(dt, xs.Data, xs.Shape[:]...), toTensorAs(dt, sigma, B, T), ct)
 		if err != nil {
 			return 0, err
 		}

@@ -303,12 +303,15 @@ func (t *Trainer) batch(ds Dataset, rng *rand.Rand) (x, eps *Window, level, mask
 	return
 }
 
-func (t *Trainer) inputs(x, eps *Window, level, mask, cond []float64) []any {
+func (t *Trainer) inputs(x, eps *Window, level, mask, cond []float64) ([]any, error) {
 	dt := t.Model.DType
 	B, T := x.Shape[0], x.Shape[1]
-	k := max(t.Model.Config.CondDim, 1)
+	ct, err := condTensor(dt, cond, B, T, t.Model.Config.CondDim)
+	if err != nil {
+		return nil, err
+	}
 	return []any{toTensorAs(dt, x.Data, x.Shape[:]...), toTensorAs(dt, eps.Data, eps.Shape[:]...),
-		toTensorAs(dt, level, B, T), toTensorAs(dt, mask, B, T), toTensorAs(dt, cond, B, T, k)}
+		toTensorAs(dt, level, B, T), toTensorAs(dt, mask, B, T), ct}, nil
 }
 
 // TrainStep takes one optimiser step on the next batch of the training stream and returns its
@@ -341,13 +344,11 @@ func (t *Trainer) TrainStepOn(x, eps *Window, level, mask, cond []float64) (loss
 	if err := perFrame("mask", x, mask); err != nil {
 		return 0, err
 	}
-	if k := t.Model.Config.CondDim; len(cond) != x.NumFrames()*k {
-		return 0, paramErr("cond", fmt.Sprintf("len %d", len(cond)), fmt.Sprintf("len %d = B·T·CondDim", x.NumFrames()*k))
+	in, err := t.inputs(x, eps, level, mask, cond)
+	if err != nil {
+		return 0, err
 	}
-	if len(cond) == 0 {
-		cond = make([]float64, x.NumFrames())
-	}
-	outs, err := t.stepExec.Call(t.inputs(x, eps, level, mask, cond)...)
+	outs, err := t.stepExec.Call(in...)
 	if err != nil {
 		return 0, err
 	}
@@ -389,10 +390,11 @@ func (t *Trainer) ValLoss(batches int, useEMA bool) (loss float64, err error) {
 		if err != nil {
 			return 0, err
 		}
-		if len(cond) == 0 {
-			cond = make([]float64, x.NumFrames()) // a placeholder [B, T, 1] input for unconditioned models
+		in, err := t.inputs(x, eps, level, mask, cond)
+		if err != nil {
+			return 0, err
 		}
-		outs, err := exec.Call(t.inputs(x, eps, level, mask, cond)...)
+		outs, err := exec.Call(in...)
 		if err != nil {
 			return 0, err
 		}

@@ -46,6 +46,11 @@ func TestTrainSmoke(t *testing.T) {
 		}
 	}
 	t.Logf("%.1f ms/step", float64(time.Since(start).Milliseconds())/30)
+	x, cond, _ := eqflib.LoadBatch(train, []int{0})
+	eps, _ := eqflib.Randn(eqflib.NewRNG(1), 1, 4, 3, 16, 16)
+	if _, err := tr.TrainStepOn(x, eps, make([]float64, 4), nil, cond[:5]); err == nil || !strings.Contains(err.Error(), "cond") {
+		t.Errorf("conditions of the wrong length: %v", err)
+	}
 	vl, err := tr.ValLoss(2, true)
 	vlive, _ := tr.ValLoss(2, false)
 	t.Logf("val loss EMA %.4f live %.4f (%v)", vl, vlive, err)

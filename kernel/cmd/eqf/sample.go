@@ -12,14 +12,14 @@ import (
 
 type sampleArgs struct {
 	ckpt, world, sampler, warp, out string
-	frames, context, steps          int
+	frames, context, window, steps  int
 	momentum                        float64
 	closed                          bool
 	seed                            uint64
 }
 
 var defaultSample = sampleArgs{ckpt: "out/train", world: "maze", sampler: "nag", warp: "c", out: "out/sample",
-	frames: 16, context: 2, steps: 30, momentum: 0.3, closed: true, seed: 7}
+	frames: 16, context: 2, window: 4, steps: 30, momentum: 0.3, closed: true, seed: 7}
 
 func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, error) {
 	a := d
@@ -31,6 +31,7 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 	fs.StringVar(&a.out, "out", a.out, "output directory")
 	fs.IntVar(&a.frames, "frames", a.frames, "rollout length in frames")
 	fs.IntVar(&a.context, "context", a.context, "context frames kept in each window (the first come from the data)")
+	fs.IntVar(&a.window, "window", a.window, "frames per window (the -frames the model was trained with)")
 	fs.IntVar(&a.steps, "steps", a.steps, "sampler steps per window")
 	fs.Float64Var(&a.momentum, "momentum", a.momentum, "NAG momentum μ")
 	fs.BoolVar(&a.closed, "closed", a.closed, "closed loop: step sizes from the readout σ̂ (needs h_ω)")
@@ -108,7 +109,7 @@ func sample(a *sampleArgs) error {
 	if world.CondDim() != cfg.CondDim {
 		return fmt.Errorf("world %s has %d conditions, the model %d", a.world, world.CondDim(), cfg.CondDim)
 	}
-	window := 4
+	window := a.window
 	if a.context < 1 || a.context >= window || a.frames <= a.context {
 		return fmt.Errorf("-context = %d out of range: must be in [1, %d) and below -frames = %d", a.context, window, a.frames)
 	}
@@ -137,7 +138,7 @@ func sample(a *sampleArgs) error {
 	gen := norm(truth.Pixels[:a.context*n]) // frames so far, normalised
 	rng := eqflib.NewRNG(a.seed)
 	nfe := 0
-	for t0 := 0; len(gen)/n < a.frames; t0 += window - a.context {
+	for len(gen)/n < a.frames {
 		have := len(gen) / n
 		x, _ := eqflib.Randn(rng, 1, window, cfg.Channels, cfg.Height, cfg.Width)
 		copy(x.Data, gen[(have-a.context)*n:])
