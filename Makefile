@@ -8,7 +8,7 @@ export GOTOOLCHAIN := go1.27.3
 export GOEXPERIMENT := simd
 GO ?= go
 
-.PHONY: all test vet fmt-check demo bench bench-matmul
+.PHONY: all test vet fmt-check demo bench bench-matmul bench-peer peer-deps
 
 all: test
 
@@ -23,7 +23,7 @@ fmt-check:
 	@out="$$($$($(GO) env GOROOT)/bin/gofmt -l $$(git ls-files '*.go' | grep -v '^symbols/'))"; \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
-## demo: the exact-oracle sampler demo (until the DiT lands)
+## demo: train EqF + h_ω (small preset) on the maze world and roll out a video into out/demo
 demo:
 	$(GO) run ./kernel/cmd/eqf demo
 
@@ -37,3 +37,16 @@ bench-matmul:
 	$(GO) test -count=1 -run '^$$' -bench MatMul512 -benchtime 20x ./eqflib/
 	@echo "== GOEXPERIMENT= (no SIMD)"
 	GOEXPERIMENT= $(GO) test -count=1 -run '^$$' -bench MatMul512 -benchtime 5x ./eqflib/
+
+## bench-peer: BenchmarkTrainStep/SampleStep against the PyTorch peer (same DiT, same shapes),
+## measured in one run and printed as ratios. Installs Debian's python3-torch and OpenBLAS.
+PEER_PY := /usr/bin/python3
+bench-peer: peer-deps
+	$(GO) test -count=1 -run '^$$' -bench 'TrainStep|SampleStep' -benchtime 20x ./eqflib/ | tee out/bench-go.txt
+	$(PEER_PY) bench/torch_peer.py out/bench-go.txt
+
+peer-deps:
+	@mkdir -p out
+	@$(PEER_PY) -c 'import torch' 2>/dev/null && dpkg -s libopenblas0-openmp >/dev/null 2>&1 || \
+	  { SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
+	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3-torch libopenblas0-openmp; }
