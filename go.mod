@@ -21,5 +21,6 @@ require (
 	golang.org/x/exp v0.0.0-20260908205506-85c1c2202aba // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.35.0 // indirect
+	gonum.org/v1/gonum v0.16.0 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 )
