@@ -15,6 +15,7 @@ import (
 	"github.com/equilibriumforcing/eqf/internal/fsutil"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 )
 
 // Checkpoints are single files: a magic line, a JSON header (trainer state and the list of
@@ -45,6 +46,7 @@ type ckptHeader struct {
 	RNG              []byte      `json:"rng"`
 	History          []LossPoint `json:"history"`
 	Variables        []ckptVar   `json:"variables"`
+	Net              *NetConfig  `json:"net,omitempty"` // for non-DiT networks (the action net)
 }
 
 // SaveCheckpoint writes the trainer's full state (weights, EMA, optimiser moments, step, data
@@ -64,13 +66,33 @@ func (t *Trainer) SaveCheckpoint(dir string, keep int) (path string, err error) 
 	}
 	h := ckptHeader{Step: t.Step, Objective: t.Config.Objective.Kind.String(), Config: t.Model.Config,
 		NoiseConditional: t.Model.NoiseConditional, DType: t.Model.DType.String(), RNG: rng, History: t.History}
+	file, err := encodeStore(h, t.Model.Store)
+	if err != nil {
+		return "", err
+	}
+	path = filepath.Join(dir, fmt.Sprintf(CheckpointPattern, t.Step))
+	if err := fsutil.WriteFileAtomic(path, file); err != nil {
+		return "", fmt.Errorf("eqflib: %w", err)
+	}
+	// Keep the newest `keep`.
+	old, _ := filepath.Glob(filepath.Join(dir, "ckpt-*.eqf"))
+	sort.Strings(old)
+	for i := 0; i < len(old)-keep; i++ {
+		os.Remove(old[i])
+	}
+	return path, nil
+}
+
+// encodeStore serialises every variable of store after the header h: magic, header length,
+// JSON header, raw tensors, SHA-256 of all that.
+func encodeStore(h ckptHeader, store *model.Store) ([]byte, error) {
 	var payload bytes.Buffer
 	paths := make([]string, 0)
 	vars := map[string]*tensors.Tensor{}
-	for v := range t.Model.Store.IterVariables() {
+	for v := range store.IterVariables() {
 		val, err := v.Value()
 		if err != nil {
-			return "", fmt.Errorf("eqflib: checkpoint: variable %s: %w", v.Path(), err)
+			return nil, fmt.Errorf("eqflib: checkpoint: variable %s: %w", v.Path(), err)
 		}
 		paths = append(paths, v.Path())
 		vars[v.Path()] = val
@@ -81,14 +103,14 @@ func (t *Trainer) SaveCheckpoint(dir string, keep int) (path string, err error) 
 	for i, p := range paths {
 		b, err := tensorBytes(vars[p])
 		if err != nil {
-			return "", fmt.Errorf("eqflib: checkpoint: variable %s: %w", p, err)
+			return nil, fmt.Errorf("eqflib: checkpoint: variable %s: %w", p, err)
 		}
 		h.Variables[i].Offset, h.Variables[i].Bytes = payload.Len(), len(b)
 		payload.Write(b)
 	}
 	head, err := json.Marshal(h)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var file bytes.Buffer
 	file.WriteString(checkpointMagic)
@@ -97,17 +119,7 @@ func (t *Trainer) SaveCheckpoint(dir string, keep int) (path string, err error) 
 	file.Write(payload.Bytes())
 	sum := sha256.Sum256(file.Bytes())
 	file.Write(sum[:])
-	path = filepath.Join(dir, fmt.Sprintf(CheckpointPattern, t.Step))
-	if err := fsutil.WriteFileAtomic(path, file.Bytes()); err != nil {
-		return "", fmt.Errorf("eqflib: %w", err)
-	}
-	// Keep the newest `keep`.
-	old, _ := filepath.Glob(filepath.Join(dir, "ckpt-*.eqf"))
-	sort.Strings(old)
-	for i := 0; i < len(old)-keep; i++ {
-		os.Remove(old[i])
-	}
-	return path, nil
+	return file.Bytes(), nil
 }
 
 // LatestCheckpoint returns the newest checkpoint in dir ("" when there is none).
@@ -202,6 +214,10 @@ func LoadDiT(path string) (d *DiT, err error) {
 }
 
 func restoreVariables(d *DiT, h *ckptHeader, payload []byte) error {
+	return restoreStore(d.Store, h, payload)
+}
+
+func restoreStore(store *model.Store, h *ckptHeader, payload []byte) error {
 	for _, cv := range h.Variables {
 		t, err := tensorFromBytes(cv, payload[cv.Offset:cv.Offset+cv.Bytes])
 		if err != nil {
@@ -209,7 +225,7 @@ func restoreVariables(d *DiT, h *ckptHeader, payload []byte) error {
 		}
 		// Reloaded variables come back trainable in GoMLX: the saved flags are restored (the
 		// RNG state and optimiser moments must not be optimised).
-		if err := setVariable(d.Store, cv.Path, t, cv.Trainable); err != nil {
+		if err := setVariable(store, cv.Path, t, cv.Trainable); err != nil {
 			return err
 		}
 	}
