@@ -8,7 +8,7 @@ export GOTOOLCHAIN := go1.27.3
 export GOEXPERIMENT := simd
 GO ?= go
 
-.PHONY: all test vet fmt-check demo bench bench-matmul bench-peer peer-deps
+.PHONY: all test vet fmt-check demo bench bench-matmul bench-peer peer-deps compare
 
 all: test
 
@@ -50,3 +50,11 @@ peer-deps:
 	@$(PEER_PY) -c 'import torch' 2>/dev/null && dpkg -s libopenblas0-openmp >/dev/null 2>&1 || \
 	  { SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
 	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3-torch libopenblas0-openmp; }
+
+## compare: FM vs EqF rolling rollouts (100 frames) scored by FVD in maze-I3D features and NFE.
+## Needs out/demo (make demo); trains the small FM model and the action net when missing.
+compare:
+	@test -f out/demo/stats.json || { echo "run make demo first (the EqF model and h_ω)"; exit 1; }
+	@test -n "$$(ls out/fm-small/ckpt-*.eqf 2>/dev/null)" || $(GO) run ./kernel/cmd/eqf train -preset small -objective fm \
+	  -steps 1200 -out out/fm-small -ckpt-every 400 -eval-every 200 -set lr=2e-3 -set ema=0.995
+	$(GO) run ./kernel/cmd/eqf compare

@@ -19,6 +19,8 @@ commands:
                action-conditioned video with closed-loop NAG into out/demo (about 6 minutes)
   train        train a DiT on a world with one objective (-set key=value overrides)
   sample       roll out a trained checkpoint over a ground-truth clip's actions
+  compare      100-frame action-conditioned rollouts of an FM and an EqF checkpoint with FM Euler,
+               EqF GD, closed-loop EqF NAG and budget-adaptive NAG: FVD (maze-I3D features), NFE
   oracle-demo  sample N(m, s²I) data with the exact oracle fields and several samplers,
                and print each sampler's moments against the data and its network evaluations
 
@@ -40,6 +42,8 @@ func main() {
 		err = runSample(os.Args[2:])
 	case "oracle-demo":
 		err = runOracleDemo(os.Args[2:])
+	case "compare":
+		err = runCompare(os.Args[2:])
 	case "-h", "-help", "--help", "help":
 		usage()
 		return

@@ -63,3 +63,35 @@ func TestTrainThenSample(t *testing.T) {
 		t.Error("-context 4 with a 4-frame window was accepted")
 	}
 }
+
+// A tiny FM and EqF pair goes through eqf compare: four methods, results written, FVDs named.
+func TestCompareTiny(t *testing.T) {
+	dir := t.TempDir()
+	for _, obj := range []string{"fm", "eqf"} {
+		a, err := parseTrainArgs("train", []string{"-preset", "tiny", "-objective", obj, "-steps", "4", "-readout-steps", "2",
+			"-out", filepath.Join(dir, obj), "-ckpt-every", "4", "-eval-every", "0"}, defaultTrain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := train(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := compareArgs{fm: filepath.Join(dir, "fm"), eqf: filepath.Join(dir, "eqf"), features: filepath.Join(dir, "feat.eqf"), out: dir,
+		warp: "c:0.8:0.001", clips: 2, frames: 8, context: 2, horizon: 2, stride: 1, depth: 4, subLen: 4, momentum: 0.2, seed: 3, featureSteps: 3}
+	if err := compare(&a); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "results.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"FVD (maze-I3D features)", "FM Euler", "EqF GD", "closed loop", "budget-adaptive"} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("results.md lacks %q:\n%s", want, raw)
+		}
+	}
+	if _, err := os.Stat(a.features); err != nil {
+		t.Errorf("the action net was not stored: %v", err)
+	}
+}

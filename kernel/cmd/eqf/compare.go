@@ -1,0 +1,259 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/equilibriumforcing/eqf/data"
+	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/internal/fsutil"
+)
+
+// eqf compare: action-conditioned rolling rollouts of an FM and an EqF checkpoint over the same
+// ground-truth clips (same context, same actions), with FM Euler, EqF GD (open loop), EqF NAG
+// (closed loop) and budget-adaptive NAG, scored by FVD in the maze-I3D feature space (the
+// action net; trained and stored first if missing), FVD on pooled pixels, PSNR and flicker.
+
+type compareArgs struct {
+	fm, eqf, features, out, warp   string
+	clips, frames, context         int
+	horizon, stride, depth, subLen int
+	momentum                       float64
+	seed                           uint64
+	featureSteps                   int
+}
+
+func runCompare(args []string) error {
+	a := compareArgs{fm: "out/fm-small", eqf: "out/demo", features: "out/features/maze-i3d.eqf", out: "out/compare", warp: "c:0.8:0.001",
+		clips: 8, frames: 100, context: 2, horizon: 2, stride: 1, depth: 10, subLen: 10, momentum: 0.2, seed: 7, featureSteps: 800}
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.StringVar(&a.fm, "fm", a.fm, "FM checkpoint (file or directory)")
+	fs.StringVar(&a.eqf, "eqf", a.eqf, "EqF checkpoint with h_ω (file or directory)")
+	fs.StringVar(&a.features, "features", a.features, "maze-I3D action net (trained and written here if missing)")
+	fs.StringVar(&a.out, "out", a.out, "output directory (results.json, results.md)")
+	fs.StringVar(&a.warp, "warp", a.warp, "EqF η warp")
+	fs.IntVar(&a.clips, "clips", a.clips, "ground-truth clips (rollouts per method)")
+	fs.IntVar(&a.frames, "frames", a.frames, "frames generated per rollout")
+	fs.IntVar(&a.context, "context", a.context, "context frames C")
+	fs.IntVar(&a.horizon, "horizon", a.horizon, "horizon H")
+	fs.IntVar(&a.stride, "stride", a.stride, "stride S")
+	fs.IntVar(&a.depth, "depth", a.depth, "steps per frame D")
+	fs.IntVar(&a.subLen, "clip-frames", a.subLen, "FVD is computed over non-overlapping clips of this many frames")
+	fs.Float64Var(&a.momentum, "momentum", a.momentum, "NAG momentum μ")
+	fs.Uint64Var(&a.seed, "seed", a.seed, "seed of ground-truth clips and noise")
+	fs.IntVar(&a.featureSteps, "feature-steps", a.featureSteps, "action-net training steps when it is missing")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	return compare(&a)
+}
+
+func loadEMA(path string, readout bool) (*eqflib.DiT, string, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		if p := eqflib.LatestCheckpoint(path); p != "" {
+			path = p
+		} else {
+			return nil, "", fmt.Errorf("no checkpoint in %s", path)
+		}
+	}
+	live, err := eqflib.LoadDiT(path)
+	if err != nil {
+		return nil, "", err
+	}
+	m, err := live.EMA()
+	if err != nil {
+		return nil, "", err
+	}
+	if readout {
+		if err := m.AttachReadout(eqflib.ParamReadoutProj); err != nil {
+			return nil, "", fmt.Errorf("%s: closed-loop sampling needs h_ω: %w", path, err)
+		}
+	}
+	return m, path, nil
+}
+
+// actionNet loads the feature network, or trains and stores it.
+func actionNet(path string, h, w, steps int, seed uint64) (*eqflib.ActionNet, error) {
+	if n, err := eqflib.LoadActionNet(path); err == nil {
+		return n, nil
+	} else if _, serr := os.Stat(path); serr == nil {
+		return nil, err // present but unreadable: never overwrite silently
+	}
+	train, val, err := data.NewWorldSplits(data.NewMaze(data.DefaultMazeConfig()), 8, h, w, 512, 64, seed)
+	if err != nil {
+		return nil, err
+	}
+	cfg := eqflib.DefaultProbeConfig()
+	cfg.Batch, cfg.LR = 16, 3e-3
+	n, err := eqflib.NewActionNet(3, h, w, 3, cfg, int64(seed))
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if _, err := n.Train(train, steps); err != nil {
+		return nil, err
+	}
+	acc, err := n.Accuracy(val, 64)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("maze-I3D action net: %d steps in %v, validation action accuracy %.3f\n", steps, time.Since(start).Round(time.Second), acc)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return n, n.Save(path)
+}
+
+// subclips cuts [B, T, …] videos into non-overlapping clips of n frames: [B·⌊T/n⌋, n, …].
+func subclips(x *eqflib.Window, n int) *eqflib.Window {
+	k := x.Frames() / n
+	out := eqflib.MustNewWindow(x.Batch()*k, n, x.Shape[2], x.Shape[3], x.Shape[4])
+	fs := x.FrameSize()
+	for b := 0; b < x.Batch(); b++ {
+		for j := 0; j < k; j++ {
+			src := (b*x.Frames() + j*n) * fs
+			dst := (b*k + j) * n * fs
+			copy(out.Data[dst:dst+n*fs], x.Data[src:src+n*fs])
+		}
+	}
+	return out
+}
+
+type methodResult struct {
+	Method      string  `json:"method"`
+	FVDMaze     float64 `json:"fvd_maze_i3d"`
+	FVDPixels   float64 `json:"fvd_pixels"`
+	NFE         int     `json:"nfe"`
+	NFEPerFrame float64 `json:"nfe_per_frame"`
+	PSNR        float64 `json:"psnr_db"`
+	Flicker     float64 `json:"flicker"`
+	Seconds     float64 `json:"seconds"`
+}
+
+func compare(a *compareArgs) error {
+	fm, fmPath, err := loadEMA(a.fm, false)
+	if err != nil {
+		return err
+	}
+	eq, eqPath, err := loadEMA(a.eqf, true)
+	if err != nil {
+		return err
+	}
+	if fm.Config != eq.Config {
+		return fmt.Errorf("the FM (%s) and EqF (%s) models have different configurations", fmPath, eqPath)
+	}
+	cfg := eq.Config
+	stats, err := data.LoadStats(filepath.Join(filepath.Dir(eqPath), "stats.json"))
+	if err != nil {
+		return err
+	}
+	feat, err := actionNet(a.features, cfg.Height, cfg.Width, a.featureSteps, a.seed)
+	if err != nil {
+		return err
+	}
+	world, _ := data.WorldByName("maze")
+	C, R := a.context, a.frames
+	clips := make([]*data.Clip, a.clips)
+	for i := range clips {
+		if clips[i], err = data.RenderClip(world, a.seed*1000+uint64(2*i+1), C+R, cfg.Height, cfg.Width); err != nil {
+			return err
+		}
+	}
+	ds, err := data.NewClipDataset(clips, C+R, C+R, &stats)
+	if err != nil {
+		return err
+	}
+	idx := make([]int, a.clips)
+	for i := range idx {
+		idx[i] = i
+	}
+	gt, cond, err := eqflib.LoadBatch(ds, idx)
+	if err != nil {
+		return err
+	}
+	B := gt.Batch()
+	ctx := eqflib.MustNewWindow(B, max(C, 1), cfg.Channels, cfg.Height, cfg.Width)
+	truth := eqflib.MustNewWindow(B, R, cfg.Channels, cfg.Height, cfg.Width)
+	fsz := gt.FrameSize()
+	for b := 0; b < B; b++ {
+		copy(ctx.Data[b*C*fsz:(b+1)*C*fsz], gt.Data[b*(C+R)*fsz:(b*(C+R)+C)*fsz])
+		copy(truth.Data[b*R*fsz:(b+1)*R*fsz], gt.Data[(b*(C+R)+C)*fsz:(b+1)*(C+R)*fsz])
+	}
+	// Timeline conditions [B, C + R + H − S, d]: the clip's actions, the last one repeated.
+	L := C + R + a.horizon - a.stride
+	d := cfg.CondDim
+	tl := make([]float64, 0, B*L*d)
+	for b := 0; b < B; b++ {
+		for t := 0; t < L; t++ {
+			src := min(t, C+R-1)
+			tl = append(tl, cond[(b*(C+R)+src)*d:(b*(C+R)+src+1)*d]...)
+		}
+	}
+	warp, err := eqflib.ParseWarp(a.warp)
+	if err != nil {
+		return err
+	}
+	geom := eqflib.RollConfig{Context: C, Horizon: a.horizon, Stride: a.stride, Depth: a.depth}
+	methods := []struct {
+		name string
+		f    eqflib.Field
+		fs   eqflib.FrameSampler
+	}{
+		{"FM Euler", fm, eqflib.FrameSampler{Sampler: "euler"}},
+		{"EqF GD (open loop, " + a.warp + ")", eq, eqflib.FrameSampler{Sampler: "gd", Options: eqflib.Options{Warp: warp}}},
+		{fmt.Sprintf("EqF NAG μ=%.2g (closed loop, %s)", a.momentum, a.warp), eq, eqflib.FrameSampler{Sampler: "nag", Options: eqflib.Options{Warp: warp, ClosedLoop: true, Momentum: a.momentum}}},
+		{fmt.Sprintf("EqF budget-adaptive NAG μ=%.2g", a.momentum), eq, eqflib.FrameSampler{Sampler: "budget", Options: eqflib.Options{Momentum: a.momentum}}},
+	}
+	pix := eqflib.PixelFeatures{Size: 4}
+	truthClips := subclips(truth, a.subLen)
+	var results []methodResult
+	for _, m := range methods {
+		start := time.Now()
+		res, err := eqflib.Roll(m.f, ctx, eqflib.RollOptions{RollConfig: geom, Sampler: m.fs, Frames: R, Conditions: tl, CondDim: d, Seed: a.seed})
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		secs := time.Since(start).Seconds()
+		gen := subclips(res.Frames, a.subLen)
+		fa, err := eqflib.ComputeFVD(feat, gen, truthClips)
+		if err != nil {
+			return err
+		}
+		fp, err := eqflib.ComputeFVD(pix, gen, truthClips)
+		if err != nil {
+			return err
+		}
+		mse, _ := eqflib.FrameMSE(res.Frames, truth)
+		var mean float64
+		for _, v := range mse {
+			mean += v / float64(len(mse))
+		}
+		psnr, _ := eqflib.PSNR([]float64{mean}, 4) // standardised data: ±2 std as the range
+		fl, _ := eqflib.Flicker(res.Frames)
+		r := methodResult{Method: m.name, FVDMaze: fa.Value, FVDPixels: fp.Value, NFE: res.NFE, NFEPerFrame: res.NFEPerFrame(), PSNR: psnr[0], Flicker: fl, Seconds: secs}
+		fmt.Printf("%-44s FVD (maze-I3D) %8.2f  FVD (pixels-4x4) %8.2f  NFE %5d (%.1f/frame)  PSNR %5.2f dB  flicker %.3f  (%.0fs)\n",
+			r.Method, r.FVDMaze, r.FVDPixels, r.NFE, r.NFEPerFrame, r.PSNR, r.Flicker, secs)
+		results = append(results, r)
+	}
+	if err := os.MkdirAll(a.out, 0o755); err != nil {
+		return err
+	}
+	js, _ := json.MarshalIndent(map[string]any{"fm": fmPath, "eqf": eqPath, "features": a.features, "geometry": geom,
+		"clips": a.clips, "frames": R, "fvd_clip_frames": a.subLen, "results": results}, "", "  ")
+	if err := fsutil.WriteFileAtomic(filepath.Join(a.out, "results.json"), js); err != nil {
+		return err
+	}
+	var md strings.Builder
+	fmt.Fprintf(&md, "# %d-frame rollouts, %d clips, C=%d H=%d S=%d D=%d\n\nFVD over %d-frame clips (%d per side). ", R, B, C, a.horizon, a.stride, a.depth, a.subLen, truthClips.Batch())
+	md.WriteString("maze-I3D = the project's maze action-recognition features, not I3D.\n\n")
+	md.WriteString("| method | FVD (maze-I3D features) | FVD (pixels-4x4) | NFE | NFE/frame | PSNR (dB) | flicker |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range results {
+		fmt.Fprintf(&md, "| %s | %.2f | %.2f | %d | %.1f | %.2f | %.3f |\n", r.Method, r.FVDMaze, r.FVDPixels, r.NFE, r.NFEPerFrame, r.PSNR, r.Flicker)
+	}
+	return fsutil.WriteFileAtomic(filepath.Join(a.out, "results.md"), []byte(md.String()))
+}
