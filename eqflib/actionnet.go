@@ -8,11 +8,9 @@ import (
 
 	"github.com/equilibriumforcing/eqf/internal/fsutil"
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/model/initializer"
 )
 
 // The action-recognition network whose penultimate layer is the "maze-I3D" feature space of
@@ -107,23 +105,12 @@ func (n *ActionNet) compile() error {
 func (n *ActionNet) forward(scope *model.Scope, clips *Node) (hidden, logits *Node) {
 	d := clips.Shape().Dimensions
 	B, T := d[0], d[1]
-	h := Reshape(clips, B*T, d[2], d[3], d[4]) // [B·T, C, H, W]
-	h = TransposeAllAxes(h, 0, 2, 3, 1)        // [B·T, H, W, C]
-	in := n.Channels
-	for i, w := range n.Widths {
-		s := scope.In("conv_%d", i)
-		k := s.WithInitializer(initializer.XavierUniformFn(s)).VariableWithShape("kernel", shapes.Make(h.DType(), 3, 3, in, w)).NodeValue(h.Graph())
-		b := s.WithInitializer(initializer.Zero).VariableWithShape("bias", shapes.Make(h.DType(), w)).NodeValue(h.Graph())
-		h = Convolve(h, k).Strides(2).PadSame().Done() // odd 3×3 kernels (even ones have wrong input gradients)
-		h = activation.Swish(Add(h, BroadcastToDims(Reshape(b, 1, 1, 1, w), h.Shape().Dimensions...)))
-		in = w
-	}
-	f := Reshape(ReduceMean(h, 1, 2), B, T, in)                              // [B, T, w]
-	prev := Slice(f, AxisRange(), AxisRange(0, T-1), AxisRange())            // [B, T−1, w]
-	next := Slice(f, AxisRange(), AxisRange(1, T), AxisRange())              // [B, T−1, w]
-	pair := Concatenate([]*Node{prev, next, Sub(next, prev)}, -1)            // [B, T−1, 3w]
-	hidden = activation.Swish(dense(scope.In("fc1"), pair, n.Hidden, false)) // [B, T−1, Hidden]
-	logits = dense(scope.In("fc2"), hidden, n.Actions, false)                // [B, T−1, A]
+	f := Reshape(frameEncoder(scope, Reshape(clips, B*T, d[2], d[3], d[4]), n.Widths), B, T, n.Widths[len(n.Widths)-1]) // [B, T, w]
+	prev := Slice(f, AxisRange(), AxisRange(0, T-1), AxisRange())                                                       // [B, T−1, w]
+	next := Slice(f, AxisRange(), AxisRange(1, T), AxisRange())                                                         // [B, T−1, w]
+	pair := Concatenate([]*Node{prev, next, Sub(next, prev)}, -1)                                                       // [B, T−1, 3w]
+	hidden = activation.Swish(dense(scope.In("fc1"), pair, n.Hidden, false))                                            // [B, T−1, Hidden]
+	logits = dense(scope.In("fc2"), hidden, n.Actions, false)                                                           // [B, T−1, A]
 	return hidden, logits
 }
 
@@ -149,11 +136,7 @@ func (n *ActionNet) Train(ds Dataset, steps int) (loss float64, err error) {
 		for b := 0; b < B; b++ {
 			labels = append(labels, cond[(b*T+1)*n.Actions:(b*T+T)*n.Actions]...)
 		}
-		outs, err := n.train.Call(toTensorAs(n.DType, x.Data, x.Shape[:]...), toTensorAs(n.DType, labels, B, T-1, n.Actions))
-		if err != nil {
-			return 0, err
-		}
-		v, err := fromTensorAs(n.DType, outs[0])
+		v, err := callFloats(n.train, n.DType, toTensorAs(n.DType, x.Data, x.Shape[:]...), toTensorAs(n.DType, labels, B, T-1, n.Actions))
 		if err != nil {
 			return 0, err
 		}
@@ -199,11 +182,7 @@ func (n *ActionNet) Accuracy(ds Dataset, clips int) (acc float64, err error) {
 		if err != nil {
 			return 0, err
 		}
-		outs, err := n.logits.Call(toTensorAs(n.DType, x.Data, x.Shape[:]...))
-		if err != nil {
-			return 0, err
-		}
-		l, err := fromTensorAs(n.DType, outs[0])
+		l, err := callFloats(n.logits, n.DType, toTensorAs(n.DType, x.Data, x.Shape[:]...))
 		if err != nil {
 			return 0, err
 		}
@@ -242,11 +221,7 @@ func (n *ActionNet) Features(clips *Window) (out [][]float64, err error) {
 	if clips.Shape[2] != n.Channels || clips.Shape[3] != n.Height || clips.Shape[4] != n.Width || clips.Frames() < 2 {
 		return nil, paramErr("clips.Shape", clips.Shape, fmt.Sprintf("[B, T ≥ 2, %d, %d, %d]", n.Channels, n.Height, n.Width))
 	}
-	outs, err := n.feats.Call(toTensorAs(n.DType, clips.Data, clips.Shape[:]...))
-	if err != nil {
-		return nil, err
-	}
-	v, err := fromTensorAs(n.DType, outs[0])
+	v, err := callFloats(n.feats, n.DType, toTensorAs(n.DType, clips.Data, clips.Shape[:]...))
 	if err != nil {
 		return nil, err
 	}

@@ -223,6 +223,15 @@ func toTensorAs(dtype dtypes.DType, v []float64, dims ...int) *tensors.Tensor {
 }
 
 // fromTensorAs copies a float32 or float64 tensor to float64 host values.
+// callFloats runs exec and returns its first output as float64s.
+func callFloats(exec *model.Exec, dtype dtypes.DType, args ...any) ([]float64, error) {
+	outs, err := exec.Call(args...)
+	if err != nil {
+		return nil, err
+	}
+	return fromTensorAs(dtype, outs[0])
+}
+
 func fromTensorAs(dtype dtypes.DType, t *tensors.Tensor) ([]float64, error) {
 	if dtype == dtypes.Float64 {
 		return tensors.CopyFlatData[float64](t)

@@ -249,10 +249,10 @@ func (e *engine) step(active func(b, t int) bool, cond []float64, emitted int, b
 		}
 		sched[fr] = e.schedLevel(e.count[fr])
 		level[fr] = sched[fr]
-		if ddim {
-			level[fr] = e.sched.Time(e.ks[min(e.count[fr], e.s.Depth)])
-			if e.ks[min(e.count[fr], e.s.Depth)] < 0 {
-				level[fr] = 0
+		if ddim { // the field takes the diffusion time, not σ (clean: time 0)
+			level[fr] = 0
+			if k := e.ks[min(e.count[fr], e.s.Depth)]; k >= 0 {
+				level[fr] = e.sched.Time(k)
 			}
 		}
 	}

@@ -193,11 +193,7 @@ func (rt *ReadoutTrainer) Train(steps int) (loss float64, err error) {
 		if err != nil {
 			return 0, err
 		}
-		outs, err := rt.exec.Call(toTensorAs(dt, xs.Data, xs.Shape[:]...), toTensorAs(dt, sigma, B, T), ct)
-		if err != nil {
-			return 0, err
-		}
-		v, err := fromTensorAs(dt, outs[0])
+		v, err := callFloats(rt.exec, dt, toTensorAs(dt, xs.Data, xs.Shape[:]...), toTensorAs(dt, sigma, B, T), ct)
 		if err != nil {
 			return 0, err
 		}
@@ -286,19 +282,26 @@ func NewNoisePredictor(channels, height, width int, widths []int, cfg ProbeConfi
 	return p, err
 }
 
-// logit is g_φ on frames [N, C, H, W] → [N].
-func (p *NoisePredictor) logit(scope *model.Scope, frames *Node) *Node {
+// frameEncoder is the framewise CNN shared by g_φ and the action net: stride-2 convolutions with
+// odd 3×3 kernels (even ones have wrong input gradients in GoMLX v0.28.16) and SiLU, one stage
+// per width, then a global average pool: frames [N, C, H, W] → [N, widths[last]].
+func frameEncoder(scope *model.Scope, frames *Node, widths []int) *Node {
 	h := TransposeAllAxes(frames, 0, 2, 3, 1) // [N, H, W, C]: channels last
-	in := p.Channels
-	for i, w := range p.Widths {
+	in := frames.Shape().Dimensions[1]
+	for i, w := range widths {
 		s := scope.In("conv_%d", i)
 		k := s.WithInitializer(initializer.XavierUniformFn(s)).VariableWithShape("kernel", shapes.Make(h.DType(), 3, 3, in, w)).NodeValue(h.Graph())
 		b := s.WithInitializer(initializer.Zero).VariableWithShape("bias", shapes.Make(h.DType(), w)).NodeValue(h.Graph())
-		h = Convolve(h, k).Strides(2).PadSame().Done() // [N, H', W', w]: odd 3×3 kernels (even ones have wrong input gradients)
+		h = Convolve(h, k).Strides(2).PadSame().Done() // [N, H', W', w]
 		h = activation.Swish(Add(h, BroadcastToDims(Reshape(b, 1, 1, 1, w), h.Shape().Dimensions...)))
 		in = w
 	}
-	h = ReduceMean(h, 1, 2)                                                           // [N, w]: global average pool
+	return ReduceMean(h, 1, 2) // [N, w]: global average pool
+}
+
+// logit is g_φ on frames [N, C, H, W] → [N].
+func (p *NoisePredictor) logit(scope *model.Scope, frames *Node) *Node {
+	h := frameEncoder(scope, frames, p.Widths)                                        // [N, w]
 	h = activation.Swish(dense(scope.In("fc1"), h, p.Widths[len(p.Widths)-1], false)) // [N, w]
 	out := dense(scope.In("fc2"), h, 1, false)                                        // [N, 1]
 	return Reshape(out, out.Shape().Dimensions[0])
@@ -319,11 +322,7 @@ func (p *NoisePredictor) Train(ds Dataset, steps int) (loss float64, err error) 
 			return 0, err
 		}
 		n := xs.NumFrames()
-		outs, err := p.train.Call(toTensorAs(p.DType, xs.Data, n, p.Channels, p.Height, p.Width), toTensorAs(p.DType, sigma, n))
-		if err != nil {
-			return 0, err
-		}
-		v, err := fromTensorAs(p.DType, outs[0])
+		v, err := callFloats(p.train, p.DType, toTensorAs(p.DType, xs.Data, n, p.Channels, p.Height, p.Width), toTensorAs(p.DType, sigma, n))
 		if err != nil {
 			return 0, err
 		}
@@ -344,11 +343,7 @@ func (p *NoisePredictor) EstimateSigma(x *Window) (sigma []float64, err error) {
 		return nil, paramErr("x.Shape", x.Shape, fmt.Sprintf("[B, T, %d, %d, %d] (g_φ's frames)", p.Channels, p.Height, p.Width))
 	}
 	n := x.NumFrames()
-	outs, err := p.predict.Call(toTensorAs(p.DType, x.Data, n, p.Channels, p.Height, p.Width))
-	if err != nil {
-		return nil, err
-	}
-	l, err := fromTensorAs(p.DType, outs[0])
+	l, err := callFloats(p.predict, p.DType, toTensorAs(p.DType, x.Data, n, p.Channels, p.Height, p.Width))
 	if err != nil {
 		return nil, err
 	}

@@ -394,11 +394,7 @@ func (t *Trainer) ValLoss(batches int, useEMA bool) (loss float64, err error) {
 		if err != nil {
 			return 0, err
 		}
-		outs, err := exec.Call(in...)
-		if err != nil {
-			return 0, err
-		}
-		v, err := fromTensorAs(t.Model.DType, outs[0])
+		v, err := callFloats(exec, t.Model.DType, in...)
 		if err != nil {
 			return 0, err
 		}
