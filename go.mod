@@ -3,9 +3,14 @@ module github.com/equilibriumforcing/eqf
 go 1.27.3
 
 require (
+	github.com/go-echarts/go-echarts/v2 v2.6.7
 	github.com/gomlx/compute v0.1.14
 	github.com/gomlx/gomlx v0.28.16
+	github.com/gomlx/onnx-gomlx v0.5.13
+	golang.org/x/image v0.43.0
+	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
+	google.golang.org/protobuf v1.36.11
 )
 
 require (
@@ -16,11 +21,11 @@ require (
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/gomlx/compute-onnx v0.1.13 // indirect
+	github.com/gomlx/exceptions v0.0.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	golang.org/x/exp v0.0.0-20260908205506-85c1c2202aba // indirect
-	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/text v0.35.0 // indirect
-	gonum.org/v1/gonum v0.16.0 // indirect
+	golang.org/x/text v0.38.0 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 )

@@ -124,7 +124,7 @@ func FVDOverTime(fe FeatureExtractor, gen, ref *Window, chunk int) ([]FVD, error
 	}
 	var out []FVD
 	for s := 0; s+chunk <= T; s += chunk {
-		g, r := sliceFrames(gen, s, chunk), sliceFrames(ref, s, chunk)
+		g, r := gen.sliceFrames(s, chunk), ref.sliceFrames(s, chunk)
 		f, err := ComputeFVD(fe, g, r)
 		if err != nil {
 			return nil, err
@@ -132,13 +132,6 @@ func FVDOverTime(fe FeatureExtractor, gen, ref *Window, chunk int) ([]FVD, error
 		out = append(out, f)
 	}
 	return out, nil
-}
-
-// sliceFrames copies frames [start, start+n) of every batch element.
-func sliceFrames(x *Window, start, n int) *Window {
-	out := MustNewWindow(x.Batch(), n, x.Shape[2], x.Shape[3], x.Shape[4])
-	copyFrames(out, 0, x, start, n)
-	return out
 }
 
 // PixelFeatures is the model-free baseline feature space: every frame average-pooled to

@@ -152,3 +152,45 @@ func axpyFrames(dst, x *Window, a []float64, y *Window) {
 		}
 	}
 }
+
+// SliceFrames copies frames [start, start+n) of every video: [B, n, C, H, W].
+func (x *Window) SliceFrames(start, n int) (*Window, error) {
+	if err := x.Validate("x"); err != nil {
+		return nil, err
+	}
+	if start < 0 || start >= x.Frames() {
+		return nil, paramErr("start", start, fmt.Sprintf("in [0, %d)", x.Frames()))
+	}
+	if n < 1 || start+n > x.Frames() {
+		return nil, paramErr("n", n, fmt.Sprintf("in [1, %d] (frames left after start = %d)", x.Frames()-start, start))
+	}
+	return x.sliceFrames(start, n), nil
+}
+
+func (x *Window) sliceFrames(start, n int) *Window {
+	out := MustNewWindow(x.Batch(), n, x.Shape[2], x.Shape[3], x.Shape[4])
+	copyFrames(out, 0, x, start, n)
+	return out
+}
+
+// Subclips cuts every video into ⌊T/n⌋ non-overlapping clips of n frames, [B·⌊T/n⌋, n, C, H,
+// W], dropping a shorter remainder: the clip sets FVD is computed on.
+func (x *Window) Subclips(n int) (*Window, error) {
+	if err := x.Validate("x"); err != nil {
+		return nil, err
+	}
+	if n < 1 || n > x.Frames() {
+		return nil, paramErr("n", n, fmt.Sprintf("in [1, %d] (the video's frames)", x.Frames()))
+	}
+	k := x.Frames() / n
+	out := MustNewWindow(x.Batch()*k, n, x.Shape[2], x.Shape[3], x.Shape[4])
+	fs := x.FrameSize()
+	for b := 0; b < x.Batch(); b++ {
+		for j := 0; j < k; j++ {
+			src := (b*x.Frames() + j*n) * fs
+			dst := (b*k + j) * n * fs
+			copy(out.Data[dst:dst+n*fs], x.Data[src:src+n*fs])
+		}
+	}
+	return out, nil
+}

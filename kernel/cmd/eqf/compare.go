@@ -25,12 +25,15 @@ type compareArgs struct {
 	horizon, stride, depth, subLen int
 	momentum                       float64
 	seed                           uint64
-	featureSteps                   int
+	featureSteps, timeChunk        int
+	onnx                           eqflib.ONNXOptions
+	onnxPath                       string
 }
 
 func runCompare(args []string) error {
 	a := compareArgs{fm: "out/fm-small", eqf: "out/demo", features: "out/features/maze-i3d.eqf", out: "out/compare", warp: "c:0.8:0.001",
-		clips: 8, frames: 100, context: 2, horizon: 2, stride: 1, depth: 10, subLen: 10, momentum: 0.2, seed: 7, featureSteps: 800}
+		clips: 8, frames: 100, context: 2, horizon: 2, stride: 1, depth: 10, subLen: 10, momentum: 0.2, seed: 7, featureSteps: 800,
+		timeChunk: 25}
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.StringVar(&a.fm, "fm", a.fm, "FM checkpoint (file or directory)")
 	fs.StringVar(&a.eqf, "eqf", a.eqf, "EqF checkpoint with h_ω (file or directory)")
@@ -47,6 +50,12 @@ func runCompare(args []string) error {
 	fs.Float64Var(&a.momentum, "momentum", a.momentum, "NAG momentum μ")
 	fs.Uint64Var(&a.seed, "seed", a.seed, "seed of ground-truth clips and noise")
 	fs.IntVar(&a.featureSteps, "feature-steps", a.featureSteps, "action-net training steps when it is missing")
+	fs.IntVar(&a.timeChunk, "time-chunk", a.timeChunk, "FVD over time: consecutive chunks of this many frames (paper: 25), each cut into 5-frame clips")
+	fs.StringVar(&a.onnxPath, "onnx", "", "also report FVD in the features of this ONNX video model (e.g. an exported I3D)")
+	fs.StringVar(&a.onnx.Name, "onnx-name", "", "name of the ONNX feature space, e.g. I3D-Kinetics400 (required with -onnx)")
+	fs.StringVar(&a.onnx.Output, "onnx-output", "", "ONNX output used as features (default: the first)")
+	fs.StringVar(&a.onnx.Layout, "onnx-layout", eqflib.LayoutBCTHW, "clip layout the ONNX model takes: BCTHW or BTCHW")
+	fs.IntVar(&a.onnx.Size, "onnx-size", 0, "resize frames to this size for the ONNX model (I3D: 224; 0 keeps them)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -109,30 +118,17 @@ func actionNet(path string, h, w, steps int, seed uint64) (*eqflib.ActionNet, er
 	return n, n.Save(path)
 }
 
-// subclips cuts [B, T, …] videos into non-overlapping clips of n frames: [B·⌊T/n⌋, n, …].
-func subclips(x *eqflib.Window, n int) *eqflib.Window {
-	k := x.Frames() / n
-	out := eqflib.MustNewWindow(x.Batch()*k, n, x.Shape[2], x.Shape[3], x.Shape[4])
-	fs := x.FrameSize()
-	for b := 0; b < x.Batch(); b++ {
-		for j := 0; j < k; j++ {
-			src := (b*x.Frames() + j*n) * fs
-			dst := (b*k + j) * n * fs
-			copy(out.Data[dst:dst+n*fs], x.Data[src:src+n*fs])
-		}
-	}
-	return out
-}
-
 type methodResult struct {
-	Method      string  `json:"method"`
-	FVDMaze     float64 `json:"fvd_maze_i3d"`
-	FVDPixels   float64 `json:"fvd_pixels"`
-	NFE         int     `json:"nfe"`
-	NFEPerFrame float64 `json:"nfe_per_frame"`
-	PSNR        float64 `json:"psnr_db"`
-	Flicker     float64 `json:"flicker"`
-	Seconds     float64 `json:"seconds"`
+	Method      string    `json:"method"`
+	FVDMaze     float64   `json:"fvd_maze_i3d"`
+	FVDPixels   float64   `json:"fvd_pixels"`
+	FVDONNX     *float64  `json:"fvd_onnx,omitempty"`
+	FVDOverTime []float64 `json:"fvd_maze_i3d_over_time"`
+	NFE         int       `json:"nfe"`
+	NFEPerFrame float64   `json:"nfe_per_frame"`
+	PSNR        float64   `json:"psnr_db"`
+	Flicker     float64   `json:"flicker"`
+	Seconds     float64   `json:"seconds"`
 }
 
 func compare(a *compareArgs) error {
@@ -209,8 +205,20 @@ func compare(a *compareArgs) error {
 		{fmt.Sprintf("EqF NAG μ=%.2g (closed loop, %s)", a.momentum, a.warp), eq, eqflib.FrameSampler{Sampler: "nag", Options: eqflib.Options{Warp: warp, ClosedLoop: true, Momentum: a.momentum}}},
 		{fmt.Sprintf("EqF budget-adaptive NAG μ=%.2g", a.momentum), eq, eqflib.FrameSampler{Sampler: "budget", Options: eqflib.Options{Momentum: a.momentum}}},
 	}
+	var onnxFeat *eqflib.ONNXFeatures
+	if a.onnxPath != "" {
+		if onnxFeat, err = eqflib.LoadONNXFeatures(a.onnxPath, a.onnx); err != nil {
+			return err
+		}
+	}
 	pix := eqflib.PixelFeatures{Size: 4}
-	truthClips := subclips(truth, a.subLen)
+	truthClips, err := truth.Subclips(a.subLen)
+	if err != nil {
+		return fmt.Errorf("-clip-frames: %w", err)
+	}
+	if a.timeChunk < 5 || a.timeChunk > R {
+		return fmt.Errorf("-time-chunk = %d: must be in [5, %d] (frames)", a.timeChunk, R)
+	}
 	var results []methodResult
 	for _, m := range methods {
 		start := time.Now()
@@ -219,7 +227,7 @@ func compare(a *compareArgs) error {
 			return fmt.Errorf("%s: %w", m.name, err)
 		}
 		secs := time.Since(start).Seconds()
-		gen := subclips(res.Frames, a.subLen)
+		gen, _ := res.Frames.Subclips(a.subLen)
 		fa, err := eqflib.ComputeFVD(feat, gen, truthClips)
 		if err != nil {
 			return err
@@ -236,15 +244,37 @@ func compare(a *compareArgs) error {
 		psnr, _ := eqflib.PSNR([]float64{mean}, 4) // standardised data: ±2 std as the range
 		fl, _ := eqflib.Flicker(res.Frames)
 		r := methodResult{Method: m.name, FVDMaze: fa.Value, FVDPixels: fp.Value, NFE: res.NFE, NFEPerFrame: res.NFEPerFrame(), PSNR: psnr[0], Flicker: fl, Seconds: secs}
+		if onnxFeat != nil {
+			fo, err := eqflib.ComputeFVD(onnxFeat, gen, truthClips)
+			if err != nil {
+				return err
+			}
+			r.FVDONNX = &fo.Value
+			fmt.Printf("%-44s %s\n", "", fo)
+		}
+		// FVD over time (Fig. 3 right): each chunk of timeChunk frames, cut into 5-frame clips.
+		for s := 0; s+a.timeChunk <= R; s += a.timeChunk {
+			g, _ := res.Frames.SliceFrames(s, a.timeChunk)
+			t, _ := truth.SliceFrames(s, a.timeChunk)
+			g, _ = g.Subclips(5)
+			t, _ = t.Subclips(5)
+			f, err := eqflib.ComputeFVD(feat, g, t)
+			if err != nil {
+				return err
+			}
+			r.FVDOverTime = append(r.FVDOverTime, f.Value)
+		}
 		fmt.Printf("%-44s FVD (maze-I3D) %8.2f  FVD (pixels-4x4) %8.2f  NFE %5d (%.1f/frame)  PSNR %5.2f dB  flicker %.3f  (%.0fs)\n",
 			r.Method, r.FVDMaze, r.FVDPixels, r.NFE, r.NFEPerFrame, r.PSNR, r.Flicker, secs)
+		fmt.Printf("%-44s FVD (maze-I3D) over %d-frame chunks: %.1f\n", "", a.timeChunk, r.FVDOverTime)
 		results = append(results, r)
 	}
 	if err := os.MkdirAll(a.out, 0o755); err != nil {
 		return err
 	}
 	js, _ := json.MarshalIndent(map[string]any{"fm": fmPath, "eqf": eqPath, "features": a.features, "geometry": geom,
-		"clips": a.clips, "frames": R, "fvd_clip_frames": a.subLen, "results": results}, "", "  ")
+		"clips": a.clips, "frames": R, "fvd_clip_frames": a.subLen, "fvd_time_chunk": a.timeChunk, "onnx": a.onnxPath,
+		"onnx_features": a.onnx.Name, "results": results}, "", "  ")
 	if err := fsutil.WriteFileAtomic(filepath.Join(a.out, "results.json"), js); err != nil {
 		return err
 	}
@@ -254,6 +284,24 @@ func compare(a *compareArgs) error {
 	md.WriteString("| method | FVD (maze-I3D features) | FVD (pixels-4x4) | NFE | NFE/frame | PSNR (dB) | flicker |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		fmt.Fprintf(&md, "| %s | %.2f | %.2f | %d | %.1f | %.2f | %.3f |\n", r.Method, r.FVDMaze, r.FVDPixels, r.NFE, r.NFEPerFrame, r.PSNR, r.Flicker)
+	}
+	if onnxFeat != nil {
+		fmt.Fprintf(&md, "\n| method | FVD (%s features) |\n|---|---|\n", a.onnx.Name)
+		for _, r := range results {
+			fmt.Fprintf(&md, "| %s | %.2f |\n", r.Method, *r.FVDONNX)
+		}
+	}
+	fmt.Fprintf(&md, "\nFVD (maze-I3D features) over consecutive %d-frame chunks, 5-frame clips (%d per side):\n\n| method |", a.timeChunk, B*(a.timeChunk/5))
+	for s := 0; s+a.timeChunk <= R; s += a.timeChunk {
+		fmt.Fprintf(&md, " frames %d–%d |", s+1, s+a.timeChunk)
+	}
+	md.WriteString("\n|---|" + strings.Repeat("---|", len(results[0].FVDOverTime)) + "\n")
+	for _, r := range results {
+		fmt.Fprintf(&md, "| %s |", r.Method)
+		for _, v := range r.FVDOverTime {
+			fmt.Fprintf(&md, " %.1f |", v)
+		}
+		md.WriteString("\n")
 	}
 	return fsutil.WriteFileAtomic(filepath.Join(a.out, "results.md"), []byte(md.String()))
 }
