@@ -8,13 +8,32 @@ export GOTOOLCHAIN := go1.27.3
 export GOEXPERIMENT := simd
 GO ?= go
 
-.PHONY: all test vet fmt-check demo bench bench-matmul bench-peer peer-deps compare
+.PHONY: all test vet fmt-check demo bench bench-matmul bench-peer peer-deps compare echarts browser
 
 all: test
 
 ## test: vet, gofmt check and every test (race detector off, -short off)
-test: vet fmt-check
+test: vet fmt-check echarts browser
 	$(GO) test -count=1 ./...
+
+## echarts: the echarts script the interactive figures inline, from the npm registry (not
+## committed; pages never fetch it from a CDN). Installs Debian's npm when missing.
+ECHARTS_VERSION := 5.5.1
+ECHARTS_JS := plots/assets/echarts.min.js
+echarts: $(ECHARTS_JS)
+$(ECHARTS_JS):
+	@command -v npm >/dev/null || { SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq npm; }
+	@mkdir -p plots/assets
+	@tmp=$$(mktemp -d) && (cd $$tmp && npm pack --silent echarts@$(ECHARTS_VERSION) >/dev/null) && \
+	  tar -xzf $$tmp/echarts-$(ECHARTS_VERSION).tgz -C $$tmp package/dist/echarts.min.js && \
+	  mv $$tmp/package/dist/echarts.min.js $@.tmp && mv $@.tmp $@ && rm -rf $$tmp
+	@echo "echarts $(ECHARTS_VERSION) -> $@"
+
+## browser: Debian's chromium, for the test that screenshots an echarts page headless
+browser:
+	@command -v chromium >/dev/null || { SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
 
 vet:
 	$(GO) vet ./...

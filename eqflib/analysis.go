@@ -79,8 +79,8 @@ func MissRates(levels, at []float64) []float64 {
 // told σ_stable + δ instead of σ_stable.
 type BowlCurves struct {
 	Delta       []float64
-	HorizonOnly []float64 // δ on the horizon's level only (context at 0)
-	WithContext []float64 // δ also on the clean context's level (clamped to [0, 1])
+	HorizonOnly []float64 // loss increase over Base, δ on the horizon's level only (context at 0)
+	WithContext []float64 // loss increase over Base, δ also on the clean context's level (clamped to [0, 1])
 	Base        float64   // the v-loss at δ = 0
 }
 
@@ -177,7 +177,13 @@ type Agreement struct {
 	// the standard error of Gap − FieldMSE (per-frame estimates), the scale to compare them on.
 	Gap, GapSE float64
 	Samples    int // frames
+	// Points are up to ParamAgreementPoints (f_FM, f_EqF) output pairs, evenly strided over
+	// the flattened outputs, for scatter plots.
+	Points [][2]float64
 }
+
+// ParamAgreementPoints is how many output pairs CompareFields keeps for plotting.
+const ParamAgreementPoints = 4000
 
 // CompareFields evaluates an FM field and an EqF field on the same noisy frames: x ([B, T, …]
 // clean windows) noised with σ ~ U[0, 1] per frame and one ε draw (seeded).
@@ -230,6 +236,11 @@ func CompareFields(fm, eqf Field, x *Window, seed uint64) (res *Agreement, err e
 		res.LossFM += lfm / fs / float64(nf)
 		res.LossEqF += leqf / fs / float64(nf)
 		diffs[fr] = (leqf - lfm - fmse) / fs
+	}
+	total := len(a.V.Data)
+	stride := max(1, total/ParamAgreementPoints)
+	for i := 0; i < total && len(res.Points) < ParamAgreementPoints; i += stride {
+		res.Points = append(res.Points, [2]float64{a.V.Data[i], b.V.Data[i]})
 	}
 	n := float64(nf) * fs
 	res.RelFieldMSE = res.FieldMSE / (0.5 * (saa/n + sbb/n))

@@ -1,0 +1,199 @@
+package plots
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sync"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/components"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/types"
+)
+
+// EChartsVersion is the echarts release the pages inline. The script comes from the npm
+// registry at build time (`make echarts`: npm pack echarts@EChartsVersion) and is not
+// committed; pages never load it from a CDN, so they render with no network.
+const EChartsVersion = "5.5.1"
+
+// EChartsEnv names a file that overrides where the echarts script is read from.
+const EChartsEnv = "EQF_ECHARTS_JS"
+
+var (
+	echartsOnce sync.Once
+	echartsJS   []byte
+	echartsErr  error
+)
+
+// EChartsScript returns the contents of echarts.min.js, looked up in $EQF_ECHARTS_JS, then
+// plots/assets/echarts.min.js of this checkout (where `make echarts` puts it), then the user's
+// cache directory (eqf/echarts-VERSION.min.js).
+func EChartsScript() ([]byte, error) {
+	echartsOnce.Do(func() {
+		var tried []string
+		var candidates []string
+		if p := os.Getenv(EChartsEnv); p != "" {
+			candidates = append(candidates, p)
+		}
+		if _, file, _, ok := runtime.Caller(0); ok {
+			candidates = append(candidates, filepath.Join(filepath.Dir(file), "assets", "echarts.min.js"))
+		}
+		if dir, err := os.UserCacheDir(); err == nil {
+			candidates = append(candidates, filepath.Join(dir, "eqf", "echarts-"+EChartsVersion+".min.js"))
+		}
+		for _, p := range candidates {
+			b, err := os.ReadFile(p)
+			if err == nil && len(b) > 100_000 {
+				echartsJS = b
+				return
+			}
+			tried = append(tried, p)
+		}
+		echartsErr = fmt.Errorf("plots: echarts.min.js not found (tried %v): run `make echarts` (npm pack echarts@%s) or set %s", tried, EChartsVersion, EChartsEnv)
+	})
+	return echartsJS, echartsErr
+}
+
+var scriptTag = regexp.MustCompile(`<script src="[^"]*echarts\.min\.js"></script>`)
+
+// inlineECharts replaces go-echarts' external script tag with the script itself.
+func inlineECharts(page []byte) ([]byte, error) {
+	js, err := EChartsScript()
+	if err != nil {
+		return nil, err
+	}
+	if !scriptTag.Match(page) {
+		return nil, fmt.Errorf("plots: internal error: no echarts script tag to inline")
+	}
+	inline := append(append([]byte("<script>"), js...), []byte("</script>")...)
+	return scriptTag.ReplaceAllLiteral(page, inline), nil
+}
+
+func cssColor(i int, s *Series) string {
+	c := s.color(i)
+	return fmt.Sprintf("rgb(%d,%d,%d)", c.R, c.G, c.B)
+}
+
+// html renders the figure with echarts: one chart per panel, laid out in a flex page.
+func (f *Figure) html() ([]byte, error) {
+	page := components.NewPage()
+	page.PageTitle = f.Title
+	if page.PageTitle == "" {
+		page.PageTitle = "eqf figure"
+	}
+	page.SetLayout(components.PageFlexLayout)
+	w, h := f.Width, f.Height
+	if w <= 0 {
+		w = 4.5
+	}
+	if h <= 0 {
+		h = 3.4
+	}
+	for _, p := range f.Panels {
+		page.AddCharts(echartsPanel(f, p, int(w*110), int(h*110)))
+	}
+	var buf bytes.Buffer
+	if err := page.Render(&buf); err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	return inlineECharts(buf.Bytes())
+}
+
+func finite(v float64, log bool) bool {
+	return !math.IsNaN(v) && !math.IsInf(v, 0) && (!log || v > 0)
+}
+
+func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
+	line := charts.NewLine()
+	title := p.Title
+	sub := ""
+	if len(f.Panels) == 1 {
+		title, sub = f.Title, p.Title
+	} else if f.Title != "" {
+		sub = f.Title
+	}
+	axis := func(name string, log bool, lo, hi float64) (string, string, any, any) {
+		typ := "value"
+		if log {
+			typ = "log"
+		}
+		var mn, mx any
+		if lo < hi {
+			mn, mx = lo, hi
+		}
+		return name, typ, mn, mx
+	}
+	xn, xt, xmin, xmax := axis(p.XLabel, p.LogX, p.XMin, p.XMax)
+	yn, yt, ymin, ymax := axis(p.YLabel, p.LogY, p.YMin, p.YMax)
+	line.SetGlobalOptions(
+		charts.WithInitializationOpts(opts.Initialization{Width: fmt.Sprintf("%dpx", w), Height: fmt.Sprintf("%dpx", h), BackgroundColor: "#ffffff"}),
+		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: sub, Left: "center"}),
+		charts.WithLegendOpts(opts.Legend{Show: types.Bool(ptr(p.Legend != "none")), Bottom: "0", Type: "scroll"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: types.Bool(ptr(true)), Trigger: "item"}),
+		charts.WithGridOpts(opts.Grid{Top: "70", Bottom: "70", Left: "70", Right: "30"}),
+		charts.WithXAxisOpts(opts.XAxis{Name: xn, Type: xt, Min: xmin, Max: xmax, NameLocation: "middle", NameGap: 28, Scale: types.Bool(ptr(true))}),
+		charts.WithYAxisOpts(opts.YAxis{Name: yn, Type: yt, Min: ymin, Max: ymax, NameLocation: "middle", NameGap: 50, Scale: types.Bool(ptr(true))}),
+		charts.WithToolboxOpts(opts.Toolbox{Show: types.Bool(ptr(true)), Feature: &opts.ToolBoxFeature{
+			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: types.Bool(ptr(true)), Type: "png"},
+			DataZoom:    &opts.ToolBoxFeatureDataZoom{Show: types.Bool(ptr(true))},
+			Restore:     &opts.ToolBoxFeatureRestore{Show: types.Bool(ptr(true))}}}),
+	)
+	for i, s := range p.Series {
+		col := cssColor(i, &s)
+		pts := func(ys []float64) []opts.LineData {
+			d := make([]opts.LineData, 0, len(s.X))
+			for j := range s.X {
+				if finite(s.X[j], p.LogX) && finite(ys[j], p.LogY) {
+					ld := opts.LineData{Value: []any{s.X[j], ys[j]}}
+					if s.Labels != nil && ys == nil {
+						ld.Name = s.Labels[j]
+					}
+					d = append(d, ld)
+				}
+			}
+			return d
+		}
+		if s.Lo != nil {
+			// The band as two thin dotted edges in the series' colour (stacked areas would
+			// break on log axes).
+			for _, edge := range [][]float64{s.Lo, s.Hi} {
+				line.AddSeries("", pts(edge), charts.WithLineChartOpts(opts.LineChart{ShowSymbol: types.Bool(ptr(false))}),
+					charts.WithLineStyleOpts(opts.LineStyle{Color: col, Width: 1, Type: "dotted", Opacity: types.Float(ptr(float32(0.7)))}))
+			}
+		}
+		data := pts(s.Y)
+		if s.Labels != nil {
+			for j, k := 0, 0; j < len(s.X); j++ {
+				if finite(s.X[j], p.LogX) && finite(s.Y[j], p.LogY) {
+					data[k].Name = s.Labels[j]
+					k++
+				}
+			}
+		}
+		lopts := opts.LineChart{ShowSymbol: types.Bool(ptr(s.Style == Points || s.Style == LinePoints)), SymbolSize: 6}
+		lstyle := opts.LineStyle{Color: col, Width: 2}
+		switch s.Style {
+		case Points:
+			lstyle.Width = 0
+			lstyle.Opacity = types.Float(ptr(float32(0)))
+			if len(data) > 500 {
+				lopts.SymbolSize = 2
+			}
+		case Dashed:
+			lstyle.Type = "dashed"
+		}
+		so := []charts.SeriesOpts{charts.WithLineChartOpts(lopts), charts.WithLineStyleOpts(lstyle), charts.WithItemStyleOpts(opts.ItemStyle{Color: col})}
+		if s.Labels != nil {
+			so = append(so, charts.WithLabelOpts(opts.Label{Show: types.Bool(ptr(true)), Formatter: "{b}", Position: "right", Color: col}))
+		}
+		line.AddSeries(s.Name, data, so...)
+	}
+	return line
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,97 @@
+package plots
+
+import (
+	"fmt"
+)
+
+// Curve is one method's per-frame (or per-chunk) values over a rollout.
+type Curve struct {
+	Name   string
+	Values []float64
+	Color  int // 0: by position; k ≥ 1: Palette[k−1] (keep a method's colour across figures)
+}
+
+// RolloutFigure is the paper's Fig. 3: (left) the noise-level divergence |σ_sched − g_φ(x)| per
+// rollout frame (eqflib.NoiseDivergence), and (right) FVD over consecutive chunks of `chunk`
+// frames (eqflib.FVDOverTime, or `eqf compare`'s fvd_maze_i3d_over_time), both for several
+// methods. features names the FVD feature space ("maze-I3D"); either list may be empty, which
+// drops its panel.
+func RolloutFigure(divergence, fvd []Curve, chunk int, features string) (*Figure, error) {
+	f := &Figure{Title: "Autoregressive rollouts"}
+	if len(divergence) > 0 {
+		p := Panel{Title: "noise-level divergence", XLabel: "rollout frame", YLabel: "|σ_sched − g_φ(x)| (mean over steps)"}
+		for i, c := range divergence {
+			if len(c.Values) == 0 {
+				return nil, fmt.Errorf("plots: RolloutFigure: divergence curve %q is empty", c.Name)
+			}
+			x := make([]float64, len(c.Values))
+			for j := range x {
+				x[j] = float64(j + 1)
+			}
+			p.Series = append(p.Series, Series{Name: c.Name, X: x, Y: c.Values, Color: colorOr(c.Color, i)})
+		}
+		f.Panels = append(f.Panels, p)
+	}
+	if len(fvd) > 0 {
+		if chunk < 1 {
+			return nil, fmt.Errorf("plots: RolloutFigure: chunk = %d out of range: must be ≥ 1 frame", chunk)
+		}
+		if features == "" {
+			return nil, fmt.Errorf("plots: RolloutFigure: features is empty: name the FVD feature space (e.g. \"maze-I3D\")")
+		}
+		p := Panel{Legend: "tl", Title: "FVD over time", XLabel: fmt.Sprintf("rollout frames (chunks of %d, at the chunk's last frame)", chunk), YLabel: fmt.Sprintf("FVD (%s features)", features)}
+		for i, c := range fvd {
+			if len(c.Values) == 0 {
+				return nil, fmt.Errorf("plots: RolloutFigure: FVD curve %q is empty", c.Name)
+			}
+			x := make([]float64, len(c.Values))
+			for j := range x {
+				x[j] = float64((j + 1) * chunk)
+			}
+			p.Series = append(p.Series, Series{Name: c.Name, X: x, Y: c.Values, Style: LinePoints, Color: colorOr(c.Color, i)})
+		}
+		f.Panels = append(f.Panels, p)
+	}
+	if len(f.Panels) == 0 {
+		return nil, fmt.Errorf("plots: RolloutFigure: no curves")
+	}
+	return f, nil
+}
+
+func colorOr(c, i int) int {
+	if c > 0 {
+		return c
+	}
+	return i + 1
+}
+
+// FrontierSeries is one method's quality–cost trade-off: FVD at several NFE budgets (or
+// replanning thresholds τ, or early-stopping thresholds), with a label per point.
+type FrontierSeries struct {
+	Name     string
+	NFE, FVD []float64
+	Labels   []string // e.g. "D=10", "τ=0.2"; optional
+	Color    int
+}
+
+// FrontierFigure draws FVD against NFE per frame for each method (the budget-adaptive,
+// early-stopping and replanning figures), in the named feature space.
+func FrontierFigure(title, features string, methods []FrontierSeries) (*Figure, error) {
+	if features == "" {
+		return nil, fmt.Errorf("plots: FrontierFigure: features is empty: name the FVD feature space (e.g. \"maze-I3D\")")
+	}
+	if title == "" {
+		title = "Quality vs compute"
+	}
+	p := Panel{XLabel: "NFE per frame", YLabel: fmt.Sprintf("FVD (%s features)", features)}
+	for i, m := range methods {
+		if len(m.NFE) != len(m.FVD) || len(m.NFE) == 0 {
+			return nil, fmt.Errorf("plots: FrontierFigure: method %q has %d NFE and %d FVD values: must be equal and > 0", m.Name, len(m.NFE), len(m.FVD))
+		}
+		p.Series = append(p.Series, Series{Name: m.Name, X: m.NFE, Y: m.FVD, Labels: m.Labels, Style: LinePoints, Color: colorOr(m.Color, i)})
+	}
+	if len(p.Series) == 0 {
+		return nil, fmt.Errorf("plots: FrontierFigure: no methods")
+	}
+	return &Figure{Title: title, Panels: []Panel{p}, Width: 6, Height: 4.2}, nil
+}

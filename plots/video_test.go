@@ -1,0 +1,138 @@
+package plots
+
+import (
+	"bytes"
+	"image/gif"
+	"image/png"
+	"strings"
+	"testing"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
+)
+
+// movingSquare is a [1, T, 3, 8, 8] video: a red 2×2 square moving right on black, in
+// standardised units (pixel = 0.5·v + 0.5).
+func movingSquare(T int) *eqflib.Window {
+	x := eqflib.MustNewWindow(1, T, 3, 8, 8)
+	for i := range x.Data {
+		x.Data[i] = -1 // black after de-standardising
+	}
+	for t := 0; t < T; t++ {
+		for y := 3; y < 5; y++ {
+			for xx := t; xx < t+2 && xx < 8; xx++ {
+				x.Data[((t*3+0)*8+y)*8+xx] = 1 // red channel
+			}
+		}
+	}
+	return x
+}
+
+func TestVideoOutputs(t *testing.T) {
+	o := VideoOptions{Mean: []float64{0.5, 0.5, 0.5}, Std: []float64{0.5, 0.5, 0.5}, Scale: 3, FPS: 10}
+	v := Video{Name: "square", Frames: movingSquare(5)}
+	b, err := GIFBytes(v, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gif.DecodeAll(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Image) != 5 || g.Delay[0] != 10 {
+		t.Fatalf("GIF: %d frames with delay %d, want 5 frames of 10/100 s", len(g.Image), g.Delay[0])
+	}
+	// Frame 2: the square covers model pixels x = 2, 3 on rows 3, 4 → display (3·x, 3·y).
+	r, gg, bb, _ := g.Image[2].At(3*2+1, 3*3+1).RGBA()
+	if r>>8 < 200 || gg>>8 > 60 || bb>>8 > 60 {
+		t.Errorf("GIF frame 2 inside the square is (%d, %d, %d), want red", r>>8, gg>>8, bb>>8)
+	}
+	if r, _, _, _ := g.Image[2].At(3*6+1, 3*3+1).RGBA(); r>>8 > 60 {
+		t.Errorf("GIF frame 2 outside the square has red %d, want black", r>>8)
+	}
+
+	s, err := StripPNG([]Video{v, {Name: "square again", Frames: movingSquare(5)}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != 120+5*(24+4) || h != 16+2*(24+4) {
+		t.Fatalf("strip is %d×%d, want %d×%d (label column + 5 frames, 2 rows)", w, h, 120+5*28, 16+2*28)
+	}
+	// Row 1, frame 4 (index 4): square at model x = 4, 5.
+	r, gg, _, _ = img.At(120+4*28+3*4+1, 16+28+3*3+1).RGBA()
+	if r>>8 != 255 || gg>>8 != 0 {
+		t.Errorf("strip row 1 frame 4 inside the square is (%d, %d), want (255, 0)", r>>8, gg>>8)
+	}
+
+	h, err := PlayerHTML("Two squares", []Video{v, {Name: "shorter", Frames: movingSquare(3)}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(h)
+	if n := strings.Count(page, ";base64,"); n != 5+3 {
+		t.Errorf("player inlines %d frames, want 8", n)
+	}
+	for _, want := range []string{`type="range"`, `max="4"`, "Two squares", "shorter", "frame 1 / 5"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("player lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "http") {
+		t.Error("player references a network resource")
+	}
+
+	// Bad input names the parameter.
+	for _, bad := range []struct {
+		v    Video
+		o    VideoOptions
+		want string
+	}{
+		{Video{Name: "x", Frames: movingSquare(2), Clip: 1}, VideoOptions{}, "Clip"},
+		{Video{Name: "x", Frames: movingSquare(2)}, VideoOptions{Scale: -1}, "Scale"},
+		{Video{Name: "x", Frames: movingSquare(2)}, VideoOptions{Mean: []float64{0}}, "Mean/Std"},
+		{Video{Name: "x", Frames: eqflib.MustNewWindow(1, 2, 2, 4, 4)}, VideoOptions{}, "channels"},
+		{Video{Name: "x"}, VideoOptions{}, "Video.Frames"},
+	} {
+		if _, err := GIFBytes(bad.v, bad.o); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("GIFBytes(%s): error %v, want one naming %s", bad.want, err, bad.want)
+		}
+	}
+}
+
+// Figures reject bad data with errors that name what is wrong.
+func TestFigureErrors(t *testing.T) {
+	for _, c := range []struct {
+		f    *Figure
+		want string
+	}{
+		{&Figure{Title: "t"}, "no panels"},
+		{&Figure{Panels: []Panel{{Title: "p"}}}, "no series"},
+		{&Figure{Panels: []Panel{{Series: []Series{{Name: "s", X: []float64{1}, Y: []float64{1, 2}}}}}}, "len(X) = 1, len(Y) = 2"},
+		{&Figure{Panels: []Panel{{Series: []Series{{Name: "s", X: []float64{1}, Y: []float64{1}, Lo: []float64{0}}}}}}, "band"},
+		{&Figure{Panels: []Panel{{Legend: "middle", Series: []Series{{X: []float64{1}, Y: []float64{1}}}}}}, "Legend"},
+	} {
+		_, err := c.f.Bytes("png")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want one containing %q", err, c.want)
+		}
+	}
+	ok := &Figure{Panels: []Panel{{Series: []Series{{X: []float64{1, 2}, Y: []float64{1, 2}}}}}}
+	if _, err := ok.Bytes("jpg"); err == nil || !strings.Contains(err.Error(), "png, svg or html") {
+		t.Errorf("jpg: %v", err)
+	}
+	if _, err := WarpFigure(nil, 10); err == nil {
+		t.Error("WarpFigure with no warps")
+	}
+	if _, err := TraceFigure([]Trace{{Name: "x", Sched: []float64{1}}}, 0); err == nil {
+		t.Error("TraceFigure with mismatched trace")
+	}
+	if _, err := RolloutFigure(nil, []Curve{{Name: "a", Values: []float64{1}}}, 25, ""); err == nil {
+		t.Error("RolloutFigure without a feature-space name")
+	}
+	if _, err := FrontierFigure("", "maze-I3D", []FrontierSeries{{Name: "a", NFE: []float64{1}}}); err == nil {
+		t.Error("FrontierFigure with mismatched lengths")
+	}
+}
