@@ -12,6 +12,7 @@ import (
 	"image/gif"
 	"image/png"
 	"math"
+	"strings"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/internal/fsutil"
@@ -172,11 +173,7 @@ func StripPNG(videos []Video, o VideoOptions) ([]byte, error) {
 	}
 	for r, v := range videos {
 		y := top + r*(fh+pad)
-		name := v.Name
-		if len(name) > 16 {
-			name = name[:15] + "…"
-		}
-		text(name, 4, y+fh/2+4)
+		text(asciiLabel(v.Name, 16), 4, y+fh/2+4)
 		for c := 0; c < cols && c*every < v.Frames.Frames(); c++ {
 			fr := v.frame(c*every, o)
 			draw.Draw(img, fr.Bounds().Add(image.Point{X: label + c*(fw+pad), Y: y}), fr, image.Point{}, draw.Src)
@@ -274,4 +271,25 @@ func Player(path, title string, videos []Video, o VideoOptions) error {
 		return err
 	}
 	return fsutil.WriteFileAtomic(path, b)
+}
+
+// asciiLabel fits a name to the bitmap font (ASCII only): μ becomes "mu", other non-ASCII
+// runes "?", and long names end in "..".
+func asciiLabel(s string, n int) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == 'μ':
+			b.WriteString("mu")
+		case r < 128:
+			b.WriteRune(r)
+		default:
+			b.WriteByte('?')
+		}
+	}
+	out := b.String()
+	if len(out) > n {
+		out = out[:n-2] + ".."
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/internal/fsutil"
+	"github.com/equilibriumforcing/eqf/plots"
 )
 
 // eqf compare: action-conditioned rolling rollouts of an FM and an EqF checkpoint over the same
@@ -220,6 +221,7 @@ func compare(a *compareArgs) error {
 		return fmt.Errorf("-time-chunk = %d: must be in [5, %d] (frames)", a.timeChunk, R)
 	}
 	var results []methodResult
+	videos := []plots.Video{{Name: "ground truth", Frames: truth}}
 	for _, m := range methods {
 		start := time.Now()
 		res, err := eqflib.Roll(m.f, ctx, eqflib.RollOptions{RollConfig: geom, Sampler: m.fs, Frames: R, Conditions: tl, CondDim: d, Seed: a.seed})
@@ -227,6 +229,7 @@ func compare(a *compareArgs) error {
 			return fmt.Errorf("%s: %w", m.name, err)
 		}
 		secs := time.Since(start).Seconds()
+		videos = append(videos, plots.Video{Name: strings.SplitN(m.name, " (", 2)[0], Frames: res.Frames})
 		gen, _ := res.Frames.Subclips(a.subLen)
 		fa, err := eqflib.ComputeFVD(feat, gen, truthClips)
 		if err != nil {
@@ -303,5 +306,38 @@ func compare(a *compareArgs) error {
 		}
 		md.WriteString("\n")
 	}
-	return fsutil.WriteFileAtomic(filepath.Join(a.out, "results.md"), []byte(md.String()))
+	if err := fsutil.WriteFileAtomic(filepath.Join(a.out, "results.md"), []byte(md.String())); err != nil {
+		return err
+	}
+	return compareFigures(a, results, videos, stats)
+}
+
+// compareFigures writes FVD over time (PNG and interactive HTML) and the first clip of every
+// method beside the ground truth (strip PNG and HTML player): same context, same actions.
+func compareFigures(a *compareArgs, results []methodResult, videos []plots.Video, stats data.Stats) error {
+	var curves []plots.Curve
+	for _, r := range results {
+		curves = append(curves, plots.Curve{Name: r.Method, Values: r.FVDOverTime})
+	}
+	fig, err := plots.RolloutFigure(nil, curves, a.timeChunk, "maze-I3D")
+	if err != nil {
+		return err
+	}
+	fig.Title = fmt.Sprintf("FVD over time, %d-frame rollouts (%d clips)", a.frames, a.clips)
+	vo := plots.VideoOptions{Mean: stats.Mean, Std: stats.Std, Scale: 3}
+	written := []string{"fvd_over_time.png", "fvd_over_time.html", "rollouts.png", "rollouts.html"}
+	for _, step := range []func() error{
+		func() error { return fig.Save(filepath.Join(a.out, written[0])) },
+		func() error { return fig.Save(filepath.Join(a.out, written[1])) },
+		func() error { return plots.Strip(filepath.Join(a.out, written[2]), videos, vo) },
+		func() error {
+			return plots.Player(filepath.Join(a.out, written[3]), "Rollouts on the same actions (clip 0)", videos, vo)
+		},
+	} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("wrote %s/{results.json,results.md,%s}\n", a.out, strings.Join(written, ","))
+	return nil
 }
