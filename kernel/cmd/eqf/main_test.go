@@ -78,7 +78,7 @@ func TestCompareTiny(t *testing.T) {
 		}
 	}
 	a := compareArgs{fm: filepath.Join(dir, "fm"), eqf: filepath.Join(dir, "eqf"), features: filepath.Join(dir, "feat.eqf"), out: dir,
-		warp: "c:0.8:0.001", clips: 2, frames: 8, context: 2, horizon: 2, stride: 1, depth: 4, subLen: 4, momentum: 0.2, seed: 3, featureSteps: 3}
+		warp: "c:0.8:0.001", clips: 2, frames: 8, context: 2, horizon: 2, stride: 1, depth: 4, subLen: 4, momentum: 0.2, seed: 3, featureSteps: 3, timeChunk: 5}
 	if err := compare(&a); err != nil {
 		t.Fatal(err)
 	}
@@ -86,12 +86,17 @@ func TestCompareTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"FVD (maze-I3D features)", "FM Euler", "EqF GD", "closed loop", "budget-adaptive"} {
+	for _, want := range []string{"FVD (maze-I3D features)", "FM Euler", "EqF GD", "closed loop", "budget-adaptive", "over consecutive 5-frame chunks", "frames 1–5"} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("results.md lacks %q:\n%s", want, raw)
 		}
 	}
 	if _, err := os.Stat(a.features); err != nil {
 		t.Errorf("the action net was not stored: %v", err)
+	}
+	for _, f := range []string{"fvd_over_time.png", "fvd_over_time.html", "rollouts.png", "rollouts.html"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() < 1000 {
+			t.Errorf("%s was not written: %v", f, err)
+		}
 	}
 }
