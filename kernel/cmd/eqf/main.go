@@ -4,6 +4,8 @@
 //	eqf train [flags]        train a DiT on a world with one of the objectives
 //	eqf sample [flags]       roll out a trained checkpoint over a clip's actions
 //	eqf oracle-demo [flags]  sample Gaussian data with the exact oracle and several samplers
+//	eqf repl [flags]         an interactive Go REPL (yaegi) with eqflib, data, plots and GoMLX preloaded
+//	eqf run FILE.go          run a Go file or a script with the REPL's preloads
 package main
 
 import (
@@ -23,6 +25,10 @@ commands:
                EqF GD, closed-loop EqF NAG and budget-adaptive NAG: FVD (maze-I3D features), NFE
   oracle-demo  sample N(m, s²I) data with the exact oracle fields and several samplers,
                and print each sampler's moments against the data and its network evaluations
+  repl         an interactive Go REPL (yaegi) with eqflib, data, plots, GoMLX's graph and
+               tensors preloaded and the backend created; reads stdin line by line when it is
+               not a terminal (echo 'expr' | eqf repl)
+  run          run FILE.go (package main, or a script of REPL lines) with the same preloads
 
 run "eqf <command> -h" for a command's flags`)
 }
@@ -44,6 +50,10 @@ func main() {
 		err = runOracleDemo(os.Args[2:])
 	case "compare":
 		err = runCompare(os.Args[2:])
+	case "repl":
+		err = runREPL(os.Args[2:])
+	case "run":
+		err = runScript(os.Args[2:])
 	case "-h", "-help", "--help", "help":
 		usage()
 		return

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/equilibriumforcing/eqf/kernel/repl"
+	"golang.org/x/term"
+)
+
+func runREPL(args []string) error {
+	fs := flag.NewFlagSet("repl", flag.ContinueOnError)
+	dir := fs.String("dir", "", "session folder for figures and videos (default out/repl/<date-time>)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("repl: unexpected argument %q (to run a file: eqf run FILE.go)", fs.Arg(0))
+	}
+	s, err := repl.New(repl.Options{Dir: *dir})
+	if err != nil {
+		return err
+	}
+	if term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stdout.Fd())) {
+		return s.Interactive()
+	}
+	return s.Script(os.Stdin)
+}
+
+func runScript(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	dir := fs.String("dir", "", "session folder for figures and videos (default out/repl/<date-time>)")
+	fs.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: eqf run [-dir DIR] FILE.go\n\nFILE.go is a Go file (package main; its imports, declarations and func main) or a script of\nREPL lines; either way eqflib, data, plots, eqf, graph, tensors, … are preloaded.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("run: FILE = %d files given: must be exactly one", fs.NArg())
+	}
+	s, err := repl.New(repl.Options{Dir: *dir})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return s.Load(ctx, fs.Arg(0))
+}

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// These tests drive `eqf repl` as a user would: the binary on a pseudo-terminal, keys typed,
+// the screen read back (escape sequences stripped).
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// eqfBinary builds the eqf command once per test run.
+func eqfBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "eqf-repl-test")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "eqf")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building eqf: %v", buildErr)
+	}
+	return binPath
+}
+
+// screen is a REPL on a pseudo-terminal.
+type screen struct {
+	t    *testing.T
+	pty  *os.File
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	mark int // expect searches after this offset of the cleaned text
+	done chan error
+}
+
+var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r`)
+
+func startREPL(t *testing.T, history string) *screen {
+	t.Helper()
+	cmd := exec.Command(eqfBinary(t), "repl", "-dir", t.TempDir())
+	cmd.Env = append(os.Environ(), "TERM=xterm", "EQF_HISTORY="+history)
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &screen{t: t, pty: f, cmd: cmd, done: make(chan error, 1)}
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := f.Read(b)
+			s.mu.Lock()
+			s.buf.Write(b[:n])
+			s.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() { s.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		f.Close()
+	})
+	s.expect("eqf> ")
+	return s
+}
+
+func (s *screen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ansi.ReplaceAllString(s.buf.String(), "")
+}
+
+// typeKeys sends keys as typed (\r is Enter).
+func (s *screen) typeKeys(keys string) {
+	s.t.Helper()
+	if _, err := s.pty.Write([]byte(keys)); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// expect waits until want appears on the screen after the last match, and moves past it.
+func (s *screen) expect(want string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		txt := s.text()
+		if i := strings.Index(txt[s.mark:], want); i >= 0 {
+			seen := txt[s.mark : s.mark+i+len(want)]
+			s.mark += i + len(want)
+			return seen
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("waited 60 s for %q; screen after the last match:\n%s", want, txt[s.mark:])
+		}
+		time.Sleep(20 * time.Millisecond) // polling the screen, not timing the test
+	}
+}
+
+// line types a line and waits for the next prompt; it returns what was printed in between.
+func (s *screen) line(input string) string {
+	s.t.Helper()
+	s.typeKeys(input + "\r")
+	s.expect(input)
+	out := s.expect("eqf> ")
+	return strings.TrimSpace(strings.TrimSuffix(out, "eqf> "))
+}
+
+func TestREPLOnTerminal(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "history")
+	s := startREPL(t, hist)
+
+	// An expression.
+	if out := s.line("40 + 2"); out != "42" {
+		t.Errorf("40 + 2 printed %q", out)
+	}
+	// A GoMLX graph built and run from interpreted code, over several lines.
+	s.typeKeys("sq, _ := eqf.Exec1(func(x *graph.Node) *graph.Node {\r")
+	s.expect("...> ")
+	s.typeKeys("return graph.Mul(x, x)\r")
+	s.expect("...> ")
+	s.typeKeys("})\r")
+	s.expect("eqf> ")
+	if out := s.line("sq.Call([]float32{1, 2, 3})"); !strings.Contains(out, "Float32[3] [1 4 9]") {
+		t.Errorf("graph call printed %q", out)
+	}
+	// Sampling from the exact oracle with a sampler.
+	s.line("data, _ := eqflib.NewGaussian([]float64{2, -1, 0.5, 3}, 0.5)")
+	s.line("field, _ := eqflib.NewOracle(data, eqflib.OracleFM)")
+	s.line("x0, _ := eqflib.Randn(eqflib.NewRNG(3), 256, 1, 4, 1, 1)")
+	s.line("res, err := eqflib.SampleEuler(field, x0, eqflib.Options{Steps: 100})")
+	if out := s.line("res.NFE"); out != "100" {
+		t.Errorf("res.NFE printed %q", out)
+	}
+	s.line("rep, _ := data.CompareMoments(res.X)")
+	if out := s.line("math.Abs(rep.MeanErr) < 0.05 && math.Abs(rep.VarRatio-1) < 0.1"); out != "true" {
+		t.Errorf("oracle samples off the data's moments: %q (%s)", out, s.line("rep"))
+	}
+	// A panic in interpreted code is reported and the session goes on.
+	s.line("var empty []int")
+	if out := s.line("empty[3]"); !strings.Contains(out, "panic:") || !strings.Contains(out, "index out of range") {
+		t.Errorf("panic printed %q", out)
+	}
+	if out := s.line("res.NFE + 1"); out != "101" {
+		t.Errorf("after the panic, res.NFE + 1 printed %q", out)
+	}
+	// Ctrl-C cancels a running loop, not the REPL.
+	s.line("n := 0")
+	s.typeKeys("for { n++; if n == 1 { fmt.Println(\"looping\") } }\r")
+	s.expect("looping")
+	s.typeKeys("\x03")
+	s.expect("interrupted")
+	s.expect("eqf> ")
+	if out := s.line("n > 1000"); out != "true" {
+		t.Errorf("the loop did not run before Ctrl-C: n > 1000 printed %q", out)
+	}
+	// Tab completes package members.
+	s.typeKeys("eqflib.NewCFunc\t")
+	s.expect("eqflib.NewCFunction")
+	s.typeKeys("(0.8, 0.001)\r")
+	s.expect("(0.8, 0.001)")
+	if out := s.expect("eqf> "); !strings.Contains(out, "warp c(α=0.8") {
+		t.Errorf("completed call printed %q", out)
+	}
+	// Up-arrow recalls the previous line.
+	s.typeKeys("\x1b[A")
+	s.expect("eqflib.NewCFunction(0.8, 0.001)")
+	s.typeKeys("\r")
+	if out := s.expect("eqf> "); !strings.Contains(out, "warp c(α=0.8") {
+		t.Errorf("history recall printed %q", out)
+	}
+	s.typeKeys(":quit\r")
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Errorf(":quit: exit %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal(":quit did not end the REPL")
+	}
+	h, err := os.ReadFile(hist)
+	if err != nil || !strings.Contains(string(h), "40 + 2") || !strings.Contains(string(h), "eqflib.NewCFunction(0.8, 0.001)") {
+		t.Errorf("history file %s: %v\n%s", hist, err, h)
+	}
+	// A new session recalls the last session's lines.
+	s2 := startREPL(t, hist)
+	s2.typeKeys("\x1b[A")
+	s2.expect(":quit")
+	s2.typeKeys("\x03")
+	s2.expect("eqf> ")
+	s2.typeKeys("\x04")
+	select {
+	case err := <-s2.done:
+		if err != nil {
+			t.Errorf("Ctrl-D: exit %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Ctrl-D did not end the REPL")
+	}
+}
+
+// TestREPLFromPipe: with stdin not a terminal, lines are read without prompts and values
+// printed, and a failing input makes the exit status non-zero.
+func TestREPLFromPipe(t *testing.T) {
+	cmd := exec.Command(eqfBinary(t), "repl", "-dir", t.TempDir())
+	cmd.Stdin = strings.NewReader("w, _ := eqflib.NewCFunction(0.8, 0.001)\nfmt.Printf(\"%.6f\\n\", w.A)\nw.Eta(1) == w.A\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil || string(out) != "1.859663\ntrue\n" {
+		t.Errorf("piped REPL: %v\n%q", err, out)
+	}
+	cmd = exec.Command(eqfBinary(t), "repl", "-dir", t.TempDir())
+	cmd.Stdin = strings.NewReader("undefinedThing + 1\n2\n")
+	out, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "undefined: undefinedThing") || !strings.Contains(string(out), "2\n") {
+		t.Errorf("piped REPL with an error: err %v\n%s", err, out)
+	}
+}
+
+// TestRunScript runs a Go file with `eqf run`.
+func TestRunScript(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "warp.go")
+	src := "package main\n\nimport (\n\t\"fmt\"\n\n\t\"github.com/equilibriumforcing/eqf/eqflib\"\n\t\"github.com/equilibriumforcing/eqf/plots\"\n)\n\n" +
+		"func main() {\n\tw, _ := eqflib.NewCFunction(0.8, 0.001)\n\tfmt.Printf(\"A %.4f\\n\", w.A)\n\tfig, _ := plots.WarpFigure([]eqflib.Warp{w}, 10)\n\tpaths, err := eqf.Show(fig)\n\tfmt.Println(len(paths), err)\n}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(eqfBinary(t), "run", "-dir", filepath.Join(dir, "figs"), file).CombinedOutput()
+	if err != nil || string(out) != "A 1.8597\n2 <nil>\n" {
+		t.Errorf("eqf run: %v\n%q", err, out)
+	}
+	pngs, _ := filepath.Glob(filepath.Join(dir, "figs", "*.png"))
+	if len(pngs) != 1 {
+		t.Errorf("eqf run wrote %v", pngs)
+	}
+	out, err = exec.Command(eqfBinary(t), "run", filepath.Join(dir, "missing.go")).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "missing.go") {
+		t.Errorf("eqf run of a missing file: %v %s", err, out)
+	}
+}

@@ -1,0 +1,114 @@
+package repl
+
+import (
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// Commands are the REPL's own commands, with their help lines.
+var Commands = []struct{ Name, Args, Doc string }{
+	{":help", "", "this help"},
+	{":load", "FILE", "evaluate a Go file (its func main runs once) or a script of REPL lines"},
+	{":reset", "", "forget every definition; start again with the preloads"},
+	{":serve", "[PORT]", "serve the session folder on http://127.0.0.1:PORT/ (localhost only)"},
+	{":dir", "", "print the session folder"},
+	{":quit", "", "leave (also Ctrl-D)"},
+}
+
+var keywords = []string{"break", "case", "chan", "const", "continue", "default", "defer", "else",
+	"fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map", "package",
+	"range", "return", "select", "struct", "switch", "type", "var",
+	"append", "cap", "close", "complex", "copy", "delete", "imag", "len", "make", "new", "panic",
+	"print", "println", "real", "recover", "true", "false", "nil", "float32", "float64", "int",
+	"string", "bool", "any", "error", "byte", "rune"}
+
+// Complete completes the word before pos in line, for the line editor: package members after
+// "pkg.", fields and methods after "variable.", else package names, globals, keywords and
+// builtins, and the REPL's commands at the start of a line.
+func (s *Session) Complete(line string, pos int) (head string, completions []string, tail string) {
+	if pos > len(line) {
+		pos = len(line)
+	}
+	start := pos
+	for start > 0 && isWordByte(line[start-1]) {
+		start--
+	}
+	head, word, tail := line[:start], line[start:pos], line[pos:]
+	if strings.TrimSpace(head) == "" && strings.HasPrefix(strings.TrimSpace(line[:pos]), ":") {
+		w := strings.TrimSpace(line[:pos])
+		for _, c := range Commands {
+			if strings.HasPrefix(c.Name, w) {
+				completions = append(completions, c.Name+" ")
+			}
+		}
+		return line[:pos-len(w)], completions, tail
+	}
+	var cands []string
+	prefix := word
+	if dot := strings.LastIndexByte(word, '.'); dot >= 0 {
+		owner := word[:dot]
+		prefix = word[dot+1:]
+		head += word[:dot+1]
+		cands = s.members(owner)
+	} else {
+		cands = s.topLevel()
+	}
+	for _, c := range cands {
+		if strings.HasPrefix(c, prefix) && !strings.HasPrefix(c, "__") {
+			completions = append(completions, c)
+		}
+	}
+	sort.Strings(completions)
+	return head, completions, tail
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b == '.' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+}
+
+func (s *Session) topLevel() []string {
+	var out []string
+	for name := range s.imports {
+		out = append(out, name)
+	}
+	for name := range s.in.Globals() {
+		out = append(out, name)
+	}
+	return append(out, keywords...)
+}
+
+// members lists what may follow "owner.": a package's exported symbols, or the fields and
+// methods of a global variable's value (one level: "w." but not "w.x.").
+func (s *Session) members(owner string) []string {
+	index()
+	if p, ok := s.imports[owner]; ok {
+		return pkgNames[p]
+	}
+	v, ok := s.in.Globals()[owner]
+	if !ok || !v.IsValid() {
+		return nil
+	}
+	var out []string
+	t := v.Type()
+	for i := 0; i < t.NumMethod(); i++ {
+		out = append(out, t.Method(i).Name)
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Struct {
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	if v.Kind() == reflect.Interface && !v.IsNil() { // a value held in an interface
+		et := v.Elem().Type()
+		for i := 0; i < et.NumMethod(); i++ {
+			out = append(out, et.Method(i).Name)
+		}
+	}
+	return out
+}

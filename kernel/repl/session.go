@@ -1,0 +1,337 @@
+// Package repl is the interpreter behind `eqf repl` and `eqf run`: a yaegi (v0.16.1)
+// interpreter with eqflib, data, plots, GoMLX's graph/tensors/shapes/dtypes/compute and the
+// helpers of symbols/eqf imported under short names, the compute backend created, values
+// printed readably, figures written to a session folder, and the terminal loop (line editing,
+// history, completion, multi-line input, Ctrl-C) around it.
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/symbols"
+	"github.com/equilibriumforcing/eqf/symbols/eqf"
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+// Preload is a package the session imports before the first line.
+type Preload struct {
+	Name, Path, Doc string
+}
+
+// Preloads are imported at the start of every session (and again after :reset).
+var Preloads = []Preload{
+	{"eqflib", "github.com/equilibriumforcing/eqf/eqflib", "warps, samplers, the Gaussian oracle, the DiT, training, rollouts, metrics"},
+	{"data", "github.com/equilibriumforcing/eqf/data", "the synthetic video worlds and frame/latent file loaders"},
+	{"plots", "github.com/equilibriumforcing/eqf/plots", "paper figures (PNG/SVG/echarts), videos, the η-warp explorer"},
+	{"eqf", "github.com/equilibriumforcing/eqf/symbols/eqf", "non-generic GoMLX helpers (Exec1, Exec2, ExecN, ExecG, Scalar, Tensor32, Floats, Describe) and Show"},
+	{"graph", "github.com/gomlx/gomlx/core/graph", "GoMLX graph building (Add, Mul, MatMul, ReduceAllSum, …)"},
+	{"tensors", "github.com/gomlx/gomlx/core/tensors", "GoMLX tensors (FromAnyValue, Tensor.Value, Tensor.Shape)"},
+	{"shapes", "github.com/gomlx/compute/shapes", "shapes.Make(dtype, dims...)"},
+	{"dtypes", "github.com/gomlx/compute/dtypes", "dtypes.Float32, dtypes.Float64, …"},
+	{"compute", "github.com/gomlx/compute", "the backend interface"},
+	{"fmt", "fmt", ""},
+	{"math", "math", ""},
+	{"strings", "strings", ""},
+	{"time", "time", ""},
+	{"os", "os", ""},
+}
+
+// Options configure a session.
+type Options struct {
+	Stdout, Stderr io.Writer // default os.Stdout, os.Stderr
+	// Dir is the session folder where figures and videos are written (default
+	// out/repl/<date-time> under the working directory).
+	Dir string
+}
+
+// Session is one interpreter with the preloads. Its methods are safe to call from one
+// goroutine at a time (the loop); Eval may be cancelled through its context.
+type Session struct {
+	opts     Options
+	in       *interp.Interpreter
+	imports  map[string]string // name → import path
+	loads    int
+	stmts    int // compound statements run as __stmtN
+	mu       sync.Mutex
+	serveURL string         // set by Serve
+	sigint   chan os.Signal // SIGINT while a loop runs
+}
+
+// New starts a session: creates the backend (an error when it cannot be created) and runs the
+// preloads.
+func New(opts Options) (*Session, error) {
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	if opts.Dir == "" {
+		opts.Dir = filepath.Join("out", "repl", time.Now().Format("20060102-150405"))
+	}
+	if _, err := eqflib.Backend(); err != nil {
+		return nil, fmt.Errorf("repl: creating the backend: %w", err)
+	}
+	eqf.SetSessionDir(opts.Dir)
+	s := &Session{opts: opts}
+	if err := s.Reset(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Dir is the session folder.
+func (s *Session) Dir() string { return s.opts.Dir }
+
+// Reset throws away every definition and starts a fresh interpreter with the preloads.
+func (s *Session) Reset() error {
+	in := interp.New(interp.Options{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, GoPath: os.DevNull})
+	if err := in.Use(stdlib.Symbols); err != nil {
+		return fmt.Errorf("repl: loading the standard library's symbols: %w", err)
+	}
+	if err := in.Use(symbols.Symbols); err != nil {
+		return fmt.Errorf("repl: loading eqf's symbols: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString("import (\n")
+	for _, p := range Preloads {
+		fmt.Fprintf(&b, "\t%s %q\n", p.Name, p.Path)
+	}
+	b.WriteString(")\n")
+	if _, err := in.Eval(b.String()); err != nil {
+		return fmt.Errorf("repl: preloading packages: %w", err)
+	}
+	// backend is the compute backend every eqflib graph runs on; __vals collects all of an
+	// expression's values for printing.
+	if _, err := in.Eval("var backend, _ = eqflib.Backend()\nfunc __vals(xs ...any) []any { return xs }"); err != nil {
+		return fmt.Errorf("repl: preloading helpers: %w", err)
+	}
+	s.mu.Lock()
+	s.in = in
+	s.imports = map[string]string{}
+	for _, p := range Preloads {
+		s.imports[p.Name] = p.Path
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// packageNames indexes the symbol tables: import path → package name and path → members.
+var (
+	indexOnce sync.Once
+	pkgName   map[string]string
+	pkgNames  map[string][]string
+)
+
+func index() {
+	indexOnce.Do(func() {
+		pkgName, pkgNames = map[string]string{}, map[string][]string{}
+		for _, tab := range []interp.Exports{stdlib.Symbols, symbols.Symbols} {
+			for key, syms := range tab {
+				p, name := path.Dir(key), path.Base(key)
+				pkgName[p] = name
+				var names []string
+				for n := range syms {
+					if !strings.HasPrefix(n, "_") {
+						names = append(names, n)
+					}
+				}
+				sort.Strings(names)
+				pkgNames[p] = names
+			}
+		}
+	})
+}
+
+// filterImports drops imports the session already has (so importing twice is harmless) and
+// rejects a name bound to another path.
+func (s *Session) filterImports(specs []importSpec) (keep []importSpec, err error) {
+	index()
+	for _, sp := range specs {
+		name := sp.name
+		if name == "_" || name == "." {
+			keep = append(keep, sp)
+			continue
+		}
+		if _, ok := pkgName[sp.path]; !ok {
+			return nil, fmt.Errorf("import %q: not available here; the REPL can import the standard library, eqf's packages and GoMLX's graph, tensors, shapes, dtypes and compute", sp.path)
+		}
+		if name == "" {
+			name = pkgName[sp.path]
+		}
+		if have, ok := s.imports[name]; ok {
+			if have == sp.path {
+				continue
+			}
+			return nil, fmt.Errorf("import %q: the name %s is already bound to %q; import it under another name (import x %q)", sp.path, name, have, sp.path)
+		}
+		keep = append(keep, importSpec{name, sp.path})
+	}
+	return keep, nil
+}
+
+// ErrInterrupted is returned by Eval when its context is cancelled (Ctrl-C).
+var ErrInterrupted = errors.New("interrupted")
+
+// Eval evaluates one complete input (as typed at the prompt) and prints the value of an
+// expression to Stdout. Imports are idempotent; a panic in interpreted code comes back as an
+// error; cancelling ctx stops the evaluation and returns ErrInterrupted.
+func (s *Session) Eval(ctx context.Context, src string) error {
+	if strings.TrimSpace(src) == "" {
+		return nil
+	}
+	specs, rest, isImport, _ := splitImports(src)
+	if isImport {
+		keep, err := s.filterImports(specs)
+		if err != nil {
+			return err
+		}
+		var b strings.Builder
+		if len(keep) > 0 {
+			b.WriteString("import (\n")
+			for _, sp := range keep {
+				fmt.Fprintf(&b, "\t%s %q\n", sp.name, sp.path)
+			}
+			b.WriteString(")\n")
+		}
+		b.WriteString(rest)
+		if _, err := s.eval(ctx, b.String()); err != nil {
+			return err
+		}
+		for _, sp := range keep {
+			if sp.name != "_" && sp.name != "." {
+				s.imports[sp.name] = sp.path
+			}
+		}
+		return nil
+	}
+	if e, ok := isExpr(src); ok && !quietCall(e) {
+		v, err := s.eval(ctx, "__vals("+exprString(e)+")")
+		if err == nil {
+			s.print(v)
+			return nil
+		}
+		if !strings.Contains(err.Error(), "(...any)") && !strings.Contains(err.Error(), "used as value") {
+			return err
+		}
+		// A call with no results: run it for its effect.
+	}
+	if isCompound(src) {
+		// As a named function, called once: a literal func(){…}() at top level would be run
+		// again by yaegi on every later evaluation.
+		s.stmts++
+		name := fmt.Sprintf("__stmt%d", s.stmts)
+		if _, err := s.eval(ctx, "func "+name+"() {\n"+src+"\n}"); err != nil {
+			return err
+		}
+		src = name + "()"
+	}
+	_, err := s.eval(ctx, src)
+	return err
+}
+
+func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err error) {
+	defer func() {
+		if r := recover(); r != nil { // the interpreter itself panicked
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	v, err = s.in.EvalWithContext(ctx, src)
+	if err != nil && ctx.Err() != nil {
+		return v, ErrInterrupted
+	}
+	var p interp.Panic
+	if errors.As(err, &p) {
+		return v, fmt.Errorf("panic: %v", p.Value)
+	}
+	return v, err
+}
+
+// print writes the values of an expression: errors as "error: …", a nil error dropped when
+// other values come with it.
+func (s *Session) print(v reflect.Value) {
+	if !v.IsValid() {
+		return
+	}
+	vals, ok := v.Interface().([]any)
+	if !ok {
+		fmt.Fprintln(s.opts.Stdout, s.Format(v.Interface()))
+		return
+	}
+	if n := len(vals); n > 1 {
+		switch last := vals[n-1].(type) {
+		case nil: // the usual trailing nil error
+			vals = vals[:n-1]
+		case error: // values that come with an error are zero values: print only the error
+			fmt.Fprintln(s.opts.Stdout, "error: "+last.Error())
+			return
+		}
+	}
+	parts := make([]string, len(vals))
+	for i, x := range vals {
+		parts[i] = s.Format(x)
+	}
+	fmt.Fprintln(s.opts.Stdout, strings.Join(parts, "  "))
+}
+
+// Load evaluates a file: a Go file (package main, imports, declarations, func main) whose main
+// runs once, or a script of REPL lines without a package clause.
+func (s *Session) Load(ctx context.Context, file string) error {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	return s.LoadSource(ctx, file, string(src))
+}
+
+// LoadSource is Load for source already read; name is used in error messages.
+func (s *Session) LoadSource(ctx context.Context, name, src string) error {
+	s.loads++
+	mainName := fmt.Sprintf("__main%d", s.loads)
+	script, hasMain, err := fileToScript(src, mainName)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if hasMain || script != src { // a Go file: its declarations in one evaluation
+		if err := s.Eval(ctx, script); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if hasMain {
+			if err := s.Eval(ctx, mainName+"()"); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		return nil
+	}
+	// A script: statement by statement, as if typed.
+	var pending strings.Builder
+	line := 0
+	for _, l := range strings.Split(src, "\n") {
+		line++
+		pending.WriteString(l + "\n")
+		if incomplete(pending.String()) {
+			continue
+		}
+		if err := s.Eval(ctx, pending.String()); err != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		pending.Reset()
+	}
+	if strings.TrimSpace(pending.String()) != "" {
+		return fmt.Errorf("%s: input ends inside an unfinished statement", name)
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package repl
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// incomplete reports whether src needs more lines: an open bracket, an unterminated raw string
+// or block comment, or a trailing operator or comma that continues onto the next line.
+func incomplete(src string) bool {
+	var s scanner.Scanner
+	fset := token.NewFileSet()
+	file := fset.AddFile("", fset.Base(), len(src))
+	open := false
+	s.Init(file, []byte(src), func(_ token.Position, msg string) {
+		if strings.Contains(msg, "not terminated") {
+			open = true
+		}
+	}, scanner.ScanComments)
+	depth := 0
+	last := token.ILLEGAL
+	for {
+		_, tok, lit := s.Scan()
+		if tok == token.EOF {
+			break
+		}
+		switch tok {
+		case token.LPAREN, token.LBRACE, token.LBRACK:
+			depth++
+		case token.RPAREN, token.RBRACE, token.RBRACK:
+			depth--
+		case token.COMMENT:
+			continue
+		case token.SEMICOLON:
+			if lit == "\n" { // automatic semicolon: the line ended a statement
+				continue
+			}
+		}
+		last = tok
+	}
+	if open || depth > 0 {
+		return true
+	}
+	switch last {
+	case token.COMMA, token.PERIOD, token.ADD, token.SUB, token.MUL, token.QUO, token.REM,
+		token.AND, token.OR, token.XOR, token.SHL, token.SHR, token.AND_NOT, token.LAND, token.LOR,
+		token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ, token.ASSIGN, token.DEFINE,
+		token.ARROW, token.COLON:
+		return true
+	}
+	return false
+}
+
+// importSpec is one import: the name it binds and its path.
+type importSpec struct{ name, path string }
+
+// splitImports takes the import declarations at the start of src apart from the rest. ok is
+// false when src does not start with "import".
+func splitImports(src string) (specs []importSpec, rest string, ok bool, err error) {
+	if !strings.Contains(src, "import") {
+		return nil, src, false, nil
+	}
+	fset := token.NewFileSet()
+	f, perr := parser.ParseFile(fset, "", "package main\n"+src, parser.ImportsOnly)
+	if perr != nil || len(f.Imports) == 0 {
+		return nil, src, false, nil // let the interpreter report it
+	}
+	end := 0
+	for _, d := range f.Decls {
+		gd, isGen := d.(*ast.GenDecl)
+		if !isGen || gd.Tok != token.IMPORT {
+			break
+		}
+		end = fset.Position(gd.End()).Offset - len("package main\n")
+	}
+	for _, is := range f.Imports {
+		p, _ := strconv.Unquote(is.Path.Value)
+		name := ""
+		if is.Name != nil {
+			name = is.Name.Name
+		}
+		specs = append(specs, importSpec{name, p})
+	}
+	return specs, src[end:], true, nil
+}
+
+// fileToScript turns a Go file (package clause, imports, declarations, func main) into REPL
+// input: the package clause goes, and main is renamed mainName so that loading a file runs its
+// main once (yaegi would run a func main again on every later evaluation). It returns the
+// source unchanged when it has no package clause (a script of REPL lines) and hasMain = false.
+func fileToScript(src, mainName string) (script string, hasMain bool, err error) {
+	fset := token.NewFileSet()
+	f, perr := parser.ParseFile(fset, "", src, parser.ParseComments)
+	if perr != nil {
+		if strings.HasPrefix(strings.TrimSpace(stripComments(src)), "package ") {
+			return "", false, perr
+		}
+		return src, false, nil
+	}
+	if f.Name.Name != "main" {
+		return "", false, fmt.Errorf("package %s: a script must be package main (or have no package clause)", f.Name.Name)
+	}
+	b := []byte(src)
+	// Rename main first (it lies after the package clause, so offsets before it stay valid).
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" {
+			off := fset.Position(fd.Name.Pos()).Offset
+			b = append(b[:off:off], append([]byte(mainName), b[off+len("main"):]...)...)
+			hasMain = true
+		}
+	}
+	// Blank the package clause, keeping line numbers.
+	start, end := fset.Position(f.Package).Offset, fset.Position(f.Name.End()).Offset
+	for i := start; i < end; i++ {
+		b[i] = ' '
+	}
+	return string(b), hasMain, nil
+}
+
+func stripComments(src string) string {
+	var out strings.Builder
+	for _, line := range strings.Split(src, "\n") {
+		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "//") {
+			continue
+		}
+		out.WriteString(line + "\n")
+	}
+	return out.String()
+}
+
+// isExpr reports whether src is a single expression (its value is printed).
+func isExpr(src string) (ast.Expr, bool) {
+	e, err := parser.ParseExpr(src)
+	return e, err == nil
+}
+
+// exprString prints e on one line without comments, ready to wrap in a call.
+func exprString(e ast.Expr) string {
+	var b bytes.Buffer
+	if err := format.Node(&b, token.NewFileSet(), e); err != nil {
+		return types.ExprString(e)
+	}
+	return b.String()
+}
+
+// isCompound reports whether src starts with a statement that yaegi evaluates badly at top
+// level (a `v, err :=` inside a top-level for loop reads "undefined: v"); such input runs
+// inside func() { … }().
+func isCompound(src string) bool {
+	t := strings.TrimSpace(src)
+	for _, kw := range []string{"for ", "for{", "if ", "switch ", "switch{", "select ", "select{", "{"} {
+		if strings.HasPrefix(t, kw) {
+			return true
+		}
+	}
+	return t == "for" || t == "select"
+}
+
+// quietCall reports whether e calls a function whose results nobody wants printed (fmt.Print…).
+func quietCall(e ast.Expr) bool {
+	call, ok := e.(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "fmt" && (strings.HasPrefix(sel.Sel.Name, "Print") || strings.HasPrefix(sel.Sel.Name, "Fprint"))
+}
