@@ -8,13 +8,16 @@ export GOTOOLCHAIN := go1.27.3
 export GOEXPERIMENT := simd
 GO ?= go
 
-.PHONY: all test vet fmt-check demo bench bench-matmul bench-peer peer-deps compare echarts browser
+.PHONY: all test vet fmt-check demo bench bench-matmul bench-peer peer-deps compare echarts browser \
+	symbols symbols-check jupyter-deps gonb kernel jupyter test-notebooks repl
 
 all: test
 
-## test: vet, gofmt check and every test (race detector off, -short off)
-test: vet fmt-check echarts browser
+## test: vet, gofmt check, the symbol tables' regeneration check, every test (race detector off,
+## -short off), then the quickstart notebook executed headless on the "Go (eqf)" kernel
+test: vet fmt-check symbols-check echarts browser
 	$(GO) test -count=1 ./...
+	$(MAKE) --no-print-directory test-notebooks
 
 ## echarts: the echarts script the interactive figures inline, from the npm registry (not
 ## committed; pages never fetch it from a CDN). Installs Debian's npm when missing.
@@ -77,3 +80,53 @@ compare:
 	@test -n "$$(ls out/fm-small/ckpt-*.eqf 2>/dev/null)" || $(GO) run ./kernel/cmd/eqf train -preset small -objective fm \
 	  -steps 1200 -out out/fm-small -ckpt-every 400 -eval-every 200 -set lr=2e-3 -set ema=0.995
 	$(GO) run ./kernel/cmd/eqf compare
+
+## ---- the kernel: yaegi symbols, the REPL, Jupyter on GoNB ----
+
+## symbols: regenerate the yaegi symbol tables (go generate ./symbols, yaegi extract v0.16.1)
+symbols:
+	$(GO) generate ./symbols
+
+## symbols-check: regenerate into a temporary folder and fail when the committed tables differ
+symbols-check:
+	@tmp=$$(mktemp -d symbols/.regen.XXXXXX) && sh symbols/extract.sh $$tmp && ok=1 && \
+	for f in $$tmp/*.go; do cmp -s $$f symbols/$${f##*/} || { echo "symbols/$${f##*/} differs from what go generate ./symbols writes"; ok=0; }; done; \
+	for f in symbols/github_com-*.go; do test -f $$tmp/$${f##*/} || { echo "$$f is no longer generated"; ok=0; }; done; \
+	rm -rf $$tmp; test $$ok = 1 || { echo "run: make symbols"; exit 1; }
+
+## repl: the interactive eqf REPL (yaegi) with eqflib, data, plots and GoMLX preloaded
+repl:
+	$(GO) run ./kernel/cmd/eqf repl
+
+# Debian's Jupyter runs under the system Python, whatever python3 is first on PATH.
+PY := /usr/bin/python3
+JUPYTER := /usr/bin/jupyter
+BIN := $(CURDIR)/bin
+JUPYTER_DATA_DIR ?= $(HOME)/.local/share/jupyter
+JUPYTER_PORT ?= 8888
+
+## jupyter-deps: Debian's Jupyter (notebook, nbconvert, nbclient, ipykernel) when missing
+jupyter-deps:
+	@$(PY) -c 'import notebook, nbconvert, nbclient, nbformat, ipykernel' 2>/dev/null && test -x $(JUPYTER) || \
+	  { SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
+	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends \
+	      jupyter-notebook jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-client; }
+
+## gonb: GoNB v0.11.5, goimports and gopls (pinned in kernel/jupyter/tools/go.mod) into bin/
+gonb: $(BIN)/gonb
+$(BIN)/gonb: kernel/jupyter/tools/go.mod kernel/jupyter/tools/go.sum
+	cd kernel/jupyter/tools && GOBIN=$(BIN) $(GO) install tool
+	@touch $@
+
+## kernel: register the Jupyter kernel "Go (eqf)" in $(JUPYTER_DATA_DIR)
+kernel: jupyter-deps gonb
+	@sh kernel/jupyter/kernel.sh "$(JUPYTER_DATA_DIR)" "$(BIN)" "$(CURDIR)"
+
+## jupyter: everything above, then the notebook server on localhost (token printed) in notebooks/
+jupyter: kernel echarts
+	JUPYTER_DATA_DIR="$(JUPYTER_DATA_DIR)" $(JUPYTER) notebook --no-browser --ip=127.0.0.1 \
+	  --port=$(JUPYTER_PORT) --notebook-dir="$(CURDIR)/notebooks" $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+
+## test-notebooks: execute notebooks/00-quickstart.ipynb headless on the eqf kernel, check outputs
+test-notebooks: jupyter-deps gonb echarts
+	EQF_GONB_BIN=$(BIN) $(GO) test -count=1 -tags notebook ./kernel/jupyter/

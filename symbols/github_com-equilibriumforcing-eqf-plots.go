@@ -19,6 +19,7 @@ func init() {
 		"EChartsEnv":        reflect.ValueOf(constant.MakeFromLiteral("\"EQF_ECHARTS_JS\"", token.STRING, 0)),
 		"EChartsScript":     reflect.ValueOf(plots.EChartsScript),
 		"EChartsVersion":    reflect.ValueOf(constant.MakeFromLiteral("\"5.5.1\"", token.STRING, 0)),
+		"Embed":             reflect.ValueOf(plots.Embed),
 		"FrontierFigure":    reflect.ValueOf(plots.FrontierFigure),
 		"GIF":               reflect.ValueOf(plots.GIF),
 		"GIFBytes":          reflect.ValueOf(plots.GIFBytes),

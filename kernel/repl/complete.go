@@ -30,20 +30,19 @@ func (s *Session) Complete(line string, pos int) (head string, completions []str
 	if pos > len(line) {
 		pos = len(line)
 	}
-	start := pos
-	for start > 0 && isWordByte(line[start-1]) {
-		start--
-	}
-	head, word, tail := line[:start], line[start:pos], line[pos:]
-	if strings.TrimSpace(head) == "" && strings.HasPrefix(strings.TrimSpace(line[:pos]), ":") {
-		w := strings.TrimSpace(line[:pos])
+	if w := strings.TrimLeft(line[:pos], " \t"); strings.HasPrefix(w, ":") && !strings.ContainsAny(w, " \t") {
 		for _, c := range Commands {
 			if strings.HasPrefix(c.Name, w) {
 				completions = append(completions, c.Name+" ")
 			}
 		}
-		return line[:pos-len(w)], completions, tail
+		return line[:pos-len(w)], completions, line[pos:]
 	}
+	start := pos
+	for start > 0 && isWordByte(line[start-1]) {
+		start--
+	}
+	head, word, tail := line[:start], line[start:pos], line[pos:]
 	var cands []string
 	prefix := word
 	if dot := strings.LastIndexByte(word, '.'); dot >= 0 {

@@ -150,7 +150,9 @@ func (f *Func) CallAll(args ...any) (outs []*tensors.Tensor, err error) {
 func Scalar(g *graph.Graph, v float64) *graph.Node { return graph.Const(g, float32(v)) }
 
 // ScalarLike is a constant of x's dtype, ready to combine with x.
-func ScalarLike(x *graph.Node, v float64) *graph.Node { return graph.ConstAsDType(x.Graph(), x.DType(), v) }
+func ScalarLike(x *graph.Node, v float64) *graph.Node {
+	return graph.ConstAsDType(x.Graph(), x.DType(), v)
+}
 
 // Tensor converts a Go value (a number or a nested slice of numbers) to a tensor of the same
 // dtype (tensors.FromValue is generic).

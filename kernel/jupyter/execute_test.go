@@ -1,0 +1,125 @@
+//go:build notebook
+
+package jupyter
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExecuteQuickstart executes notebooks/00-quickstart.ipynb headless on the "Go (eqf)"
+// kernel (jupyter nbconvert --execute, Debian's Jupyter under /usr/bin/python3) and asserts on
+// the stored outputs, like GoNB's own notebook tests. Run by `make test-notebooks` (part of
+// `make test`), which installs Jupyter and builds GoNB first; EQF_GONB_BIN names the folder with
+// gonb, goimports and gopls (default: the checkout's bin/).
+func TestExecuteQuickstart(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	bin := os.Getenv("EQF_GONB_BIN")
+	if bin == "" {
+		bin = filepath.Join(root, "bin")
+	}
+	data := t.TempDir()
+	if out, err := exec.Command("sh", "kernel.sh", data, bin, root).CombinedOutput(); err != nil {
+		t.Fatalf("kernel.sh: %v\n%s (run `make gonb` first)", err, out)
+	}
+	outPath := filepath.Join(t.TempDir(), "quickstart.ipynb")
+	cmd := exec.Command("/usr/bin/jupyter", "nbconvert", "--to", "notebook", "--execute",
+		"--ExecutePreprocessor.kernel_name="+KernelName, "--ExecutePreprocessor.timeout=900",
+		"--output", outPath, filepath.Join(root, "notebooks", "00-quickstart.ipynb"))
+	cmd.Env = append(os.Environ(), "JUPYTER_DATA_DIR="+data)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nbconvert --execute: %v\n%s", err, tail(string(out), 4000))
+	}
+	nb := readNotebook(t, outPath)
+
+	var stdout strings.Builder
+	var pngs [][]byte
+	var htmls []string
+	for i, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			switch o.OutputType {
+			case "error":
+				t.Errorf("cell %d: %s: %s", i, o.Ename, o.Evalue)
+			case "stream":
+				if o.Name == "stdout" {
+					stdout.WriteString(string(o.Text))
+				}
+			case "display_data":
+				if p, ok := o.Data["image/png"]; ok {
+					b, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(string(p), "\n", ""))
+					if err != nil {
+						t.Errorf("cell %d: image/png is not base64: %v", i, err)
+					}
+					pngs = append(pngs, b)
+				}
+				if h, ok := o.Data["text/html"]; ok {
+					htmls = append(htmls, string(h))
+				}
+			}
+		}
+	}
+	out := stdout.String()
+	// Golden numbers (SPEC §4): c-function α = 0.8, σ_end = 0.001 and SD3 r = 3 levels.
+	for _, want := range []string{
+		"c-function: A = 1.859663, ρ(1) = 0.0010",
+		"[1.0000 0.9643 0.9231 0.8750 0.8182 0.7500 0.6667 0.5625 0.4286 0.2500 0.0000]",
+		"FM Euler               NFE 100",
+		"EqF NAG (closed loop)  NFE 100",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	// The oracle samples land on the data's moments (parsed from the printed table).
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(line, "var ratio") {
+			continue
+		}
+		var meanErr, ratio float64
+		f := strings.Fields(line[strings.Index(line, "mean err"):])
+		if _, err := fmt.Sscan(f[2], &meanErr); err != nil {
+			t.Errorf("unparsable line %q", line)
+			continue
+		}
+		fmt.Sscan(f[5], &ratio)
+		if meanErr < -0.05 || meanErr > 0.05 || ratio < 0.9 || ratio > 1.1 {
+			t.Errorf("oracle samples off the data's moments: %q", line)
+		}
+	}
+	if len(pngs) != 2 {
+		t.Errorf("%d PNG display_data outputs, want 2 (warps, trace)", len(pngs))
+	}
+	for i, b := range pngs {
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Errorf("PNG %d: %v", i, err)
+			continue
+		}
+		if img.Bounds().Dx() < 600 || img.Bounds().Dy() < 300 {
+			t.Errorf("PNG %d is %v, too small for a figure", i, img.Bounds())
+		}
+	}
+	if len(htmls) != 2 {
+		t.Fatalf("%d HTML display_data outputs, want 2 (explorer, player)", len(htmls))
+	}
+	if !strings.Contains(htmls[0], "<iframe srcdoc=") || !strings.Contains(htmls[0], "η-warp explorer") || strings.Contains(htmls[0], "src=&#34;http") {
+		t.Errorf("explorer output is not a self-contained iframe: %s", tail(htmls[0], 300))
+	}
+	if !strings.Contains(htmls[1], "maze clip, seed 7") || strings.Count(htmls[1], `data:image\/png;base64,`) != 16 {
+		t.Errorf("player output lacks the clip's 16 frames (%d)", strings.Count(htmls[1], `data:image\/png;base64,`))
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}

@@ -1,0 +1,155 @@
+package repl
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestIncomplete(t *testing.T) {
+	for src, want := range map[string]bool{
+		"1 + 2":                       false,
+		"f(1,":                        true,
+		"func f() {":                  true,
+		"func f() {\n}":               false,
+		"x := []int{\n1, 2,\n":        true,
+		"s := `raw":                   true,
+		"a := 1 +":                    true,
+		"/* open":                     true,
+		"fmt.Println(\"}\") // {":     false,
+		"if x {\n} else {\n\tfoo()\n": true,
+	} {
+		if got := incomplete(src); got != want {
+			t.Errorf("incomplete(%q) = %v, want %v", src, got, want)
+		}
+	}
+}
+
+func newTestSession(t *testing.T) (*Session, *bytes.Buffer) {
+	t.Helper()
+	var out bytes.Buffer
+	s, err := New(Options{Stdout: &out, Stderr: io.Discard, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, &out
+}
+
+func TestEvalImportsResetAndErrors(t *testing.T) {
+	s, out := newTestSession(t)
+	ctx := context.Background()
+	must := func(src string) {
+		t.Helper()
+		if err := s.Eval(ctx, src); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+	}
+	must(`import "fmt"`) // preloaded: harmless
+	must("import (\n\t\"github.com/equilibriumforcing/eqf/eqflib\"\n\tmrand \"math/rand\"\n)")
+	must(`mrand.New(mrand.NewSource(1)).Intn(1) == 0`)
+	if err := s.Eval(ctx, `import eqflib "math"`); err == nil || !strings.Contains(err.Error(), "already bound") {
+		t.Errorf("rebinding a preloaded name: %v", err)
+	}
+	if err := s.Eval(ctx, `import "github.com/not/here"`); err == nil || !strings.Contains(err.Error(), "not available") {
+		t.Errorf("unknown import: %v", err)
+	}
+	must("y := 21")
+	must("y * 2")
+	if err := s.Eval(ctx, `panic("boom")`); err == nil || !strings.Contains(err.Error(), "panic: boom") {
+		t.Errorf("panic: %v", err)
+	}
+	must("y + 1") // the session survives
+	if err := s.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Eval(ctx, "y"); err == nil || !strings.Contains(err.Error(), "undefined: y") {
+		t.Errorf("after Reset, y: %v", err)
+	}
+	must("eqflib.SIMD == true || eqflib.SIMD == false") // preloads are back
+	if got := out.String(); got != "true\n42\n22\ntrue\n" {
+		t.Errorf("printed %q", got)
+	}
+	ctxCancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.Eval(ctxCancelled, "for { }"); err != ErrInterrupted {
+		t.Errorf("cancelled eval: %v", err)
+	}
+}
+
+func TestComplete(t *testing.T) {
+	s, _ := newTestSession(t)
+	if err := s.Eval(context.Background(), "w, _ := eqflib.NewCFunction(0.8, 0.001)"); err != nil {
+		t.Fatal(err)
+	}
+	has := func(list []string, x string) bool {
+		for _, y := range list {
+			if y == x {
+				return true
+			}
+		}
+		return false
+	}
+	head, c, tail := s.Complete("x := eqflib.NewCF) + 1", len("x := eqflib.NewCF"))
+	if head != "x := eqflib." || tail != ") + 1" || !has(c, "NewCFunction") || !has(c, "NewCFunctionTabulated") || len(c) != 2 {
+		t.Errorf("eqflib.NewCF: %q %q %q", head, c, tail)
+	}
+	if _, c, _ := s.Complete("graph.ReduceAllS", 16); !has(c, "ReduceAllSum") {
+		t.Errorf("graph.ReduceAllS: %q", c)
+	}
+	if _, c, _ := s.Complete("w.", 2); !has(c, "Rho") || !has(c, "A") || !has(c, "Eta") {
+		t.Errorf("w.: %q", c)
+	}
+	if _, c, _ := s.Complete("eqf", 3); !has(c, "eqflib") || !has(c, "eqf") {
+		t.Errorf("eqf: %q", c)
+	}
+	if _, c, _ := s.Complete(":lo", 3); len(c) != 1 || c[0] != ":load " {
+		t.Errorf(":lo: %q", c)
+	}
+	if _, c, _ := s.Complete("__v", 3); len(c) != 0 {
+		t.Errorf("internal names completed: %q", c)
+	}
+}
+
+func TestCommandsAndServe(t *testing.T) {
+	s, out := newTestSession(t)
+	script := filepath.Join(t.TempDir(), "lines.go")
+	if err := os.WriteFile(script, []byte("z := 6\nfunc twice(x int) int {\n\treturn 2 * x\n}\ntwice(z)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := ":help\n:load " + script + "\n:dir\nplots.WarpFigure([]eqflib.Warp{eqflib.IdentityWarp()}, 4)\n:serve\n:nope\n:quit\nnever()\n"
+	err := s.Script(strings.NewReader(in))
+	if err == nil || !strings.Contains(err.Error(), "1 input(s) failed") { // :nope
+		t.Errorf("Script: %v", err)
+	}
+	text := out.String()
+	for _, want := range []string{"Preloaded packages:", "eqf.Exec1", ":serve", "12\n", s.Dir() + "\n", "wrote " + s.Dir(), "serving " + s.Dir() + " at http://127.0.0.1:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	url, err := s.Serve("")
+	if err != nil || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("Serve: %q %v", url, err)
+	}
+	pngs, _ := filepath.Glob(filepath.Join(s.Dir(), "*.png"))
+	if len(pngs) != 1 {
+		t.Fatalf("figures in the session folder: %v", pngs)
+	}
+	resp, err := http.Get(url + filepath.Base(pngs[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !bytes.HasPrefix(body, []byte("\x89PNG")) {
+		t.Errorf("GET the figure: %d, %d bytes", resp.StatusCode, len(body))
+	}
+	if _, err := (&Session{opts: Options{Dir: t.TempDir()}}).Serve("99999"); err == nil || !strings.Contains(err.Error(), "[0, 65535]") {
+		t.Errorf("bad port: %v", err)
+	}
+}
