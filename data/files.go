@@ -9,9 +9,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/color/palette"
-	"image/draw"
-	"image/gif"
 	_ "image/jpeg" // decode JPEG frames
 	"image/png"
 	"io"
@@ -24,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/internal/fsutil"
+	"github.com/equilibriumforcing/eqf/internal/imgutil"
 )
 
 // Loaders for real data: a directory of PNG/JPEG frames per clip with an actions file, and .npy
@@ -449,8 +447,8 @@ func SaveGIF(path string, c *Clip, scale, delay int) error {
 	if scale < 1 || delay < 1 {
 		return fmt.Errorf("data: SaveGIF %s: scale = %d, delay = %d out of range: both must be ≥ 1", path, scale, delay)
 	}
-	anim := &gif.GIF{}
-	for t := 0; t < c.Frames; t++ {
+	frames := make([]image.Image, c.Frames)
+	for t := range frames {
 		fr := FrameImage(c, t)
 		big := image.NewRGBA(image.Rect(0, 0, c.Width*scale, c.Height*scale))
 		for y := 0; y < c.Height*scale; y++ {
@@ -458,14 +456,11 @@ func SaveGIF(path string, c *Clip, scale, delay int) error {
 				big.Set(x, y, fr.At(x/scale, y/scale))
 			}
 		}
-		pal := image.NewPaletted(big.Bounds(), palette.Plan9)
-		draw.FloydSteinberg.Draw(pal, big.Bounds(), big, image.Point{})
-		anim.Image = append(anim.Image, pal)
-		anim.Delay = append(anim.Delay, delay)
+		frames[t] = big
 	}
-	var buf bytes.Buffer
-	if err := gif.EncodeAll(&buf, anim); err != nil {
+	b, err := imgutil.EncodeGIF(frames, delay)
+	if err != nil {
 		return fmt.Errorf("data: SaveGIF %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, buf.Bytes())
+	return WriteFileAtomic(path, b)
 }

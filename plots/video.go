@@ -7,15 +7,14 @@ import (
 	"html/template"
 	"image"
 	"image/color"
-	"image/color/palette"
 	"image/draw"
-	"image/gif"
 	"image/png"
 	"math"
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/internal/fsutil"
+	"github.com/equilibriumforcing/eqf/internal/imgutil"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
@@ -114,19 +113,15 @@ func GIFBytes(v Video, o VideoOptions) ([]byte, error) {
 		return nil, err
 	}
 	delay := max(1, int(math.Round(100/o.FPS)))
-	anim := &gif.GIF{}
-	for t := 0; t < v.Frames.Frames(); t++ {
-		fr := v.frame(t, o)
-		pal := image.NewPaletted(fr.Bounds(), palette.Plan9)
-		draw.FloydSteinberg.Draw(pal, fr.Bounds(), fr, image.Point{})
-		anim.Image = append(anim.Image, pal)
-		anim.Delay = append(anim.Delay, delay)
+	frames := make([]image.Image, v.Frames.Frames())
+	for t := range frames {
+		frames[t] = v.frame(t, o)
 	}
-	var buf bytes.Buffer
-	if err := gif.EncodeAll(&buf, anim); err != nil {
+	b, err := imgutil.EncodeGIF(frames, delay)
+	if err != nil {
 		return nil, fmt.Errorf("plots: %w", err)
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // GIF writes the video as an animated GIF, atomically.
