@@ -68,6 +68,7 @@ func TestExecuteQuickstart(t *testing.T) {
 	out := stdout.String()
 	// Golden numbers (SPEC §4): c-function α = 0.8, σ_end = 0.001 and SD3 r = 3 levels.
 	for _, want := range []string{
+		"built with GOEXPERIMENT=simd: true, GOMLX_BACKEND=go:parallelism=-1", // the kernel's env
 		"c-function: A = 1.859663, ρ(1) = 0.0010",
 		"[1.0000 0.9643 0.9231 0.8750 0.8182 0.7500 0.6667 0.5625 0.4286 0.2500 0.0000]",
 		"FM Euler               NFE 100",
