@@ -97,28 +97,38 @@ func (s *Session) Interactive() error {
 		if strings.TrimSpace(line) != "" {
 			ln.AppendHistory(line)
 		}
-		if pending.Len() == 0 && strings.HasPrefix(strings.TrimSpace(line), ":") {
-			quit, err := s.command(strings.TrimSpace(line))
-			if err != nil {
-				fmt.Fprintln(s.opts.Stderr, "error:", err)
-			}
-			if quit {
-				return nil
-			}
+		done, quit, _ := s.feed(&pending, line)
+		if quit {
+			return nil
+		}
+		if done {
 			saveHistory()
-			continue
 		}
-		pending.WriteString(line + "\n")
-		if incomplete(pending.String()) {
-			continue
-		}
-		src := pending.String()
-		pending.Reset()
-		if err := s.evalInterruptible(src); err != nil {
-			fmt.Fprintln(s.opts.Stderr, errorLine(err))
-		}
-		saveHistory()
 	}
+}
+
+// feed takes one input line: a :command when no input is pending, else one more line of the
+// pending input, evaluated (Ctrl-C cancels it) once it is complete. done reports that a command
+// or an input ran, quit that it was :quit, failed that it printed an error.
+func (s *Session) feed(pending *strings.Builder, line string) (done, quit, failed bool) {
+	if pending.Len() == 0 && strings.HasPrefix(strings.TrimSpace(line), ":") {
+		quit, err := s.command(strings.TrimSpace(line))
+		if err != nil {
+			fmt.Fprintln(s.opts.Stderr, "error:", err)
+		}
+		return true, quit, err != nil
+	}
+	pending.WriteString(line + "\n")
+	if incomplete(pending.String()) {
+		return false, false, false
+	}
+	src := pending.String()
+	pending.Reset()
+	if err := s.evalInterruptible(src); err != nil {
+		fmt.Fprintln(s.opts.Stderr, errorLine(err))
+		return true, false, true
+	}
+	return true, false, false
 }
 
 // Script reads input lines from r (standard input that is not a terminal): no prompts, values
@@ -131,27 +141,12 @@ func (s *Session) Script(r io.Reader) error {
 	var pending strings.Builder
 	failed := 0
 	for sc.Scan() {
-		line := sc.Text()
-		if pending.Len() == 0 && strings.HasPrefix(strings.TrimSpace(line), ":") {
-			quit, err := s.command(strings.TrimSpace(line))
-			if err != nil {
-				fmt.Fprintln(s.opts.Stderr, "error:", err)
-				failed++
-			}
-			if quit {
-				break
-			}
-			continue
-		}
-		pending.WriteString(line + "\n")
-		if incomplete(pending.String()) {
-			continue
-		}
-		src := pending.String()
-		pending.Reset()
-		if err := s.evalInterruptible(src); err != nil {
-			fmt.Fprintln(s.opts.Stderr, errorLine(err))
+		_, quit, bad := s.feed(&pending, sc.Text())
+		if bad {
 			failed++
+		}
+		if quit {
+			break
 		}
 	}
 	if err := sc.Err(); err != nil {

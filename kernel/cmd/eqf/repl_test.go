@@ -193,14 +193,7 @@ func TestREPLOnTerminal(t *testing.T) {
 		t.Errorf("history recall printed %q", out)
 	}
 	s.typeKeys(":quit\r")
-	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Errorf(":quit: exit %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal(":quit did not end the REPL")
-	}
+	s.expectExit(":quit")
 	h, err := os.ReadFile(hist)
 	if err != nil || !strings.Contains(string(h), "40 + 2") || !strings.Contains(string(h), "eqflib.NewCFunction(0.8, 0.001)") {
 		t.Errorf("history file %s: %v\n%s", hist, err, h)
@@ -212,13 +205,19 @@ func TestREPLOnTerminal(t *testing.T) {
 	s2.typeKeys("\x03")
 	s2.expect("eqf> ")
 	s2.typeKeys("\x04")
+	s2.expectExit("Ctrl-D")
+}
+
+// expectExit waits for the REPL to end with status 0 after what (the key that should end it).
+func (s *screen) expectExit(what string) {
+	s.t.Helper()
 	select {
-	case err := <-s2.done:
+	case err := <-s.done:
 		if err != nil {
-			t.Errorf("Ctrl-D: exit %v", err)
+			s.t.Errorf("%s: exit %v", what, err)
 		}
 	case <-time.After(30 * time.Second):
-		t.Fatal("Ctrl-D did not end the REPL")
+		s.t.Fatalf("%s did not end the REPL", what)
 	}
 }
 
