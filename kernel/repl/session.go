@@ -193,7 +193,7 @@ func (s *Session) Eval(ctx context.Context, src string) error {
 	if strings.TrimSpace(src) == "" {
 		return nil
 	}
-	specs, rest, isImport, _ := splitImports(src)
+	specs, rest, isImport := splitImports(src)
 	if isImport {
 		keep, err := s.filterImports(specs)
 		if err != nil {

@@ -64,14 +64,14 @@ type importSpec struct{ name, path string }
 
 // splitImports takes the import declarations at the start of src apart from the rest. ok is
 // false when src does not start with "import".
-func splitImports(src string) (specs []importSpec, rest string, ok bool, err error) {
+func splitImports(src string) (specs []importSpec, rest string, ok bool) {
 	if !strings.Contains(src, "import") {
-		return nil, src, false, nil
+		return nil, src, false
 	}
 	fset := token.NewFileSet()
 	f, perr := parser.ParseFile(fset, "", "package main\n"+src, parser.ImportsOnly)
 	if perr != nil || len(f.Imports) == 0 {
-		return nil, src, false, nil // let the interpreter report it
+		return nil, src, false // let the interpreter report it
 	}
 	end := 0
 	for _, d := range f.Decls {
@@ -89,7 +89,7 @@ func splitImports(src string) (specs []importSpec, rest string, ok bool, err err
 		}
 		specs = append(specs, importSpec{name, p})
 	}
-	return specs, src[end:], true, nil
+	return specs, src[end:], true
 }
 
 // fileToScript turns a Go file (package clause, imports, declarations, func main) into REPL
