@@ -9,15 +9,39 @@ export GOEXPERIMENT := simd
 GO ?= go
 
 .PHONY: all test vet fmt-check demo bench bench-matmul bench-peer peer-deps compare echarts browser \
-	symbols symbols-check jupyter-deps gonb kernel jupyter test-notebooks repl
+	symbols symbols-check jupyter-deps gonb kernel jupyter test-notebooks repl test-xla gpu-check
 
 all: test
 
 ## test: vet, gofmt check, the symbol tables' regeneration check, every test (race detector off,
-## -short off), then the quickstart notebook executed headless on the "Go (eqf)" kernel
+## -short off), the XLA build's checks, then the quickstart notebook executed headless on the
+## "Go (eqf)" kernel
 test: vet fmt-check symbols-check echarts browser
 	$(GO) test -count=1 ./...
+	$(MAKE) --no-print-directory test-xla
 	$(MAKE) --no-print-directory test-notebooks
+
+## test-xla: the default build stays pure Go (no cgo, no go-xla linked); the `-tags xla` build
+## (cgo, gcc) compiles, and on a machine without a GPU asking for xla:cuda is a clear error
+## (no panic, no download) while GOMLX_BACKEND=auto falls back to the Go backend.
+test-xla:
+	CGO_ENABLED=0 $(GO) build ./...
+	@if CGO_ENABLED=0 $(GO) list -deps ./... | grep -q '^github.com/gomlx/go-xla'; then \
+	  echo "the default build links go-xla: only eqflib/backend_xla.go (build tag xla) may import it"; exit 1; fi
+	CGO_ENABLED=1 $(GO) vet -tags xla ./eqflib/
+	CGO_ENABLED=1 $(GO) test -count=1 -tags xla -run 'TestBackend|TestXLA|TestDataParallel' ./eqflib/
+
+## gpu-check: build bin/eqflib-xla.test, a self-contained test binary (no Go needed to run it) to
+## copy to a machine with an NVIDIA GPU and jax's CUDA plugin (README "Running on a GPU"). There:
+##   GOMLX_BACKEND=xla:cuda,tf32=false ./eqflib-xla.test -test.run GPUCheck -test.v
+## compares one train step and one sample step with the Go backend and prints ms/step;
+##   GOMLX_BACKEND=xla:cuda EQF_PAPER_STEP=1 ./eqflib-xla.test -test.run PaperPresetStep -test.v
+## times the paper preset (50-frame sampling step, a training step).
+gpu-check:
+	@mkdir -p bin
+	CGO_ENABLED=1 $(GO) test -c -tags xla -ldflags='-s -w' -o bin/eqflib-xla.test ./eqflib/
+	@echo "bin/eqflib-xla.test: copy it to the GPU machine and run"
+	@echo "  GOMLX_BACKEND=xla:cuda,tf32=false ./eqflib-xla.test -test.run GPUCheck -test.v"
 
 ## echarts: the echarts script the interactive figures inline, from the npm registry (not
 ## committed; pages never fetch it from a CDN). Installs Debian's npm when missing.

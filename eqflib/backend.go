@@ -2,6 +2,7 @@ package eqflib
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -11,13 +12,26 @@ import (
 )
 
 // BackendEnv is the environment variable that selects the compute backend, as in GoMLX:
-// "<name>[:<config>]", e.g. "go", "go:parallelism=-1". Unset or empty means ParamBackend.
+// "<name>[:<config>]". Unset or empty means ParamBackend. Recognised here:
+//
+//   - "go", "go:parallelism=-1", "go:ops_sequential": GoMLX's pure-Go backend (always compiled in);
+//   - "xla:cuda", "xla:cuda,tf32=false", "xla:/abs/path/to/plugin.so": XLA through a PJRT plugin,
+//     only in a build with `-tags xla` and cgo (backend_xla.go);
+//   - "auto": xla:cuda when this build has XLA and a CUDA plugin and GPU answer, otherwise the
+//     pure-Go backend; one line on standard error says which it picked and why.
 const BackendEnv = compute.ConfigEnvVar // "GOMLX_BACKEND"
 
 // ParamBackend is the default backend: the pure-Go backend with unlimited parallelism, measured
 // ~1.5–1.8× faster than plain "go" on a 512³ matmul (128 vs 70–85 GFLOP/s on 2 cores) and ~1.8×
 // on a small DiT training step.
 const ParamBackend = "go:parallelism=-1"
+
+// BackendAuto is the $GOMLX_BACKEND value that picks XLA on an NVIDIA GPU when it can and the
+// pure-Go backend otherwise.
+const BackendAuto = "auto"
+
+// XLA reports whether this binary has the XLA backend compiled in (built with `-tags xla`).
+const XLA = xlaCompiledIn
 
 // SIMD reports whether this binary was built with GOEXPERIMENT=simd. Without it the pure-Go
 // backend's matrix products are about 25× slower.
@@ -30,12 +44,12 @@ var (
 )
 
 // Backend returns the process-wide compute backend, created on first use. It honours
-// $GOMLX_BACKEND and defaults to ParamBackend (pure Go). eqflib imports only the pure-Go
-// backend, so creating it never tries to download XLA. In a build without GOEXPERIMENT=simd it
-// prints a one-line warning to standard error.
+// $GOMLX_BACKEND and defaults to ParamBackend (pure Go). No backend eqflib creates ever downloads
+// anything: the XLA backend (build tag xla) is linked without GoMLX's plugin auto-installer. In
+// a build without GOEXPERIMENT=simd it prints a one-line warning to standard error.
 func Backend() (compute.Backend, error) {
 	backendOnce.Do(func() {
-		backendVal, backendErr = newBackend(os.Getenv(BackendEnv))
+		backendVal, backendErr = newBackendLogged(os.Getenv(BackendEnv), os.Stderr)
 		if backendErr == nil && !SIMD && isGoBackend(backendVal) {
 			fmt.Fprintln(os.Stderr, "eqflib: warning: built without GOEXPERIMENT=simd; the pure-Go backend's matrix products are ~25x slower (use `make` or export GOEXPERIMENT=simd)")
 		}
@@ -52,26 +66,72 @@ func MustBackend() compute.Backend {
 	return b
 }
 
-func newBackend(config string) (b compute.Backend, err error) {
+// xlaNames are the names GoMLX registers for its XLA backend.
+var xlaNames = []string{"xla", "stablehlo", "hlo", "shlo", "pjrt"}
+
+func newBackend(config string) (compute.Backend, error) { return newBackendLogged(config, io.Discard) }
+
+// newBackendLogged creates the backend for a $GOMLX_BACKEND value; "auto" writes its one line
+// (which backend it picked, and why) to log.
+func newBackendLogged(config string, log io.Writer) (b compute.Backend, err error) {
 	defer catch(&err)
 	if config == "" {
 		config = ParamBackend
 	}
+	if config == BackendAuto {
+		return autoBackend(log)
+	}
 	name, opts, _ := strings.Cut(config, ":")
-	if name == gobackend.BackendName {
-		// The Go backend prints a line to stdout when parallelism is set; keep notebooks and
-		// command output clean by discarding stdout while it is created (once per process).
-		return withStdoutDiscarded(func() (compute.Backend, error) { return gobackend.New(opts) })
+	switch {
+	case name == gobackend.BackendName:
+		return newGoBackend(opts)
+	case isXLAName(name):
+		if !xlaCompiledIn {
+			return nil, paramErr("$"+BackendEnv, config, "a backend this binary has: it was built without XLA — rebuild with "+
+				"`CGO_ENABLED=1 go build -tags xla` (or `make gpu-check`; README \"Running on a GPU\"), or use \"go\" or \"auto\"")
+		}
+		return newXLABackend(opts)
 	}
-	known := compute.List()
-	found := false
-	for _, k := range known {
-		found = found || k == name
+	known := append(compute.List(), BackendAuto)
+	return nil, paramErr("$"+BackendEnv, config, fmt.Sprintf("one of the backends compiled in: %q (optionally followed by :config)", known))
+}
+
+func isXLAName(name string) bool {
+	for _, n := range xlaNames {
+		if name == n {
+			return true
+		}
 	}
-	if !found {
-		return nil, paramErr("$"+BackendEnv, config, fmt.Sprintf("one of the backends compiled in: %q (optionally followed by :config)", known))
+	return false
+}
+
+// autoBackend tries XLA on CUDA and falls back to the pure-Go backend, saying which it picked.
+func autoBackend(log io.Writer) (compute.Backend, error) {
+	reason := "this binary was built without XLA (-tags xla)"
+	if xlaCompiledIn {
+		b, err := newXLABackend("cuda")
+		if err == nil {
+			fmt.Fprintf(log, "eqflib: GOMLX_BACKEND=auto picked xla:cuda (%s)\n", firstLine(b.Description()))
+			return b, nil
+		}
+		reason = "xla:cuda is unavailable: " + firstLine(err.Error())
 	}
-	return compute.NewWithConfig(config)
+	b, err := newGoBackend(strings.TrimPrefix(ParamBackend, gobackend.BackendName+":"))
+	if err == nil {
+		fmt.Fprintf(log, "eqflib: GOMLX_BACKEND=auto picked %s (%s)\n", ParamBackend, reason)
+	}
+	return b, err
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func newGoBackend(opts string) (compute.Backend, error) {
+	// The Go backend prints a line to stdout when parallelism is set; keep notebooks and
+	// command output clean by discarding stdout while it is created (once per process).
+	return withStdoutDiscarded(func() (compute.Backend, error) { return gobackend.New(opts) })
 }
 
 // isGoBackend reports whether b is the pure-Go backend (named "go" or "Go Backend" depending on

@@ -1,6 +1,10 @@
 package eqflib
 
-import "testing"
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
 
 func TestBackendDefaultsToPureGo(t *testing.T) {
 	b, err := newBackend("")
@@ -14,12 +18,36 @@ func TestBackendDefaultsToPureGo(t *testing.T) {
 	if err != nil || !isGoBackend(b) {
 		t.Errorf("go:ops_sequential gave %v, %v", b, err)
 	}
-	// XLA is not compiled in: a clear error naming the variable, never a download.
-	assertParamErr(t, "xla", second(newBackend("xla:cuda")), "$GOMLX_BACKEND")
 	if _, err := newBackend("go:no_such_option"); err == nil {
 		t.Error("an unknown Go backend option was accepted")
 	}
+	assertParamErr(t, "nosuch", second(newBackend("nosuch")), "$GOMLX_BACKEND")
 	if !SIMD {
 		t.Error("test binary built without GOEXPERIMENT=simd")
+	}
+}
+
+// On a machine without an NVIDIA GPU (CI), "auto" falls back to the Go backend and says so in one
+// line, whether or not this build has XLA.
+func TestBackendAutoFallsBackToGo(t *testing.T) {
+	t.Setenv("EQF_PJRT_CUDA_PLUGIN", "") // an XLA build must not find a plugin here
+	var log bytes.Buffer
+	b, err := newBackendLogged(BackendAuto, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !isGoBackend(b) {
+		t.Skipf("auto picked %s: this machine has a GPU", b.Name())
+	}
+	line := log.String()
+	if strings.Count(line, "\n") != 1 || !strings.Contains(line, "GOMLX_BACKEND=auto picked "+ParamBackend) {
+		t.Errorf("auto's message %q, want one line naming %s", line, ParamBackend)
+	}
+	want := "built without XLA"
+	if XLA {
+		want = "xla:cuda is unavailable"
+	}
+	if !strings.Contains(line, want) {
+		t.Errorf("auto's message %q does not say why (%q)", line, want)
 	}
 }

@@ -57,6 +57,12 @@ type TrainConfig struct {
 	// MaxContext > 0 selects the random-length-context noise strategy (Droid) with context
 	// lengths up to MaxContext; 0 draws levels independently per frame.
 	MaxContext int
+	// Devices selects data-parallel training (XLA backend only; see dataparallel.go): 0 (the
+	// default) trains on the backend's first device; n ≥ 1 splits every batch evenly over the
+	// first n devices with the weights replicated (GoMLX AutoSharding inserts the gradient
+	// all-reduce; n = 1 runs that sharded program on one device); −1 uses every device the
+	// backend has, data-parallel when there is more than one.
+	Devices int
 }
 
 // DefaultTrainConfig returns the paper's settings for an objective.
@@ -91,6 +97,8 @@ func (c TrainConfig) Validate() error {
 		return paramErr("TrainConfig.EMADecay", c.EMADecay, "in [0, 1)")
 	case c.MaxContext < 0:
 		return paramErr("TrainConfig.MaxContext", c.MaxContext, "≥ 0")
+	case c.Devices < -1:
+		return paramErr("TrainConfig.Devices", c.Devices, "−1 (every device), 0 (one device) or a device count ≥ 1")
 	}
 	return nil
 }
@@ -115,6 +123,7 @@ type Trainer struct {
 	rng      *rand.Rand
 	stepExec *model.Exec
 	evalExec [2]*model.Exec // live, EMA
+	devices  int            // > 0: data-parallel over this many devices (dataparallel.go)
 }
 
 // NewTrainer prepares training. The model's variables are initialised (and their EMA copied from
@@ -163,6 +172,9 @@ func NewTrainer(m *DiT, train, val Dataset, cfg TrainConfig) (t *Trainer, err er
 		if t.evalExec[i], err = model.NewExec(backend, m.Store, t.evalGraph(ema)); err != nil {
 			return nil, err
 		}
+	}
+	if err := t.setupDataParallel(backend); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
@@ -303,15 +315,34 @@ func (t *Trainer) batch(ds Dataset, rng *rand.Rand) (x, eps *Window, level, mask
 	return
 }
 
+// inputs are the step and evaluation graphs' arguments: x, ε, levels, mask and conditions, or,
+// when data-parallel, those of each device in turn (device-major, as GoMLX expects).
 func (t *Trainer) inputs(x, eps *Window, level, mask, cond []float64) ([]any, error) {
-	dt := t.Model.DType
 	B, T := x.Shape[0], x.Shape[1]
-	ct, err := condTensor(dt, cond, B, T, t.Model.Config.CondDim)
-	if err != nil {
-		return nil, err
+	k := t.Model.Config.CondDim
+	if len(cond) != B*T*k {
+		return nil, paramErr("cond", fmt.Sprintf("len %d", len(cond)), fmt.Sprintf("len %d = B·T·CondDim", B*T*k))
 	}
-	return []any{toTensorAs(dt, x.Data, x.Shape[:]...), toTensorAs(dt, eps.Data, eps.Shape[:]...),
-		toTensorAs(dt, level, B, T), toTensorAs(dt, mask, B, T), ct}, nil
+	n := max(t.devices, 1)
+	var args []any
+	for d := range n { // rows [d·B/n, (d+1)·B/n) of every input
+		b0, b1 := d*B/n, (d+1)*B/n
+		rows := func(v []float64, perRow int) []float64 { return v[b0*perRow : b1*perRow] }
+		xs := append([]int{b1 - b0}, x.Shape[1:]...)
+		ct, err := condTensor(t.Model.DType, rows(cond, T*k), b1-b0, T, k)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, toTensorAs(t.Model.DType, rows(x.Data, len(x.Data)/B), xs...), toTensorAs(t.Model.DType, rows(eps.Data, len(x.Data)/B), xs...),
+			toTensorAs(t.Model.DType, rows(level, T), b1-b0, T), toTensorAs(t.Model.DType, rows(mask, T), b1-b0, T), ct)
+	}
+	return args, nil
+}
+
+func finalizeAll(ts []*tensors.Tensor) {
+	for _, t := range ts {
+		_ = t.FinalizeAll()
+	}
 }
 
 // TrainStep takes one optimiser step on the next batch of the training stream and returns its
@@ -352,14 +383,14 @@ func (t *Trainer) TrainStepOn(x, eps *Window, level, mask, cond []float64) (loss
 	if err != nil {
 		return 0, err
 	}
-	vals := make([]float64, 2)
+	defer finalizeAll(outs)
+	vals := make([]float64, 2) // loss and gradient norm (device 0's copy when data-parallel)
 	for i := range vals {
 		v, err := fromTensorAs(t.Model.DType, outs[i])
 		if err != nil {
 			return 0, err
 		}
 		vals[i] = v[0]
-		outs[i].FinalizeAll()
 	}
 	t.Step++
 	t.History = append(t.History, LossPoint{Step: t.Step, Loss: vals[0], GradNorm: vals[1]})

@@ -30,7 +30,7 @@ func (s settings) Set(kv string) error {
 }
 
 // trainSettable lists the keys -set accepts for training.
-var trainSettable = []string{"lr", "warmup", "batch", "ema", "wd", "clip", "max_context", "hidden", "depth", "heads", "patch", "mlp_ratio"}
+var trainSettable = []string{"lr", "warmup", "batch", "ema", "wd", "clip", "max_context", "devices", "hidden", "depth", "heads", "patch", "mlp_ratio"}
 
 func applySettings(s settings, tc *eqflib.TrainConfig, dc *eqflib.DiTConfig) error {
 	for k, v := range s {
@@ -53,6 +53,8 @@ func applySettings(s settings, tc *eqflib.TrainConfig, dc *eqflib.DiTConfig) err
 			tc.ClipNorm = f
 		case "max_context":
 			tc.MaxContext = int(f)
+		case "devices":
+			tc.Devices = int(f)
 		case "hidden":
 			dc.Hidden = int(f)
 		case "depth":
@@ -163,8 +165,9 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 			fmt.Printf("resumed from %s at step %d\n", last, tr.Step)
 		}
 	}
-	fmt.Printf("training %s (%s, %d parameters) with %s on %s %dx%d, %d frames, batch %d\n",
-		a.preset, m.Info().Name, dc.NumParams(), obj.Kind, a.world, dc.Height, dc.Width, a.frames, tc.Batch)
+	fmt.Printf("training %s (%s, %d parameters) with %s on %s %dx%d, %d frames, batch %d, backend %s%s\n",
+		a.preset, m.Info().Name, dc.NumParams(), obj.Kind, a.world, dc.Height, dc.Width, a.frames, tc.Batch,
+		eqflib.MustBackend().Name(), dataParallelNote(tr))
 	if err := tr.Run(a.steps, eqflib.RunOptions{EvalEvery: a.evalEvery, Progress: os.Stdout, CheckpointDir: a.out, CheckpointEvery: a.ckptEvery}); err != nil {
 		return nil, err
 	}
@@ -207,4 +210,11 @@ func writeHistory(dir string, h []eqflib.LossPoint) error {
 		fmt.Fprintf(&b, "%d,%g,%g,%g\n", p.Step, p.Loss, p.GradNorm, p.ValLoss)
 	}
 	return data.WriteFileAtomic(filepath.Join(dir, "history.csv"), []byte(b.String()))
+}
+
+func dataParallelNote(tr *eqflib.Trainer) string {
+	if n := tr.DataParallelDevices(); n > 1 {
+		return fmt.Sprintf(" (data-parallel over %d devices)", n)
+	}
+	return ""
 }
