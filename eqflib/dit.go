@@ -218,8 +218,8 @@ func (c DiTConfig) Forward(scope *model.Scope, x, level, cond *Node) (v *Node, z
 		q := Reshape(Slice(qkv, AxisRange(), AxisRange(), AxisRange(0, d)), B, T*n, c.Heads, hd)
 		k := Reshape(Slice(qkv, AxisRange(), AxisRange(), AxisRange(d, 2*d)), B, T*n, c.Heads, hd)
 		vv := Reshape(Slice(qkv, AxisRange(), AxisRange(), AxisRange(2*d, 3*d)), B, T*n, c.Heads, hd)
-		att := attend(q, k, vv) // [B, T·N, heads, hd]
-		att = dense(bs.In("proj"), Reshape(att, B, T*n, d), d, false)                     // [B, T·N, D]
+		att := attend(q, k, vv)                                       // [B, T·N, heads, hd]
+		att = dense(bs.In("proj"), Reshape(att, B, T*n, d), d, false) // [B, T·N, D]
 		h = Add(h, Mul(BroadcastToDims(InsertAxes(gate1, 2), B, T, n, d), Reshape(att, B, T, n, d)))
 
 		// MLP (exact GELU: GoMLX v0.28.16's tanh-approximate GELU has a wrong gradient).
