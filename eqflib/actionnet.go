@@ -171,7 +171,6 @@ func (n *ActionNet) Accuracy(ds Dataset, clips int) (acc float64, err error) {
 	if err := n.checkData(ds); err != nil {
 		return 0, err
 	}
-	T, _, _, _, _ := ds.Shape()
 	right, total := 0, 0
 	for start := 0; start < min(clips, ds.Len()); start += 16 {
 		idx := []int{}
@@ -182,31 +181,74 @@ func (n *ActionNet) Accuracy(ds Dataset, clips int) (acc float64, err error) {
 		if err != nil {
 			return 0, err
 		}
-		l, err := callFloats(n.logits, n.DType, toTensorAs(n.DType, x.Data, x.Shape[:]...))
+		r, t, err := n.agree(x, cond)
 		if err != nil {
 			return 0, err
 		}
-		for b := range idx {
-			for t := 1; t < T; t++ {
-				row := l[(b*(T-1)+t-1)*n.Actions : (b*(T-1)+t)*n.Actions]
-				lab := cond[(b*T+t)*n.Actions : (b*T+t+1)*n.Actions]
-				best, want := 0, 0
-				for a := range row {
-					if row[a] > row[best] {
-						best = a
-					}
-					if lab[a] > lab[want] {
-						want = a
-					}
-				}
-				if best == want {
-					right++
-				}
-				total++
-			}
+		for a := range r {
+			right, total = right+r[a], total+t[a]
 		}
 	}
 	return float64(right) / float64(total), nil
+}
+
+// Predict classifies the action of every transition t−1 → t of clips [B, T, C, H, W]: [B, T−1]
+// class indices (0 forward, 1 left, 2 right for the maze), batch-major.
+func (n *ActionNet) Predict(clips *Window) (actions []int, err error) {
+	defer catch(&err)
+	if err := clips.Validate("clips"); err != nil {
+		return nil, err
+	}
+	if clips.Shape[2] != n.Channels || clips.Shape[3] != n.Height || clips.Shape[4] != n.Width || clips.Frames() < 2 {
+		return nil, paramErr("clips.Shape", clips.Shape, fmt.Sprintf("[B, T ≥ 2, %d, %d, %d]", n.Channels, n.Height, n.Width))
+	}
+	B, T := clips.Batch(), clips.Frames()
+	for start := 0; start < B; start += 16 { // in batches of 16 clips (bounded memory)
+		b := min(16, B-start)
+		part := &Window{Shape: [5]int{b, T, n.Channels, n.Height, n.Width}, Data: clips.Data[start*T*clips.FrameSize() : (start+b)*T*clips.FrameSize()]}
+		l, err := callFloats(n.logits, n.DType, toTensorAs(n.DType, part.Data, part.Shape[:]...))
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < b*(T-1); i++ {
+			actions = append(actions, argmax(l[i*n.Actions:(i+1)*n.Actions]))
+		}
+	}
+	return actions, nil
+}
+
+// agree counts, per true action class, the transitions of clips whose predicted action equals
+// the one-hot condition of the frame they lead into (cond [B, T, Actions]) and all transitions.
+func (n *ActionNet) agree(clips *Window, cond []float64) (right, total []int, err error) {
+	B, T := clips.Batch(), clips.Frames()
+	if len(cond) != B*T*n.Actions {
+		return nil, nil, paramErr("cond", fmt.Sprintf("len %d", len(cond)), fmt.Sprintf("len %d = B·T·%d one-hot actions", B*T*n.Actions, n.Actions))
+	}
+	pred, err := n.Predict(clips)
+	if err != nil {
+		return nil, nil, err
+	}
+	right, total = make([]int, n.Actions), make([]int, n.Actions)
+	for b := 0; b < B; b++ {
+		for t := 1; t < T; t++ {
+			want := argmax(cond[(b*T+t)*n.Actions : (b*T+t+1)*n.Actions])
+			if pred[b*(T-1)+t-1] == want {
+				right[want]++
+			}
+			total[want]++
+		}
+	}
+	return right, total, nil
+}
+
+func argmax(v []float64) int {
+	best := 0
+	for i := range v {
+		if v[i] > v[best] {
+			best = i
+		}
+	}
+	return best
 }
 
 // Name implements FeatureExtractor.

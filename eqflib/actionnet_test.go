@@ -43,6 +43,29 @@ func TestActionNetFeatures(t *testing.T) {
 		t.Errorf("action net accuracy %.3f does not beat the majority class %.3f by 0.15", acc, majority)
 	}
 
+	// Action agreement (balanced accuracy: chance is 1/3 whatever the class shares): real clips scored against themselves give exactly 1; the same clips played
+	// backwards (forward motion reversed, left and right swapped) with the original actions fall
+	// far below it.
+	all, allCond, _ := eqflib.LoadBatch(val, idx)
+	self, err := eqflib.ActionAgreement(n, all, allCond, all, allCond)
+	if err != nil || self.Ratio != 1 || self.Real < 0.5 || self.Transitions != 32*3 {
+		t.Errorf("real vs real: %v (%v), want ratio 1, balanced accuracy above 0.5, 96 transitions", self, err)
+	}
+	back := all.Clone()
+	for b := 0; b < 32; b++ {
+		for tt := 0; tt < 4; tt++ {
+			copy(back.Frame(b*4+tt), all.Frame(b*4+3-tt))
+		}
+	}
+	rev, err := eqflib.ActionAgreement(n, back, allCond, all, allCond)
+	t.Logf("backwards clips: %v", rev)
+	if err != nil || rev.Ratio > 0.6 {
+		t.Errorf("backwards clips: %v (%v), want an agreement ≤ 0.6", rev, err)
+	}
+	if _, err := eqflib.ActionAgreement(n, all, allCond[:10], all, allCond); err == nil {
+		t.Error("conditions of the wrong length were accepted")
+	}
+
 	// Save/load round trip gives identical features; a truncated file is refused.
 	path := filepath.Join(t.TempDir(), "action.eqf")
 	if err := n.Save(path); err != nil {
