@@ -8,7 +8,7 @@ export GOTOOLCHAIN := go1.27.3
 export GOEXPERIMENT := simd
 GO ?= go
 
-.PHONY: all test vet fmt-check demo bench bench-matmul bench-peer peer-deps compare echarts browser \
+.PHONY: all test vet fmt-check demo models bench bench-matmul bench-peer peer-deps compare echarts browser \
 	symbols symbols-check jupyter-deps gonb kernel jupyter test-notebooks repl test-xla gpu-check
 
 all: test
@@ -69,9 +69,17 @@ fmt-check:
 	@out="$$($$($(GO) env GOROOT)/bin/gofmt -l $$(git ls-files '*.go' | grep -v -e '^symbols/github_com-' -e '/_test/'))"; \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
-## demo: train EqF + h_ω (small preset) on the maze world and roll out a video into out/demo
+## demo: train EqF + h_ω and the action net (the "demo" recipe, ≤ 10 minutes on 2 cores) on the
+## maze world, roll out action-conditioned videos into out/demo and print their action agreement
 demo:
 	$(GO) run ./kernel/cmd/eqf demo
+
+## models: the model zoo every experiment and notebook loads (out/models; about 90 minutes on 2
+## cores): FM, EqF (+h_ω), EqM (+h_ω), Diffusion, g_φ, the FM → EqF finetune and the action net.
+## Skips what is trained, resumes what was interrupted. QUICK=1: tiny models in out/models-quick.
+ZOO_RECIPE := $(if $(QUICK),quick,cpu)
+models:
+	$(GO) run ./kernel/cmd/eqf models -recipe $(ZOO_RECIPE)
 
 ## bench: every benchmark of the library
 bench:
@@ -97,13 +105,12 @@ peer-deps:
 	  { SUDO=$$(command -v sudo >/dev/null && [ "$$(id -u)" != 0 ] && echo sudo); \
 	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3-torch libopenblas0-openmp; }
 
-## compare: FM vs EqF rolling rollouts (100 frames) scored by FVD in maze-I3D features and NFE.
-## Needs out/demo (make demo); trains the small FM model and the action net when missing.
-compare:
-	@test -f out/demo/stats.json || { echo "run make demo first (the EqF model and h_ω)"; exit 1; }
-	@test -n "$$(ls out/fm-small/ckpt-*.eqf 2>/dev/null)" || $(GO) run ./kernel/cmd/eqf train -preset small -objective fm \
-	  -steps 1200 -out out/fm-small -ckpt-every 400 -eval-every 200 -set lr=2e-3 -set ema=0.995
-	$(GO) run ./kernel/cmd/eqf compare
+## compare: FM vs EqF rolling rollouts (100 frames) of the zoo's models scored by FVD in maze-I3D
+## features and NFE (builds the zoo's fm, eqf and action-net first when missing)
+compare: echarts
+	$(GO) run ./kernel/cmd/eqf models -recipe $(ZOO_RECIPE) action-net fm eqf
+	$(GO) run ./kernel/cmd/eqf compare -fm out/models$(if $(QUICK),-quick)/fm -eqf out/models$(if $(QUICK),-quick)/eqf \
+	  -features out/models$(if $(QUICK),-quick)/action-net/action-net.eqf
 
 ## ---- the kernel: yaegi symbols, the REPL, Jupyter on GoNB ----
 

@@ -9,9 +9,14 @@ import (
 // The maze world: the offline stand-in for the paper's Minecraft set. An agent walks a seeded
 // grid maze and sees it egocentrically through a ray caster (walls with a colour and a texture
 // per wall type, sky and floor gradients). Each frame carries one action from {forward, left,
-// right}, chosen by a seeded random policy with persistence, so turning reveals and hides parts
-// of the scene. Action t is the one taken after frame t−1 to reach frame t (frame 0 gets the
-// action that led into it, drawn like the others).
+// right}, so turning reveals and hides parts of the scene. Action t is the one taken after
+// frame t−1 to reach frame t (frame 0 gets the action that led into it, drawn like the others).
+//
+// Two policies choose the actions. "corridor" (the default) walks the corridors: it moves
+// forward from block centre to block centre and, at a junction, a bend or a dead end, picks an
+// open direction and turns in place until it faces it — every frame shows corridor depth, and
+// turns are whole quarter turns whose frames pan the view. "random" draws actions with
+// persistence and turns when the way forward is blocked, so it often stands facing a wall.
 
 // Maze actions, one-hot encoded in the conditions in this order.
 const (
@@ -27,13 +32,29 @@ type MazeConfig struct {
 	Step        float64 // forward move per action, in blocks
 	Turn        float64 // turn per action, radians
 	FOV         float64 // horizontal field of view, radians
-	Persistence float64 // probability of repeating the previous action
-	PForward    float64 // probability of forward when a new action is drawn (rest split left/right)
+	Persistence float64 // "random" policy: probability of repeating the previous action
+	// PForward: "random" policy: probability of forward when a new action is drawn (the rest is
+	// split between left and right); "corridor": probability of going straight on at a junction
+	// where that is possible (the rest is split among the side openings).
+	PForward float64
+	Policy   string  // "corridor" or "random" (see above)
+	Texture  string  // wall texture: "panels" (flat panels, a dark seam at every block edge) or "bricks"
+	Fog      float64 // distance fog: wall brightness falls as exp(−Fog·distance)
+	// CameraBack places the camera this far (blocks, < 0.5) behind the agent, looking the same way.
+	CameraBack float64
 }
 
-// DefaultMazeConfig is the world used by the demo and tests.
+// DefaultMazeConfig is the world used by the demo, the model zoo and the tests: the corridor
+// policy, panelled walls and light fog, at which small models learn to follow the actions.
 func DefaultMazeConfig() MazeConfig {
-	return MazeConfig{Cells: 6, WallTypes: 4, Step: 0.25, Turn: math.Pi / 12, FOV: math.Pi / 2.5, Persistence: 0.75, PForward: 0.6}
+	return MazeConfig{Cells: 6, WallTypes: 4, Step: 0.25, Turn: math.Pi / 12, FOV: math.Pi / 2.5, Persistence: 0.75, PForward: 0.6,
+		Policy: "corridor", Texture: "panels", Fog: 0.08, CameraBack: 0.4}
+}
+
+// RandomWalkMazeConfig is the earlier maze: a random policy with persistence, brick walls.
+func RandomWalkMazeConfig() MazeConfig {
+	return MazeConfig{Cells: 6, WallTypes: 4, Step: 0.25, Turn: math.Pi / 12, FOV: math.Pi / 2.5, Persistence: 0.75, PForward: 0.6,
+		Policy: "random", Texture: "bricks", Fog: 0.12}
 }
 
 // Maze is the maze world.
@@ -64,6 +85,22 @@ func (m *Maze) validate() error {
 		return fmt.Errorf("data: MazeConfig.Persistence = %g out of range: must be in [0, 1)", c.Persistence)
 	case !(c.PForward >= 0 && c.PForward <= 1):
 		return fmt.Errorf("data: MazeConfig.PForward = %g out of range: must be in [0, 1]", c.PForward)
+	case c.Policy != "corridor" && c.Policy != "random":
+		return fmt.Errorf("data: MazeConfig.Policy = %q unknown: must be \"corridor\" or \"random\"", c.Policy)
+	case c.Texture != "panels" && c.Texture != "bricks":
+		return fmt.Errorf("data: MazeConfig.Texture = %q unknown: must be \"panels\" or \"bricks\"", c.Texture)
+	case !(c.CameraBack >= 0 && c.CameraBack < 0.5):
+		return fmt.Errorf("data: MazeConfig.CameraBack = %g out of range: must be in [0, 0.5)", c.CameraBack)
+	case !(c.Fog >= 0 && c.Fog <= 10):
+		return fmt.Errorf("data: MazeConfig.Fog = %g out of range: must be in [0, 10]", c.Fog)
+	}
+	if c.Policy == "corridor" {
+		if q := (math.Pi / 2) / c.Turn; math.Abs(q-math.Round(q)) > 1e-9 {
+			return fmt.Errorf("data: MazeConfig.Turn = %g out of range: the corridor policy needs a whole number of turns per quarter turn (π/2k)", c.Turn)
+		}
+		if q := 1 / c.Step; math.Abs(q-math.Round(q)) > 1e-9 {
+			return fmt.Errorf("data: MazeConfig.Step = %g out of range: the corridor policy needs a whole number of steps per block (1/k)", c.Step)
+		}
 	}
 	return nil
 }
@@ -168,7 +205,8 @@ func (m *Maze) Render(seed uint64, frames, h, w int, pixels, cond []float64) err
 	}
 	rng := newRNG(seed)
 	g := m.generate(rng)
-	// Start in a random corridor cell, facing (±20°) one of its open directions.
+	// Start in a random corridor cell facing one of its open directions (the random policy
+	// adds ±20° to the heading).
 	cx, cy := rng.IntN(m.cfg.Cells), rng.IntN(m.cfg.Cells)
 	a := agent{x: 2*float64(cx) + 1.5, y: 2*float64(cy) + 1.5}
 	var open []float64
@@ -177,11 +215,23 @@ func (m *Maze) Render(seed uint64, frames, h, w int, pixels, cond []float64) err
 			open = append(open, float64(k)*math.Pi/2)
 		}
 	}
-	a.angle = open[rng.IntN(len(open))] + (rng.Float64()-0.5)*math.Pi/4.5
+	a.angle = open[rng.IntN(len(open))]
+	if m.cfg.Policy == "random" {
+		a.angle += (rng.Float64() - 0.5) * math.Pi / 4.5
+	}
 	prev := ActionForward
+	var plan []int // the corridor policy's pending turn actions
 	for t := 0; t < frames; t++ {
-		act := m.policy(rng, g, a, prev)
+		var act int
+		if m.cfg.Policy == "corridor" {
+			act, plan = m.corridorPolicy(rng, g, a, plan)
+		} else {
+			act = m.policy(rng, g, a, prev)
+		}
 		a = m.act(g, a, act)
+		if m.cfg.Policy == "corridor" {
+			a = snap(a, m.cfg.Turn)
+		}
 		prev = act
 		for i := 0; i < 3; i++ {
 			cond[t*3+i] = 0
@@ -190,6 +240,60 @@ func (m *Maze) Render(seed uint64, frames, h, w int, pixels, cond []float64) err
 		m.draw(g, a, h, w, pixels[t*3*h*w:(t+1)*3*h*w])
 	}
 	return nil
+}
+
+// corridorPolicy: follow the plan of turns if there is one; between block centres go forward;
+// at a block centre choose where to go among the open directions other than back (straight on
+// with probability PForward when open), turning around only in a dead end, and plan the turns.
+func (m *Maze) corridorPolicy(rng *rand.Rand, g *grid, a agent, plan []int) (int, []int) {
+	if len(plan) > 0 {
+		return plan[0], plan[1:]
+	}
+	bx, by := math.Floor(a.x), math.Floor(a.y)
+	if math.Abs(a.x-bx-0.5) > 1e-6 || math.Abs(a.y-by-0.5) > 1e-6 {
+		return ActionForward, nil // between block centres
+	}
+	heading := int(math.Round(a.angle/(math.Pi/2))) & 3 // 0 +x, 1 +y, 2 −x, 3 −y
+	dirs := [4][2]int{{1, 0}, {0, 1}, {-1, 0}, {0, -1}}
+	isOpen := func(k int) bool { return g.at(int(bx)+dirs[k&3][0], int(by)+dirs[k&3][1]) == 0 }
+	var sides []int // relative turns: −1 left (angle decreases), +1 right
+	for _, r := range []int{-1, 1} {
+		if isOpen(heading + r) {
+			sides = append(sides, r)
+		}
+	}
+	turn := 0
+	switch {
+	case isOpen(heading) && (len(sides) == 0 || rng.Float64() < m.cfg.PForward):
+		return ActionForward, nil
+	case len(sides) > 0:
+		turn = sides[rng.IntN(len(sides))]
+	default:
+		turn = 2 // dead end: turn around, either way
+		if rng.IntN(2) == 0 {
+			turn = -2
+		}
+	}
+	k := int(math.Round((math.Pi / 2) / m.cfg.Turn))
+	act := ActionRight
+	if turn < 0 {
+		act, turn = ActionLeft, -turn
+	}
+	plan = make([]int, turn*k+1)
+	for i := range plan {
+		plan[i] = act
+	}
+	plan[turn*k] = ActionForward // then leave the centre in the chosen (open) direction
+	return plan[0], plan[1:]
+}
+
+// snap removes the rounding drift of the corridor policy: positions to quarter-block multiples
+// of the step grid and headings to multiples of the turn.
+func snap(a agent, turn float64) agent {
+	a.x = math.Round(a.x*1e6) / 1e6
+	a.y = math.Round(a.y*1e6) / 1e6
+	a.angle = math.Round(a.angle/turn) * turn
+	return a
 }
 
 // policy repeats the previous action with probability Persistence, else draws forward with
@@ -250,6 +354,10 @@ func (m *Maze) act(g *grid, a agent, act int) agent {
 func (m *Maze) draw(g *grid, a agent, h, w int, px []float64) {
 	plane := math.Tan(m.cfg.FOV / 2)
 	dirX, dirY := math.Cos(a.angle), math.Sin(a.angle)
+	// The camera trails the agent by CameraBack blocks (inside the agent's block: it stays in
+	// free space), so that a turn at a block centre shows the corridor, not a wall at arm's length.
+	a.x -= dirX * m.cfg.CameraBack
+	a.y -= dirY * m.cfg.CameraBack
 	plX, plY := -dirY*plane, dirX*plane
 	hw := h * w
 	for col := 0; col < w; col++ {
@@ -297,7 +405,7 @@ func (m *Maze) draw(g *grid, a agent, h, w int, px []float64) {
 		if side == 1 {
 			shade = 0.7
 		}
-		fog := math.Exp(-0.12 * dist)
+		fog := math.Exp(-m.cfg.Fog * dist)
 		vertical := wallX*2 - math.Floor(wallX*2) // for the vertical mortar joints
 		for row := 0; row < h; row++ {
 			y := float64(row) + 0.5
@@ -314,6 +422,12 @@ func (m *Maze) draw(g *grid, a agent, h, w int, px []float64) {
 					check = 0.8
 				}
 				px[i], px[hw+i], px[2*hw+i] = (0.25+0.3*f)*check, (0.22+0.25*f)*check, (0.18+0.2*f)*check
+			case m.cfg.Texture == "panels": // flat panel, a dark seam at each block edge and a top band
+				tex := shade * fog
+				if wallX < 0.06 || wallX > 0.94 || (y-top)/lineH < 0.08 {
+					tex *= 0.45
+				}
+				px[i], px[hw+i], px[2*hw+i] = base[0]*tex, base[1]*tex, base[2]*tex
 			default: // wall with a brick texture: mortar every quarter block, joints staggered
 				v4 := (y - top) / lineH * 4
 				course := int(v4)

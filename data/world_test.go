@@ -126,7 +126,7 @@ func argmax(v []float64) int {
 }
 
 func TestMazePolicy(t *testing.T) {
-	m := NewMaze(DefaultMazeConfig())
+	m := NewMaze(RandomWalkMazeConfig())
 	counts := [3]int{}
 	repeats, total := 0, 0
 	for seed := uint64(0); seed < 100; seed++ {
@@ -157,6 +157,64 @@ func TestMazePolicy(t *testing.T) {
 		if n < 300 {
 			t.Errorf("action %d taken only %d times of 3000", a, n)
 		}
+	}
+}
+
+// The corridor policy turns in whole quarter turns (runs of 6 turn actions of π/12, or 12 for a
+// dead end) and rarely shows a wall filling the view: far less often than the random walk.
+func TestMazeCorridorPolicy(t *testing.T) {
+	wallFrames := func(cfg MazeConfig) (frac float64, runs map[int]int) {
+		const h, w, T = 16, 16, 60
+		runs = map[int]int{}
+		n, walls := 0, 0
+		for seed := uint64(0); seed < 100; seed++ {
+			c, err := RenderClip(NewMaze(cfg), seed, T, h, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, prev := 0, -1
+			for f := 0; f < T; f++ {
+				a := argmax(c.Cond[f*3 : f*3+3])
+				if a == prev && a != ActionForward {
+					run++
+				} else {
+					if prev != ActionForward && prev >= 0 && f-run > 1 { // a complete run (not cut by the clip's start)
+						runs[run]++
+					}
+					run = 1
+				}
+				prev = a
+				// Sky at the top of the centre column? (blue channel high, red low)
+				fr := c.Frame(f)
+				i := w / 2
+				if !(fr[2*h*w+i] > 0.9 && fr[i] < 0.6) {
+					walls++
+				}
+				n++
+			}
+		}
+		return float64(walls) / float64(n), runs
+	}
+	corridor, runs := wallFrames(DefaultMazeConfig())
+	random, _ := wallFrames(RandomWalkMazeConfig())
+	t.Logf("frames whose view is filled by a wall: corridor %.3f, random walk %.3f; turn runs %v", corridor, random, runs)
+	for l := range runs {
+		if l%6 != 0 {
+			t.Errorf("a run of %d turn actions: the corridor policy turns in quarter turns of 6", l)
+		}
+	}
+	if corridor > random/2 {
+		t.Errorf("the corridor policy shows a wall filling the view in %.3f of frames, the random walk in %.3f", corridor, random)
+	}
+	bad := DefaultMazeConfig()
+	bad.Turn = 0.3
+	if _, err := RenderClip(NewMaze(bad), 1, 2, 8, 8); err == nil || !strings.Contains(err.Error(), "MazeConfig.Turn") {
+		t.Errorf("a turn that does not divide π/2: %v", err)
+	}
+	bad = DefaultMazeConfig()
+	bad.Policy = "zigzag"
+	if _, err := RenderClip(NewMaze(bad), 1, 2, 8, 8); err == nil || !strings.Contains(err.Error(), "MazeConfig.Policy") {
+		t.Errorf("unknown policy: %v", err)
 	}
 }
 

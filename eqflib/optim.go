@@ -13,6 +13,9 @@ import (
 type optimConfig struct {
 	LR          float64
 	Warmup      int
+	CosineSteps int     // > 0: after warm-up, cosine decay of the rate to MinLR·LR at this step
+	MinLR       float64 // the cosine's floor, as a fraction of LR
+	EMAWarmup   bool    // EMA decay min(EMADecay, (1+t)/(10+t)) at step t
 	Beta1       float64
 	Beta2       float64
 	Eps         float64
@@ -47,6 +50,12 @@ func applyAdamW(store *model.Store, params []*model.Variable, loss *Node, cfg op
 	stepVar.Trainable = false
 	step := AddScalar(stepVar.NodeValue(g), 1) // t = 1, 2, …
 	lr := MulScalar(MinScalar(DivScalar(step, float64(cfg.Warmup)), 1.0), cfg.LR)
+	if cfg.CosineSteps > cfg.Warmup {
+		// progress p ∈ [0, 1] after warm-up; rate factor MinLR + (1 − MinLR)·(1 + cos πp)/2
+		p := MinScalar(MaxScalar(DivScalar(AddScalar(step, -float64(cfg.Warmup)), float64(cfg.CosineSteps-cfg.Warmup)), 0), 1)
+		f := AddScalar(MulScalar(AddScalar(Cos(MulScalar(p, math.Pi)), 1), (1-cfg.MinLR)/2), cfg.MinLR)
+		lr = Mul(lr, f)
+	}
 	bc1 := OneMinus(Exp(MulScalar(step, math.Log(cfg.Beta1+1e-300))))
 	bc2 := OneMinus(Exp(MulScalar(step, math.Log(cfg.Beta2))))
 	for i, v := range params {
@@ -67,7 +76,11 @@ func applyAdamW(store *model.Store, params []*model.Variable, loss *Node, cfg op
 		v.SetNodeValue(newTheta)
 		if cfg.EMAPrefix != "" {
 			ema := store.GetVariable(cfg.EMAPrefix + v.Path())
-			ema.SetNodeValue(Add(MulScalar(ema.NodeValue(g), cfg.EMADecay), MulScalar(newTheta, 1-cfg.EMADecay)))
+			decay := Scalar(g, dt, cfg.EMADecay)
+			if cfg.EMAWarmup { // short runs: the average forgets the initialisation early on
+				decay = MinScalar(Div(AddScalar(step, 1), AddScalar(step, 10)), cfg.EMADecay)
+			}
+			ema.SetNodeValue(Add(Mul(ema.NodeValue(g), decay), Mul(newTheta, OneMinus(decay))))
 		}
 	}
 	stepVar.SetNodeValue(step)

@@ -2,9 +2,12 @@ package eqflib
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 
+	"github.com/equilibriumforcing/eqf/internal/fsutil"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
@@ -257,20 +260,26 @@ func NewNoisePredictor(channels, height, width int, widths []int, cfg ProbeConfi
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	backend, err := Backend()
-	if err != nil {
-		return nil, err
-	}
 	p = &NoisePredictor{Channels: channels, Height: height, Width: width, Widths: widths, Store: model.NewStore(), DType: dtypes.Float32,
-		Config: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x9fee))}
+		Config: cfg}
 	if err := p.Store.SetRNGStateFromSeed(seed); err != nil {
 		return nil, err
 	}
+	return p, p.compile()
+}
+
+func (p *NoisePredictor) compile() (err error) {
+	backend, err := Backend()
+	if err != nil {
+		return err
+	}
+	cfg := p.Config
+	p.rng = rand.New(rand.NewPCG(cfg.Seed, 0x9fee))
 	if p.predict, err = model.NewExec(backend, p.Store, func(scope *model.Scope, frames *Node) *Node {
 		keepVariablesAsParameters(scope, frames.Graph())
 		return p.logit(scope.In("g"), frames)
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	p.train, err = model.NewExec(backend, p.Store, func(scope *model.Scope, frames, sigma *Node) *Node {
 		keepVariablesAsParameters(scope, frames.Graph())
@@ -279,7 +288,73 @@ func NewNoisePredictor(channels, height, width int, widths []int, cfg ProbeConfi
 			Beta1: ParamBeta1, Beta2: ParamBeta2, Eps: ParamAdamEps, ClipNorm: ParamClipNorm}, "/g_opt")
 		return loss
 	})
-	return p, err
+	return err
+}
+
+// Save writes g_φ atomically (the checkpoint format of checkpoint.go).
+func (p *NoisePredictor) Save(path string) (err error) {
+	defer catch(&err)
+	net := NetConfig{Kind: "g-phi", Channels: p.Channels, Height: p.Height, Width: p.Width, Widths: p.Widths}
+	file, err := encodeStore(ckptHeader{Step: p.Step, Objective: "g-phi", DType: p.DType.String(), Net: &net}, p.Store)
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(path, file)
+}
+
+// LoadNoisePredictor reads a g_φ written by Save; a corrupt or truncated file is an error.
+func LoadNoisePredictor(path string) (p *NoisePredictor, err error) {
+	defer catch(&err)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("eqflib: g_φ %s: %w", path, err)
+	}
+	h, payload, err := readCheckpoint(path)
+	if err != nil {
+		return nil, err
+	}
+	if h.Net == nil || h.Net.Kind != "g-phi" {
+		return nil, fmt.Errorf("eqflib: %s is not a g_φ checkpoint", path)
+	}
+	p = &NoisePredictor{Channels: h.Net.Channels, Height: h.Net.Height, Width: h.Net.Width, Widths: h.Net.Widths, Store: model.NewStore(),
+		DType: dtypes.Float32, Config: DefaultProbeConfig(), Step: h.Step}
+	if err := restoreStore(p.Store, h, payload); err != nil {
+		return nil, fmt.Errorf("eqflib: %s: %w", path, err)
+	}
+	return p, p.compile()
+}
+
+// SigmaMAE is the mean absolute error of a noise-level estimate on `batches` batches of two
+// windows of ds, every frame noised with its own σ ~ U[0, 1] from a seeded stream: the readout
+// quality the paper's closed loop relies on (h_ω or g_φ; App. F.2). estimate receives the noisy
+// frames and their conditions and returns σ̂ per frame.
+func SigmaMAE(ds Dataset, batches int, seed uint64, estimate func(x *Window, cond []float64) ([]float64, error)) (mae float64, err error) {
+	defer catch(&err)
+	if ds == nil {
+		return 0, paramErr("ds", "nil", "a Dataset")
+	}
+	if batches < 1 {
+		return 0, paramErr("batches", batches, "≥ 1")
+	}
+	rng := NewRNG(seed)
+	n := 0
+	for b := 0; b < batches; b++ {
+		xs, sigma, cond, err := noisyFrames(ds, rng, 2)
+		if err != nil {
+			return 0, err
+		}
+		got, err := estimate(xs, cond)
+		if err != nil {
+			return 0, err
+		}
+		if len(got) != len(sigma) {
+			return 0, fmt.Errorf("eqflib: the estimate returned %d values for %d frames", len(got), len(sigma))
+		}
+		for i, s := range sigma {
+			mae += math.Abs(got[i] - s)
+			n++
+		}
+	}
+	return mae / float64(n), nil
 }
 
 // frameEncoder is the framewise CNN shared by g_φ and the action net: stride-2 convolutions with

@@ -43,10 +43,17 @@ const (
 
 // TrainConfig configures a Trainer; DefaultTrainConfig fills it with the Param* defaults.
 type TrainConfig struct {
-	Objective   Objective
-	Batch       int
-	LR          float64
-	Warmup      int // steps of linear warm-up (≥ 1)
+	Objective Objective
+	Batch     int
+	LR        float64
+	Warmup    int // steps of linear warm-up (≥ 1)
+	// CosineSteps > Warmup decays the rate after warm-up along a half cosine to MinLR·LR at step
+	// CosineSteps (and keeps it there); 0 keeps it constant, as the paper does.
+	CosineSteps int
+	MinLR       float64 // the cosine's floor as a fraction of LR, in [0, 1]
+	// EMAWarmup uses the EMA decay min(EMADecay, (1+t)/(10+t)) at step t, so that a short run's
+	// average is not dominated by the initial weights.
+	EMAWarmup   bool
 	Beta1       float64
 	Beta2       float64
 	Eps         float64
@@ -97,6 +104,10 @@ func (c TrainConfig) Validate() error {
 		return paramErr("TrainConfig.EMADecay", c.EMADecay, "in [0, 1)")
 	case c.MaxContext < 0:
 		return paramErr("TrainConfig.MaxContext", c.MaxContext, "≥ 0")
+	case c.CosineSteps != 0 && c.CosineSteps <= c.Warmup:
+		return paramErr("TrainConfig.CosineSteps", c.CosineSteps, fmt.Sprintf("0 (constant rate) or > Warmup = %d", c.Warmup))
+	case !(c.MinLR >= 0 && c.MinLR <= 1):
+		return paramErr("TrainConfig.MinLR", c.MinLR, "in [0, 1]")
 	case c.Devices < -1:
 		return paramErr("TrainConfig.Devices", c.Devices, "−1 (every device), 0 (one device) or a device count ≥ 1")
 	}
@@ -265,8 +276,9 @@ func (t *Trainer) stepGraph(scope *model.Scope, x, eps, level, mask, cond *Node)
 	keepVariablesAsParameters(scope, x.Graph())
 	cfg := t.Config
 	loss := t.lossGraph(t.Model.ditScope(store), x, eps, level, mask, cond)
-	norm := applyAdamW(store, t.params(), loss, optimConfig{LR: cfg.LR, Warmup: cfg.Warmup, Beta1: cfg.Beta1, Beta2: cfg.Beta2,
-		Eps: cfg.Eps, WeightDecay: cfg.WeightDecay, ClipNorm: cfg.ClipNorm, EMADecay: cfg.EMADecay, EMAPrefix: emaPrefix}, "")
+	norm := applyAdamW(store, t.params(), loss, optimConfig{LR: cfg.LR, Warmup: cfg.Warmup, CosineSteps: cfg.CosineSteps, MinLR: cfg.MinLR,
+		Beta1: cfg.Beta1, Beta2: cfg.Beta2, Eps: cfg.Eps, WeightDecay: cfg.WeightDecay, ClipNorm: cfg.ClipNorm, EMADecay: cfg.EMADecay,
+		EMAWarmup: cfg.EMAWarmup, EMAPrefix: emaPrefix}, "")
 	return []*Node{loss, norm}
 }
 

@@ -14,8 +14,12 @@ import (
 )
 
 func tinyMaze(t testing.TB, frames int) (train, val *data.WorldDataset) {
+	return tinyWorld(t, data.DefaultMazeConfig(), frames)
+}
+
+func tinyWorld(t testing.TB, cfg data.MazeConfig, frames int) (train, val *data.WorldDataset) {
 	t.Helper()
-	train, val, err := data.NewWorldSplits(data.NewMaze(data.DefaultMazeConfig()), frames, 16, 16, 256, 32, 1)
+	train, val, err := data.NewWorldSplits(data.NewMaze(cfg), frames, 16, 16, 256, 32, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,7 @@ var Preloads = []Preload{
 	{"eqflib", "github.com/equilibriumforcing/eqf/eqflib", "warps, samplers, the Gaussian oracle, the DiT, training, rollouts, metrics"},
 	{"data", "github.com/equilibriumforcing/eqf/data", "the synthetic video worlds and frame/latent file loaders"},
 	{"plots", "github.com/equilibriumforcing/eqf/plots", "paper figures (PNG/SVG/echarts), videos, the η-warp explorer"},
+	{"zoo", "github.com/equilibriumforcing/eqf/zoo", "the trained model zoo: zoo.LoadModel(\"eqf\"), recipes, rollout evaluation"},
 	{"eqf", "github.com/equilibriumforcing/eqf/symbols/eqf", "non-generic GoMLX helpers (Exec1, Exec2, ExecN, ExecG, Scalar, Tensor32, Floats, Describe) and Show"},
 	{"graph", "github.com/gomlx/gomlx/core/graph", "GoMLX graph building (Add, Mul, MatMul, ReduceAllSum, …)"},
 	{"tensors", "github.com/gomlx/gomlx/core/tensors", "GoMLX tensors (FromAnyValue, Tensor.Value, Tensor.Shape)"},

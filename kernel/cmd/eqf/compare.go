@@ -32,7 +32,7 @@ type compareArgs struct {
 }
 
 func runCompare(args []string) error {
-	a := compareArgs{fm: "out/fm-small", eqf: "out/demo", features: "out/features/maze-i3d.eqf", out: "out/compare", warp: "c:0.8:0.001",
+	a := compareArgs{fm: "out/models/fm", eqf: "out/models/eqf", features: "out/models/action-net/action-net.eqf", out: "out/compare", warp: "c:0.8:0.001",
 		clips: 8, frames: 100, context: 2, horizon: 2, stride: 1, depth: 10, subLen: 10, momentum: 0.2, seed: 7, featureSteps: 800,
 		timeChunk: 25}
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)

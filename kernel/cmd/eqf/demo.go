@@ -1,29 +1,75 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/plots"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
-// runDemo is `make demo`: train EqF (small preset) and its readout h_ω on the maze world, then
-// roll out an action-conditioned video with closed-loop NAG; everything lands in out/demo.
+// runDemo is `make demo`: train EqF and its readout h_ω with the "demo" recipe (the zoo's CPU
+// recipe on a ten-minute budget) and the action net on the maze world, roll out action-
+// conditioned videos over validation clips with closed-loop NAG, and score them; everything
+// lands in out/demo. The last line reports the rollouts' action agreement.
 func runDemo(args []string) error {
 	start := time.Now()
-	d := defaultTrain
-	d.preset, d.steps, d.readoutSteps, d.out, d.ckptEvery, d.evalEvery = "small", 1200, 300, "out/demo", 400, 200
-	a, err := parseTrainArgs("demo", args, d)
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	out := fs.String("out", "out/demo", "output folder (the models are cached in it: a second run only samples)")
+	recipe := fs.String("recipe", "demo", "zoo recipe to train with (demo, quick or cpu)")
+	clips := fs.Int("clips", 4, "rollouts (validation clips)")
+	frames := fs.Int("frames", 50, "generated frames per rollout")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	r, err := zoo.RecipeByName(*recipe)
 	if err != nil {
 		return err
 	}
-	a.set["lr"], a.set["ema"] = "2e-3", "0.995"
-	if _, err := train(a); err != nil {
+	z := &zoo.Zoo{Dir: *out, Recipe: r, Log: os.Stdout}
+	if err := z.Build("action-net", "eqf"); err != nil {
 		return err
 	}
-	s := defaultSample
-	s.ckpt, s.out = a.out, a.out
-	if err := sample(&s); err != nil {
+	m, err := z.Load("eqf")
+	if err != nil {
 		return err
 	}
-	fmt.Printf("demo done in %v: %s/loss.png, history.csv, rollout.gif, rollout.png, truth.png\n", time.Since(start).Round(time.Second), a.out)
+	net, err := z.LoadActionNet()
+	if err != nil {
+		return err
+	}
+	q, err := z.Evaluate(m, net, zoo.EvalConfig{Clips: *clips, Frames: *frames, Chunk: min(25, *frames)})
+	if err != nil {
+		return err
+	}
+	vo := plots.VideoOptions{Mean: m.Stats.Mean, Std: m.Stats.Std, Scale: 3}
+	videos := []plots.Video{{Name: "ground truth", Frames: clip0(q.Truth)}, {Name: "EqF, " + q.Sampler, Frames: clip0(q.Rollout)}}
+	for _, f := range []struct {
+		name string
+		fn   func(string) error
+	}{
+		{"rollout.png", func(p string) error { return plots.Strip(p, videos, vo) }},
+		{"rollout.gif", func(p string) error { return plots.GIF(p, videos[1], vo) }},
+		{"truth.gif", func(p string) error { return plots.GIF(p, videos[0], vo) }},
+		{"rollout.html", func(p string) error { return plots.Player(p, "EqF rollout on the clip's actions", videos, vo) }},
+	} {
+		if err := f.fn(filepath.Join(*out, f.name)); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("%s\n", q)
+	fmt.Printf("colour drift per %d frames: %.3f\n", min(25, *frames), q.Drift)
+	fmt.Printf("demo done in %v: %s/{rollout.png,rollout.gif,truth.gif,rollout.html}, eqf/loss.png, eqf/card.json\n",
+		time.Since(start).Round(time.Second), *out)
+	fmt.Printf("action agreement %.2f\n", q.Agreement.Ratio)
 	return nil
+}
+
+// clip0 is the first clip of a batch of videos.
+func clip0(x *eqflib.Window) *eqflib.Window {
+	return &eqflib.Window{Shape: [5]int{1, x.Shape[1], x.Shape[2], x.Shape[3], x.Shape[4]}, Data: x.Data[:x.Frames()*x.FrameSize()]}
 }

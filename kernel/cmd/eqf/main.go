@@ -3,6 +3,7 @@
 //	eqf demo [flags]         train EqF and h_ω on the maze world and roll out a video (make demo)
 //	eqf train [flags]        train a DiT on a world with one of the objectives
 //	eqf sample [flags]       roll out a trained checkpoint over a clip's actions
+//	eqf models [flags]       train (or -list) the model zoo that experiments and notebooks load
 //	eqf oracle-demo [flags]  sample Gaussian data with the exact oracle and several samplers
 //	eqf repl [flags]         an interactive Go REPL (yaegi) with eqflib, data, plots and GoMLX preloaded
 //	eqf run FILE.go          run a Go file or a script with the REPL's preloads
@@ -21,6 +22,8 @@ commands:
                action-conditioned video with closed-loop NAG into out/demo (about 6 minutes)
   train        train a DiT on a world with one objective (-set key=value overrides)
   sample       roll out a trained checkpoint over a ground-truth clip's actions
+  models       train the model zoo into out/models (make models; -recipe quick: tiny, minutes),
+               skipping what is trained and resuming what was interrupted; -list shows the cards
   compare      100-frame action-conditioned rollouts of an FM and an EqF checkpoint with FM Euler,
                EqF GD, closed-loop EqF NAG and budget-adaptive NAG: FVD (maze-I3D features), NFE
   oracle-demo  sample N(m, s²I) data with the exact oracle fields and several samplers,
@@ -48,6 +51,8 @@ func main() {
 		err = runSample(os.Args[2:])
 	case "oracle-demo":
 		err = runOracleDemo(os.Args[2:])
+	case "models":
+		err = runModels(os.Args[2:])
 	case "compare":
 		err = runCompare(os.Args[2:])
 	case "repl":

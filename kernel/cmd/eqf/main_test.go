@@ -41,7 +41,7 @@ func TestTrainThenSample(t *testing.T) {
 	if _, err := train(a); err != nil {
 		t.Fatal(err)
 	}
-	s, err := parseSampleArgs("sample", []string{"-ckpt", dir, "-out", dir, "-frames", "6", "-steps", "3"}, defaultSample)
+	s, err := parseSampleArgs("sample", []string{"-ckpt", dir, "-out", dir, "-frames", "6", "-steps", "4"}, defaultSample)
 	if err != nil {
 		t.Fatal(err)
 	}

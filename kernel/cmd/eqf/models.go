@@ -1,0 +1,74 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/equilibriumforcing/eqf/zoo"
+)
+
+// eqf models: train the model zoo (make models; QUICK=1 make models for the quick recipe), or
+// list what is trained.
+func runModels(args []string) error {
+	fs := flag.NewFlagSet("models", flag.ContinueOnError)
+	recipe := fs.String("recipe", "cpu", "recipe: cpu (the zoo, ~90 min on 2 cores) or quick (tiny models, minutes)")
+	dir := fs.String("dir", "", "zoo folder (default out/models, or out/models-<recipe>)")
+	list := fs.Bool("list", false, "list the trained models and their cards instead of training")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: eqf models [-recipe cpu|quick] [-dir DIR] [-list] [model ...]\n\nmodels: ")
+		var names []string
+		for _, s := range zoo.Specs {
+			names = append(names, s.Name)
+		}
+		fmt.Fprintf(fs.Output(), "%s (default: all)\n\n", strings.Join(names, ", "))
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	z, err := zoo.Open(*recipe)
+	if err != nil {
+		return err
+	}
+	if *dir != "" {
+		z.Dir = *dir
+	}
+	if *list {
+		return listModels(z)
+	}
+	z.Log = os.Stdout
+	fmt.Printf("model zoo %s (recipe %q)\n", z.Dir, z.Recipe.Name)
+	if err := z.Build(fs.Args()...); err != nil {
+		return err
+	}
+	return listModels(z)
+}
+
+func listModels(z *zoo.Zoo) error {
+	fmt.Printf("%-11s %-8s %8s %9s  %s\n", "model", "recipe", "steps", "minutes", "metrics")
+	for _, s := range zoo.Specs {
+		c, err := z.Card(s.Name)
+		if err != nil {
+			fmt.Printf("%-11s not trained (%s)\n", s.Name, filepath.Join(z.Dir, s.Name))
+			continue
+		}
+		var m []string
+		for k, v := range c.Metrics {
+			m = append(m, fmt.Sprintf("%s %.4g", k, v))
+		}
+		fmt.Printf("%-11s %-8s %8d %9.1f  %s\n", s.Name, c.Recipe, c.Steps, c.Seconds/60, strings.Join(sortStrings(m), ", "))
+	}
+	return nil
+}
+
+func sortStrings(s []string) []string {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s
+}

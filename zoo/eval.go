@@ -1,0 +1,211 @@
+package zoo
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/equilibriumforcing/eqf/data"
+	"github.com/equilibriumforcing/eqf/eqflib"
+)
+
+// EvalConfig configures Evaluate: rolling rollouts of a model over validation clips' actions.
+// Zero fields take the defaults in brackets.
+type EvalConfig struct {
+	Clips  int    // rollouts, one per validation clip [8]
+	Frames int    // generated frames per rollout [100]
+	Depth  int    // steps per frame D [10]
+	Stride int    // frames emitted at a time S [1]
+	Chunk  int    // frames per drift chunk [25]
+	Seed   uint64 // clips and noise [7]
+	// Sampler is the per-frame rule [DefaultSampler of the model's objective]; its Depth is
+	// set from Depth.
+	Sampler *eqflib.FrameSampler
+	// Name labels the sampler in the results [the sampler's name].
+	Name string
+}
+
+func (c EvalConfig) withDefaults() EvalConfig {
+	if c.Clips == 0 {
+		c.Clips = 8
+	}
+	if c.Frames == 0 {
+		c.Frames = 100
+	}
+	if c.Depth == 0 {
+		c.Depth = 10
+	}
+	if c.Stride == 0 {
+		c.Stride = 1
+	}
+	if c.Chunk == 0 {
+		c.Chunk = 25
+	}
+	if c.Seed == 0 {
+		c.Seed = 7
+	}
+	return c
+}
+
+// DefaultSampler is the sampler a zoo model is evaluated with: closed-loop NAG (μ = 0.3, the
+// c-function warp) for a model with h_ω, open-loop NAG for EqM without one, FM Euler for FM and
+// DDIM for Diffusion.
+func DefaultSampler(m *Model) (eqflib.FrameSampler, string) {
+	c, _ := eqflib.ParseWarp("c:0.8:0.001")
+	switch {
+	case m.DiT.Info().Diffusion:
+		return eqflib.FrameSampler{Sampler: "ddim"}, "DDIM"
+	case m.DiT.NoiseConditional:
+		return eqflib.FrameSampler{Sampler: "euler"}, "FM Euler"
+	case m.DiT.HasReadout():
+		return eqflib.FrameSampler{Sampler: "nag", Options: eqflib.Options{Warp: c, ClosedLoop: true, Momentum: 0.3}}, "NAG μ=0.3 closed loop"
+	default:
+		return eqflib.FrameSampler{Sampler: "nag", Options: eqflib.Options{Warp: c, Momentum: 0.3}}, "NAG μ=0.3 open loop"
+	}
+}
+
+// Quality is how well a model rolls out: the measures of eqflib's quality.go and FVD.
+type Quality struct {
+	Model       string                       `json:"model"`
+	Sampler     string                       `json:"sampler"`
+	Agreement   eqflib.ActionAgreementResult `json:"action_agreement"`
+	Drift       []float64                    `json:"colour_drift"` // per Chunk frames
+	DriftRatio  float64                      `json:"drift_ratio"`  // largest chunk's drift / the first chunk's
+	NextChunk   eqflib.ChunkError            `json:"next_chunk"`   // teacher-forced, one horizon
+	FVD         float64                      `json:"fvd_maze_i3d"` // over 10-frame clips
+	NFEPerFrame float64                      `json:"nfe_per_frame"`
+	Seconds     float64                      `json:"seconds"`
+	Rollout     *eqflib.Window               `json:"-"` // generated frames [Clips, Frames, …], normalised
+	Truth       *eqflib.Window               `json:"-"` // the real continuation
+}
+
+func (q *Quality) String() string {
+	return fmt.Sprintf("%s, %s: agreement %.2f (balanced acc. %.3f / %.3f), drift %.3f→%.3f (max/first %.2f), next-chunk PSNR %.2f dB, FVD %.1f, %.1f NFE/frame, %.0f s",
+		q.Model, q.Sampler, q.Agreement.Ratio, q.Agreement.Generated, q.Agreement.Real, q.Drift[0], q.Drift[len(q.Drift)-1], q.DriftRatio,
+		q.NextChunk.PSNR, q.FVD, q.NFEPerFrame, q.Seconds)
+}
+
+// Evaluate rolls the model out over real validation clips of the recipe's world (the clip's
+// first Context frames as context, its actions as conditions) and scores the rollouts: action
+// agreement with the action net, colour drift per chunk against the real continuation,
+// teacher-forced next-chunk error and FVD in the action net's features.
+func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality, error) {
+	c = c.withDefaults()
+	r := z.Recipe
+	C, H := r.Context, r.Frames-r.Context
+	R := c.Frames
+	if R < c.Chunk || R%c.Stride != 0 {
+		return nil, fmt.Errorf("zoo: EvalConfig.Frames = %d out of range: must be ≥ Chunk = %d and a multiple of Stride = %d", R, c.Chunk, c.Stride)
+	}
+	fs, name := DefaultSampler(m)
+	if c.Sampler != nil {
+		fs, name = *c.Sampler, c.Sampler.Sampler
+	}
+	if c.Name != "" {
+		name = c.Name
+	}
+	world := data.NewMaze(r.World)
+	clips := make([]*data.Clip, c.Clips)
+	var err error
+	for i := range clips {
+		if clips[i], err = data.RenderClip(world, c.Seed*1000+uint64(2*i+1), C+R, r.Size, r.Size); err != nil {
+			return nil, err
+		}
+	}
+	ds, err := data.NewClipDataset(clips, C+R, C+R, &m.Stats)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, c.Clips)
+	for i := range idx {
+		idx[i] = i
+	}
+	gt, cond, err := eqflib.LoadBatch(ds, idx)
+	if err != nil {
+		return nil, err
+	}
+	const d = 3
+	ctx, _ := gt.SliceFrames(0, C)
+	truth, _ := gt.SliceFrames(C, R)
+	L := C + R + H - c.Stride
+	timeline := make([]float64, 0, c.Clips*L*d)
+	for b := 0; b < c.Clips; b++ {
+		for t := 0; t < L; t++ {
+			src := min(t, C+R-1)
+			timeline = append(timeline, cond[(b*(C+R)+src)*d:(b*(C+R)+src+1)*d]...)
+		}
+	}
+	geom := eqflib.RollConfig{Context: C, Horizon: H, Stride: c.Stride, Depth: c.Depth}
+	start := time.Now()
+	res, err := eqflib.Roll(m.DiT, ctx, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Frames: R, Conditions: timeline, CondDim: d, Seed: c.Seed})
+	if err != nil {
+		return nil, err
+	}
+	q := &Quality{Model: m.Spec.Name, Sampler: name, NFEPerFrame: res.NFEPerFrame(), Rollout: res.Frames, Truth: truth}
+
+	// Action agreement over every generated transition, the first one from the last context frame.
+	withLast := func(x *eqflib.Window) *eqflib.Window {
+		last, _ := ctx.SliceFrames(C-1, 1)
+		return concatFrames(last, x)
+	}
+	tcond := make([]float64, 0, c.Clips*(R+1)*d)
+	for b := 0; b < c.Clips; b++ {
+		tcond = append(tcond, cond[(b*(C+R)+C-1)*d:(b+1)*(C+R)*d]...)
+	}
+	if q.Agreement, err = eqflib.ActionAgreement(net, withLast(res.Frames), tcond, withLast(truth), tcond); err != nil {
+		return nil, err
+	}
+
+	// Colour drift in pixel space ([0, 1]).
+	if q.Drift, err = eqflib.ColourDrift(denormalise(res.Frames, m.Stats), denormalise(truth, m.Stats), c.Chunk, 0, 1); err != nil {
+		return nil, err
+	}
+	worst := 0.0
+	for _, v := range q.Drift {
+		worst = math.Max(worst, v)
+	}
+	q.DriftRatio = worst / math.Max(q.Drift[0], 1e-9)
+
+	// Teacher-forced next chunk: real context, one horizon generated.
+	first, _ := gt.SliceFrames(0, C+H)
+	fcond := make([]float64, 0, c.Clips*(C+H)*d)
+	for b := 0; b < c.Clips; b++ {
+		fcond = append(fcond, cond[b*(C+R)*d:(b*(C+R)+C+H)*d]...)
+	}
+	nc := geom
+	nc.Stride = H // one chunk: the whole horizon at once, each frame in Depth steps
+	if q.NextChunk, err = eqflib.NextChunkError(m.DiT, first, fcond, eqflib.RollOptions{RollConfig: nc, Sampler: fs, CondDim: d, Seed: c.Seed + 1}, 4); err != nil {
+		return nil, err
+	}
+
+	// FVD in the action net's features, over 10-frame clips.
+	g10, err := res.Frames.Subclips(10)
+	if err != nil {
+		return nil, err
+	}
+	t10, _ := truth.Subclips(10)
+	fvd, err := eqflib.ComputeFVD(net, g10, t10)
+	if err != nil {
+		return nil, err
+	}
+	q.FVD = fvd.Value
+	q.Seconds = time.Since(start).Seconds()
+	return q, nil
+}
+
+// concatFrames joins a [B, Ta, …] and b [B, Tb, …] along time.
+func concatFrames(a, b *eqflib.Window) *eqflib.Window {
+	B, Ta, Tb, fs := a.Batch(), a.Frames(), b.Frames(), a.FrameSize()
+	out := eqflib.MustNewWindow(B, Ta+Tb, a.Shape[2], a.Shape[3], a.Shape[4])
+	for i := 0; i < B; i++ {
+		copy(out.Data[i*(Ta+Tb)*fs:], a.Data[i*Ta*fs:(i+1)*Ta*fs])
+		copy(out.Data[(i*(Ta+Tb)+Ta)*fs:], b.Data[i*Tb*fs:(i+1)*Tb*fs])
+	}
+	return out
+}
+
+// denormalise maps a normalised window back to pixels in [0, 1].
+func denormalise(x *eqflib.Window, st data.Stats) *eqflib.Window {
+	hw := x.Shape[3] * x.Shape[4]
+	return &eqflib.Window{Shape: x.Shape, Data: st.Denormalise(x.Data, hw)}
+}

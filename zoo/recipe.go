@@ -1,0 +1,132 @@
+// Package zoo trains, caches and loads the models that experiments and notebooks start from:
+// on the maze world, the backbones of the paper's objectives (FM, EqF — also used as NU-FM —,
+// EqM, Diffusion), the readout h_ω on the EqF and EqM backbones, the framewise predictor g_φ,
+// the FM → EqF equilibrium finetune (App. C) and the action net whose features are "maze-I3D".
+// A zoo is a folder (out/models, or out/models-quick for the QUICK recipe) with one sub-folder
+// per model: its checkpoints, config.json, history, loss figure and card.json. Building skips
+// a model whose card matches its configuration and resumes one that was interrupted; loading
+// takes well under a second.
+package zoo
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/equilibriumforcing/eqf/data"
+	"github.com/equilibriumforcing/eqf/eqflib"
+)
+
+// Recipe is how a zoo's models are trained: the world, the backbone, the optimiser and the
+// budget of every model. The paper's own settings (App. D, Table training_details: 580k steps
+// on an H200) are far beyond a laptop; the "cpu" recipe is what we found trains well on two
+// cores (README "Model zoo" has the table of what was tried).
+type Recipe struct {
+	Name   string          `json:"name"`
+	World  data.MazeConfig `json:"world"`
+	Size   int             `json:"size"`   // frame side in pixels
+	Frames int             `json:"frames"` // frames per training window, T
+	// Context is the clean context of a rollout window (C); its horizon is Frames − Context.
+	Context int              `json:"context"`
+	DiT     eqflib.DiTConfig `json:"dit"`
+
+	Batch       int     `json:"batch"`
+	LR          float64 `json:"lr"`
+	Warmup      int     `json:"warmup"`
+	MinLR       float64 `json:"min_lr"` // cosine floor, fraction of LR (decay over the run)
+	WeightDecay float64 `json:"weight_decay"`
+	EMA         float64 `json:"ema"`
+	Steps       int     `json:"steps"`          // backbone steps
+	Finetune    int     `json:"finetune_steps"` // FM → EqF equilibrium finetune steps
+	// MaxContext > 0 trains with the random-length-context strategy (clean context frames at
+	// σ = 0, as a rollout sees them); 0 draws every frame's level independently.
+	MaxContext int `json:"max_context"`
+
+	ReadoutSteps int    `json:"readout_steps"` // h_ω
+	GPhiSteps    int    `json:"gphi_steps"`
+	ActionSteps  int    `json:"action_steps"` // the action net
+	Seed         uint64 `json:"seed"`
+}
+
+// Recipes are the named recipes: "cpu" (the zoo, about 90 minutes on two cores) and "quick"
+// (tiny models in minutes, for tests and CI).
+var Recipes = map[string]Recipe{
+	"cpu": {
+		Name: "cpu", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2,
+		DiT:   eqflib.DiTConfig{Channels: 3, Height: 32, Width: 32, Patch: 4, Hidden: 128, Depth: 4, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 128},
+		Batch: 8, LR: 2e-3, Warmup: 100, MinLR: 0.1, WeightDecay: 1e-3, EMA: 0.999, Steps: 2000, Finetune: 500, MaxContext: 0,
+		ReadoutSteps: 600, GPhiSteps: 800, ActionSteps: 600, Seed: 1,
+	},
+	"demo": { // make demo: the CPU recipe on a ten-minute budget (compile included)
+		Name: "demo", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2,
+		DiT:   eqflib.DiTConfig{Channels: 3, Height: 32, Width: 32, Patch: 4, Hidden: 128, Depth: 4, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 128},
+		Batch: 8, LR: 2e-3, Warmup: 100, MinLR: 0.1, WeightDecay: 1e-3, EMA: 0.999, Steps: 800, Finetune: 200, MaxContext: 0,
+		ReadoutSteps: 300, GPhiSteps: 300, ActionSteps: 300, Seed: 1,
+	},
+	"quick": {
+		Name: "quick", World: data.DefaultMazeConfig(), Size: 16, Frames: 4, Context: 2,
+		DiT:   eqflib.DiTConfig{Channels: 3, Height: 16, Width: 16, Patch: 4, Hidden: 48, Depth: 2, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 64},
+		Batch: 8, LR: 2e-3, Warmup: 20, MinLR: 0.1, WeightDecay: 1e-3, EMA: 0.99, Steps: 150, Finetune: 50, MaxContext: 0,
+		ReadoutSteps: 100, GPhiSteps: 100, ActionSteps: 150, Seed: 1,
+	},
+}
+
+// RecipeByName returns a named recipe.
+func RecipeByName(name string) (Recipe, error) {
+	r, ok := Recipes[name]
+	if !ok {
+		names := make([]string, 0, len(Recipes))
+		for n := range Recipes {
+			names = append(names, fmt.Sprintf("%q", n))
+		}
+		sort.Strings(names)
+		return Recipe{}, fmt.Errorf("zoo: recipe %q unknown: must be one of %s", name, strings.Join(names, ", "))
+	}
+	return r, nil
+}
+
+// Validate checks the recipe.
+func (r Recipe) Validate() error {
+	switch {
+	case r.Size < 8:
+		return fmt.Errorf("zoo: Recipe.Size = %d out of range: must be ≥ 8", r.Size)
+	case r.DiT.Height != r.Size || r.DiT.Width != r.Size:
+		return fmt.Errorf("zoo: Recipe.DiT is %d×%d: must be Size×Size = %d×%d", r.DiT.Height, r.DiT.Width, r.Size, r.Size)
+	case r.Frames < 2:
+		return fmt.Errorf("zoo: Recipe.Frames = %d out of range: must be ≥ 2", r.Frames)
+	case r.Context < 1 || r.Context >= r.Frames:
+		return fmt.Errorf("zoo: Recipe.Context = %d out of range: must be in [1, Frames = %d)", r.Context, r.Frames)
+	case r.Steps < 1 || r.ReadoutSteps < 1 || r.GPhiSteps < 1 || r.ActionSteps < 1 || r.Finetune < 1:
+		return fmt.Errorf("zoo: Recipe %q: every step count must be ≥ 1", r.Name)
+	}
+	return r.DiT.Validate()
+}
+
+// TrainConfig is the trainer's configuration for an objective under this recipe.
+func (r Recipe) TrainConfig(obj eqflib.Objective, steps int) eqflib.TrainConfig {
+	tc := eqflib.DefaultTrainConfig(obj)
+	tc.Batch, tc.LR, tc.Warmup, tc.WeightDecay, tc.EMADecay, tc.Seed = r.Batch, r.LR, r.Warmup, r.WeightDecay, r.EMA, r.Seed
+	tc.EMAWarmup, tc.MinLR = true, r.MinLR
+	if steps > r.Warmup {
+		tc.CosineSteps = steps
+	}
+	if obj.Kind != eqflib.Diffusion {
+		tc.MaxContext = r.MaxContext
+	}
+	return tc
+}
+
+// Data returns the recipe's train and validation datasets (normalised with train statistics).
+func (r Recipe) Data() (train, val *data.WorldDataset, err error) {
+	return data.NewWorldSplits(data.NewMaze(r.World), r.Frames, r.Size, r.Size, 1_000_000, 512, r.Seed)
+}
+
+// hash identifies a model's configuration: the recipe and the model's spec.
+func hash(v ...any) string {
+	b, _ := json.Marshal(v)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:8])
+}

@@ -1,0 +1,509 @@
+package zoo
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/equilibriumforcing/eqf/data"
+	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/plots"
+	"github.com/gomlx/compute/dtypes"
+)
+
+// Spec is one model of the zoo.
+type Spec struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`                // "dit", "gphi" or "action-net"
+	Objective string `json:"objective,omitempty"` // the DiT's objective
+	Readout   bool   `json:"readout,omitempty"`   // train h_ω on the backbone
+	From      string `json:"from,omitempty"`      // equilibrium finetune from this zoo model (FM)
+}
+
+// Specs lists the zoo in build order (a model's dependencies come first).
+var Specs = []Spec{
+	{Name: "action-net", Kind: "action-net"},
+	{Name: "eqf", Kind: "dit", Objective: "eqf", Readout: true},
+	{Name: "fm", Kind: "dit", Objective: "fm"},
+	{Name: "gphi", Kind: "gphi"},
+	{Name: "eqm", Kind: "dit", Objective: "eqm", Readout: true},
+	{Name: "diffusion", Kind: "dit", Objective: "diffusion"},
+	{Name: "fm-eqf", Kind: "dit", Objective: "eqf", Readout: true, From: "fm"},
+}
+
+// SpecByName returns a zoo model's spec.
+func SpecByName(name string) (Spec, error) {
+	var names []string
+	for _, s := range Specs {
+		if s.Name == name {
+			return s, nil
+		}
+		names = append(names, s.Name)
+	}
+	return Spec{}, fmt.Errorf("zoo: model %q unknown: must be one of %s", name, strings.Join(names, ", "))
+}
+
+// Card summarises a trained model (card.json).
+type Card struct {
+	Name     string             `json:"name"`
+	Recipe   string             `json:"recipe"`
+	Hash     string             `json:"config_hash"`
+	Steps    int                `json:"steps"`
+	Seconds  float64            `json:"wall_seconds"`
+	Backend  string             `json:"backend"`
+	Metrics  map[string]float64 `json:"metrics"`
+	Finished time.Time          `json:"finished"`
+}
+
+// Zoo is a folder of models trained with one recipe.
+type Zoo struct {
+	Dir    string
+	Recipe Recipe
+	Log    io.Writer // progress (nil: quiet)
+}
+
+// EnvZoo names the recipe Default uses ("cpu" unless set, e.g. EQF_ZOO=quick).
+const EnvZoo = "EQF_ZOO"
+
+// EnvRoot is the repository root the kernel sets for notebooks; zoo folders live under
+// $EQF_ROOT/out. Without it the root is found by walking up to eqf's go.mod.
+const EnvRoot = "EQF_ROOT"
+
+// Open returns the zoo of a recipe in its default folder: <root>/out/models for "cpu",
+// <root>/out/models-<name> for any other.
+func Open(recipe string) (*Zoo, error) {
+	r, err := RecipeByName(recipe)
+	if err != nil {
+		return nil, err
+	}
+	dir := "models"
+	if recipe != "cpu" {
+		dir += "-" + recipe
+	}
+	return &Zoo{Dir: filepath.Join(root(), "out", dir), Recipe: r}, nil
+}
+
+// Default is the zoo of $EQF_ZOO (default "cpu").
+func Default() (*Zoo, error) {
+	name := os.Getenv(EnvZoo)
+	if name == "" {
+		name = "cpu"
+	}
+	return Open(name)
+}
+
+// root is $EQF_ROOT, or the nearest parent folder of the working directory holding eqf's
+// go.mod, or the working directory.
+func root() string {
+	if r := os.Getenv(EnvRoot); r != "" {
+		return r
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && strings.Contains(string(b), "module github.com/equilibriumforcing/eqf\n") {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return wd
+		}
+	}
+}
+
+func (z *Zoo) logf(format string, a ...any) {
+	if z.Log != nil {
+		fmt.Fprintf(z.Log, format, a...)
+	}
+}
+
+func (z *Zoo) dir(name string) string { return filepath.Join(z.Dir, name) }
+
+// configHash is what a model's card must carry to count as trained with this recipe.
+func (z *Zoo) configHash(s Spec) string { return hash(z.Recipe, s) }
+
+// Card reads a model's card; an error if the model is not trained with this zoo's recipe.
+func (z *Zoo) Card(name string) (*Card, error) {
+	s, err := SpecByName(name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(z.dir(name), "card.json"))
+	if err != nil {
+		return nil, z.missing(name)
+	}
+	var c Card
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("zoo: %s: card.json is not valid JSON (%v): rebuild with `make models`", z.dir(name), err)
+	}
+	if c.Hash != z.configHash(s) {
+		return nil, fmt.Errorf("zoo: model %q in %s was trained with another configuration (hash %s, recipe %q has %s): run `%s` to retrain it",
+			name, z.Dir, c.Hash, z.Recipe.Name, z.configHash(s), z.makeCommand())
+	}
+	return &c, nil
+}
+
+func (z *Zoo) makeCommand() string {
+	if z.Recipe.Name == "quick" {
+		return "QUICK=1 make models"
+	}
+	return "make models"
+}
+
+func (z *Zoo) missing(name string) error {
+	return fmt.Errorf("zoo: model %q is not trained in %s: run `%s` first", name, z.Dir, z.makeCommand())
+}
+
+// Model is a loaded zoo DiT: its EMA weights (with h_ω attached when trained), the data
+// statistics it was trained on and its card.
+type Model struct {
+	Spec  Spec
+	DiT   *eqflib.DiT
+	Stats data.Stats
+	Card  *Card
+}
+
+// LoadModel loads a DiT of the default zoo ($EQF_ZOO, "cpu" unless set): the one-liner for
+// notebooks and the REPL, e.g. m, err := zoo.LoadModel("eqf"); m.DiT is a Field for every
+// sampler and rollout. A model that is not trained is an error naming `make models`.
+func LoadModel(name string) (*Model, error) {
+	z, err := Default()
+	if err != nil {
+		return nil, err
+	}
+	return z.Load(name)
+}
+
+// Load loads a DiT of the zoo (EMA weights, h_ω attached if it has one).
+func (z *Zoo) Load(name string) (*Model, error) {
+	s, err := SpecByName(name)
+	if err != nil {
+		return nil, err
+	}
+	if s.Kind != "dit" {
+		return nil, fmt.Errorf("zoo: %q is a %s: use LoadActionNet or LoadGPhi", name, s.Kind)
+	}
+	card, err := z.Card(name)
+	if err != nil {
+		return nil, err
+	}
+	path := eqflib.LatestCheckpoint(z.dir(name))
+	if path == "" {
+		return nil, z.missing(name)
+	}
+	live, err := eqflib.LoadDiT(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := live.EMA()
+	if err != nil {
+		return nil, err
+	}
+	if s.Readout {
+		if err := m.AttachReadout(eqflib.ParamReadoutProj); err != nil {
+			return nil, err
+		}
+	}
+	st, err := data.LoadStats(filepath.Join(z.dir(name), "stats.json"))
+	if err != nil {
+		return nil, err
+	}
+	return &Model{Spec: s, DiT: m, Stats: st, Card: card}, nil
+}
+
+// LoadActionNet loads the zoo's action net (the maze-I3D feature network).
+func (z *Zoo) LoadActionNet() (*eqflib.ActionNet, error) {
+	if _, err := z.Card("action-net"); err != nil {
+		return nil, err
+	}
+	return eqflib.LoadActionNet(filepath.Join(z.dir("action-net"), "action-net.eqf"))
+}
+
+// LoadGPhi loads the zoo's framewise noise-level predictor g_φ.
+func (z *Zoo) LoadGPhi() (*eqflib.NoisePredictor, error) {
+	if _, err := z.Card("gphi"); err != nil {
+		return nil, err
+	}
+	return eqflib.LoadNoisePredictor(filepath.Join(z.dir("gphi"), "gphi.eqf"))
+}
+
+// Build trains every named model (all of Specs when names is empty) that is not trained yet
+// with this recipe, dependencies first, resuming interrupted backbones from their checkpoints.
+func (z *Zoo) Build(names ...string) error {
+	if err := z.Recipe.Validate(); err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		s, err := SpecByName(n)
+		if err != nil {
+			return err
+		}
+		want[n] = true
+		if s.From != "" {
+			want[s.From] = true
+		}
+	}
+	for _, s := range Specs {
+		if len(names) > 0 && !want[s.Name] {
+			continue
+		}
+		if _, err := z.Card(s.Name); err == nil {
+			z.logf("%-10s trained (card.json matches the %s recipe)\n", s.Name, z.Recipe.Name)
+			continue
+		}
+		if err := z.build(s); err != nil {
+			return fmt.Errorf("zoo: building %q: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+func (z *Zoo) build(s Spec) error {
+	dir := z.dir(s.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	// A folder trained with another configuration is moved aside, never overwritten.
+	h := z.configHash(s)
+	cfgPath := filepath.Join(dir, "config.json")
+	if b, err := os.ReadFile(cfgPath); err == nil {
+		var old struct {
+			Hash string `json:"config_hash"`
+		}
+		if json.Unmarshal(b, &old) != nil || old.Hash != h {
+			aside := fmt.Sprintf("%s.old-%s", dir, time.Now().Format("20060102-150405"))
+			z.logf("%-10s %s holds another configuration: moved to %s\n", s.Name, dir, aside)
+			if err := os.Rename(dir, aside); err != nil {
+				return err
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+	}
+	cfg, _ := json.MarshalIndent(map[string]any{"config_hash": h, "recipe": z.Recipe, "spec": s}, "", "  ")
+	if err := data.WriteFileAtomic(cfgPath, cfg); err != nil {
+		return err
+	}
+	start := time.Now()
+	card := &Card{Name: s.Name, Recipe: z.Recipe.Name, Hash: h, Metrics: map[string]float64{}}
+	if b, err := eqflib.Backend(); err == nil {
+		card.Backend = b.Name()
+	}
+	var err error
+	switch s.Kind {
+	case "action-net":
+		err = z.buildActionNet(card)
+	case "gphi":
+		err = z.buildGPhi(card)
+	default:
+		err = z.buildDiT(s, card)
+	}
+	if err != nil {
+		return err
+	}
+	card.Seconds += time.Since(start).Seconds()
+	card.Finished = time.Now().UTC()
+	b, _ := json.MarshalIndent(card, "", "  ")
+	z.logf("%-10s done in %s: %s\n", s.Name, time.Since(start).Round(time.Second), metricsLine(card.Metrics))
+	return data.WriteFileAtomic(filepath.Join(dir, "card.json"), b)
+}
+
+func metricsLine(m map[string]float64) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s %.4g", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+func (z *Zoo) buildActionNet(card *Card) error {
+	r := z.Recipe
+	train, val, err := data.NewWorldSplits(data.NewMaze(r.World), 8, r.Size, r.Size, 1_000_000, 256, r.Seed)
+	if err != nil {
+		return err
+	}
+	cfg := eqflib.DefaultProbeConfig()
+	cfg.Batch, cfg.LR, cfg.Seed = 16, 3e-3, r.Seed
+	n, err := eqflib.NewActionNet(3, r.Size, r.Size, 3, cfg, int64(r.Seed))
+	if err != nil {
+		return err
+	}
+	if _, err := n.Train(train, r.ActionSteps); err != nil {
+		return err
+	}
+	acc, err := n.Accuracy(val, 128)
+	if err != nil {
+		return err
+	}
+	idx := make([]int, 128)
+	for i := range idx {
+		idx[i] = i
+	}
+	x, cond, err := eqflib.LoadBatch(val, idx)
+	if err != nil {
+		return err
+	}
+	self, err := eqflib.ActionAgreement(n, x, cond, x, cond)
+	if err != nil {
+		return err
+	}
+	card.Steps = r.ActionSteps
+	card.Metrics["val_accuracy"], card.Metrics["val_balanced_accuracy"] = acc, self.Real
+	return n.Save(filepath.Join(z.dir("action-net"), "action-net.eqf"))
+}
+
+func (z *Zoo) buildGPhi(card *Card) error {
+	r := z.Recipe
+	train, val, err := r.Data()
+	if err != nil {
+		return err
+	}
+	cfg := eqflib.DefaultProbeConfig()
+	cfg.LR, cfg.Seed = 3e-3, r.Seed
+	g, err := eqflib.NewNoisePredictor(3, r.Size, r.Size, nil, cfg, int64(r.Seed))
+	if err != nil {
+		return err
+	}
+	if _, err := g.Train(train, r.GPhiSteps); err != nil {
+		return err
+	}
+	mae, err := eqflib.SigmaMAE(val, 64, 99, func(x *eqflib.Window, _ []float64) ([]float64, error) { return g.EstimateSigma(x) })
+	if err != nil {
+		return err
+	}
+	card.Steps, card.Metrics["sigma_mae"] = r.GPhiSteps, mae
+	return g.Save(filepath.Join(z.dir("gphi"), "gphi.eqf"))
+}
+
+func (z *Zoo) buildDiT(s Spec, card *Card) error {
+	r := z.Recipe
+	dir := z.dir(s.Name)
+	train, val, err := r.Data()
+	if err != nil {
+		return err
+	}
+	if err := train.Stats.Save(filepath.Join(dir, "stats.json")); err != nil {
+		return err
+	}
+	obj, err := eqflib.ParseObjective(s.Objective)
+	if err != nil {
+		return err
+	}
+	steps := r.Steps
+	var m *eqflib.DiT
+	if s.From != "" {
+		steps = r.Finetune
+		from := eqflib.LatestCheckpoint(z.dir(s.From))
+		if from == "" {
+			return z.missing(s.From)
+		}
+		if m, err = eqflib.EquilibriumFinetune(from); err != nil {
+			return err
+		}
+	} else if m, err = eqflib.NewDiT(r.DiT, obj.NoiseConditional(), int64(r.Seed), dtypes.Float32); err != nil {
+		return err
+	}
+	tr, err := eqflib.NewTrainer(m, train, val, r.TrainConfig(obj, steps))
+	if err != nil {
+		return err
+	}
+	if last := eqflib.LatestCheckpoint(dir); last != "" {
+		if err := tr.RestoreCheckpoint(last); err != nil {
+			return fmt.Errorf("resuming from %s: %w", last, err)
+		}
+		z.logf("%-10s resumed from %s at step %d\n", s.Name, filepath.Base(last), tr.Step)
+	}
+	z.logf("%-10s %s on %s %d×%d, %d parameters, %d steps\n", s.Name, obj.Kind, r.World.Policy+" maze", r.Size, r.Size, r.DiT.NumParams(), steps)
+	if err := tr.Run(steps, eqflib.RunOptions{EvalEvery: max(steps/10, 1), Progress: z.Log, CheckpointDir: dir,
+		CheckpointEvery: max(steps/10, 50), KeepCheckpoints: 2}); err != nil {
+		return err
+	}
+	if err := writeHistory(dir, s.Name, tr.History); err != nil {
+		return err
+	}
+	card.Steps = tr.Step
+	card.Metrics["final_loss"] = meanTail(tr.History, 50)
+	if vl, err := tr.ValLoss(8, true); err == nil {
+		card.Metrics["val_loss_ema"] = vl
+	}
+	if !s.Readout {
+		return nil
+	}
+	rt, err := eqflib.NewReadoutTrainer(m, train, eqflib.ProbeConfig{Batch: 16, LR: 2e-3, Warmup: 50, Seed: r.Seed, Proj: eqflib.ParamReadoutProj})
+	if err != nil {
+		return err
+	}
+	if _, err := rt.Train(r.ReadoutSteps); err != nil {
+		return err
+	}
+	if _, err := tr.SaveCheckpoint(dir, 2); err != nil { // the readout's variables join the checkpoint
+		return err
+	}
+	ema, err := m.EMA()
+	if err != nil {
+		return err
+	}
+	if err := ema.AttachReadout(eqflib.ParamReadoutProj); err != nil {
+		return err
+	}
+	mae, err := eqflib.SigmaMAE(val, 64, 99, func(x *eqflib.Window, cond []float64) ([]float64, error) {
+		out, err := ema.WithConditions(cond).Eval(x, nil, eqflib.EvalOptions{Readout: true})
+		if err != nil {
+			return nil, err
+		}
+		return out.SigmaHat, nil
+	})
+	if err != nil {
+		return err
+	}
+	card.Metrics["readout_sigma_mae"] = mae
+	return nil
+}
+
+func meanTail(h []eqflib.LossPoint, n int) float64 {
+	n = min(n, len(h))
+	var s float64
+	for _, p := range h[len(h)-n:] {
+		s += p.Loss / float64(n)
+	}
+	return s
+}
+
+func writeHistory(dir, name string, h []eqflib.LossPoint) error {
+	js, err := json.MarshalIndent(h, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := data.WriteFileAtomic(filepath.Join(dir, "history.json"), js); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("step,loss,grad_norm,val_loss\n")
+	for _, p := range h {
+		fmt.Fprintf(&b, "%d,%g,%g,%g\n", p.Step, p.Loss, p.GradNorm, p.ValLoss)
+	}
+	if err := data.WriteFileAtomic(filepath.Join(dir, "history.csv"), []byte(b.String())); err != nil {
+		return err
+	}
+	return plots.LossCurves(filepath.Join(dir, "loss.png"), []plots.Run{{Name: name, History: h}}, plots.LossOptions{Title: "zoo model " + name, LogScale: true})
+}

@@ -1,0 +1,116 @@
+package zoo
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The quick zoo end to end: every model trains, carries a card, loads in under a second; a
+// second build skips everything; a model whose card is gone resumes from its checkpoint; a
+// changed recipe is refused with a clear message; a missing model names `make models`.
+func TestQuickZoo(t *testing.T) {
+	var log bytes.Buffer
+	z := &Zoo{Dir: t.TempDir(), Recipe: Recipes["quick"], Log: &log}
+	start := time.Now()
+	if err := z.Build(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("quick zoo built in %s", time.Since(start).Round(time.Second))
+	for _, s := range Specs {
+		c, err := z.Card(s.Name)
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		if c.Steps < 1 || c.Seconds <= 0 || len(c.Metrics) == 0 {
+			t.Errorf("%s: card %+v", s.Name, c)
+		}
+		t.Logf("%-10s %s", s.Name, metricsLine(c.Metrics))
+		if s.Kind != "dit" {
+			continue
+		}
+		start := time.Now()
+		m, err := z.Load(s.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("loading %s took %s, want < 1 s", s.Name, d)
+		}
+		if m.DiT.HasReadout() != s.Readout {
+			t.Errorf("%s: readout attached %v, want %v", s.Name, m.DiT.HasReadout(), s.Readout)
+		}
+		for _, f := range []string{"card.json", "config.json", "history.csv", "loss.png", "stats.json"} {
+			if _, err := os.Stat(filepath.Join(z.Dir, s.Name, f)); err != nil {
+				t.Errorf("%s: %v", s.Name, err)
+			}
+		}
+	}
+	if mae := mustCard(t, z, "eqf").Metrics["readout_sigma_mae"]; !(mae > 0 && mae < 0.5) {
+		t.Errorf("quick h_ω MAE %.3f: not a trained readout", mae)
+	}
+
+	// Rebuild: nothing retrained.
+	log.Reset()
+	if err := z.Build(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(log.String(), "trained (card.json matches") != len(Specs) {
+		t.Errorf("a rebuild retrained something:\n%s", log.String())
+	}
+	// An interrupted model (no card, checkpoints kept) resumes instead of starting over.
+	os.Remove(filepath.Join(z.Dir, "fm", "card.json"))
+	log.Reset()
+	if err := z.Build("fm"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "resumed from") {
+		t.Errorf("fm did not resume from its checkpoint:\n%s", log.String())
+	}
+
+	// Another recipe's zoo in the same folder is refused, naming the fix.
+	other := &Zoo{Dir: z.Dir, Recipe: Recipes["quick"]}
+	other.Recipe.LR *= 2
+	if _, err := other.Load("eqf"); err == nil || !strings.Contains(err.Error(), "another configuration") {
+		t.Errorf("a changed recipe loaded: %v", err)
+	}
+	empty := &Zoo{Dir: t.TempDir(), Recipe: Recipes["quick"]}
+	if _, err := empty.Load("eqf"); err == nil || !strings.Contains(err.Error(), "QUICK=1 make models") {
+		t.Errorf("a missing model: %v", err)
+	}
+	if _, err := z.Load("nosuch"); err == nil || !strings.Contains(err.Error(), "unknown") {
+		t.Errorf("an unknown model: %v", err)
+	}
+
+	// Evaluate: the structure of the scores on a 30-frame rollout of 2 clips.
+	m, _ := z.Load("eqf")
+	net, err := z.LoadActionNet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := z.Evaluate(m, net, EvalConfig{Clips: 2, Frames: 30, Depth: 4, Chunk: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(q)
+	// Each evaluation advances the H = 2 horizon frames together: D·S/H = 2 per emitted frame,
+	// plus the bake-in's D·(G−1)/G = 2 evaluations spread over 30 frames.
+	if len(q.Drift) != 3 || q.NFEPerFrame != (2*30+2)/30.0 || q.Agreement.Transitions != 2*30 || q.Rollout.Frames() != 30 {
+		t.Errorf("evaluation: %d drift chunks (want 3), %.3f NFE/frame (want 62/30), %d transitions (want 60), %d frames",
+			len(q.Drift), q.NFEPerFrame, q.Agreement.Transitions, q.Rollout.Frames())
+	}
+	if _, err := z.LoadGPhi(); err != nil {
+		t.Error(err)
+	}
+}
+
+func mustCard(t *testing.T, z *Zoo, name string) *Card {
+	c, err := z.Card(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
