@@ -42,13 +42,17 @@ type MazeConfig struct {
 	Fog      float64 // distance fog: wall brightness falls as exp(−Fog·distance)
 	// CameraBack places the camera this far (blocks, < 0.5) behind the agent, looking the same way.
 	CameraBack float64
+	// WarmUp: before a clip's first frame the agent walks a seeded number of steps in [0, WarmUp]
+	// without being drawn, so that clips start anywhere along a walk (mid-corridor, mid-turn)
+	// rather than always at a cell centre facing an open direction.
+	WarmUp int
 }
 
 // DefaultMazeConfig is the world used by the demo, the model zoo and the tests: the corridor
 // policy, panelled walls and light fog, at which small models learn to follow the actions.
 func DefaultMazeConfig() MazeConfig {
 	return MazeConfig{Cells: 6, WallTypes: 4, Step: 0.25, Turn: math.Pi / 12, FOV: math.Pi / 2.5, Persistence: 0.75, PForward: 0.6,
-		Policy: "corridor", Texture: "panels", Fog: 0.08, CameraBack: 0.4}
+		Policy: "corridor", Texture: "panels", Fog: 0.08, CameraBack: 0.4, WarmUp: 64}
 }
 
 // RandomWalkMazeConfig is the earlier maze: a random policy with persistence, brick walls.
@@ -89,6 +93,8 @@ func (m *Maze) validate() error {
 		return fmt.Errorf("data: MazeConfig.Policy = %q unknown: must be \"corridor\" or \"random\"", c.Policy)
 	case c.Texture != "panels" && c.Texture != "bricks":
 		return fmt.Errorf("data: MazeConfig.Texture = %q unknown: must be \"panels\" or \"bricks\"", c.Texture)
+	case c.WarmUp < 0 || c.WarmUp > 100000:
+		return fmt.Errorf("data: MazeConfig.WarmUp = %d out of range: must be in [0, 100000]", c.WarmUp)
 	case !(c.CameraBack >= 0 && c.CameraBack < 0.5):
 		return fmt.Errorf("data: MazeConfig.CameraBack = %g out of range: must be in [0, 0.5)", c.CameraBack)
 	case !(c.Fog >= 0 && c.Fog <= 10):
@@ -221,7 +227,11 @@ func (m *Maze) Render(seed uint64, frames, h, w int, pixels, cond []float64) err
 	}
 	prev := ActionForward
 	var plan []int // the corridor policy's pending turn actions
-	for t := 0; t < frames; t++ {
+	warm := 0
+	if m.cfg.WarmUp > 0 {
+		warm = rng.IntN(m.cfg.WarmUp + 1)
+	}
+	for t := -warm; t < frames; t++ {
 		var act int
 		if m.cfg.Policy == "corridor" {
 			act, plan = m.corridorPolicy(rng, g, a, plan)
@@ -233,6 +243,9 @@ func (m *Maze) Render(seed uint64, frames, h, w int, pixels, cond []float64) err
 			a = snap(a, m.cfg.Turn)
 		}
 		prev = act
+		if t < 0 {
+			continue // warming up: walked, not drawn
+		}
 		for i := 0; i < 3; i++ {
 			cond[t*3+i] = 0
 		}

@@ -12,17 +12,17 @@ import (
 // EvalConfig configures Evaluate: rolling rollouts of a model over validation clips' actions.
 // Zero fields take the defaults in brackets.
 type EvalConfig struct {
-	Clips  int    // rollouts, one per validation clip [8]
-	Frames int    // generated frames per rollout [100]
-	Depth  int    // steps per frame D [10]
-	Stride int    // frames emitted at a time S [1]
-	Chunk  int    // frames per drift chunk [25]
-	Seed   uint64 // clips and noise [7]
+	Clips  int    `json:"clips"`  // rollouts, one per validation clip [8]
+	Frames int    `json:"frames"` // generated frames per rollout [100]
+	Depth  int    `json:"depth"`  // steps per frame D [10]
+	Stride int    `json:"stride"` // frames emitted at a time S [1]
+	Chunk  int    `json:"chunk"`  // frames per drift chunk [25]
+	Seed   uint64 `json:"seed"`   // clips and noise [7]
 	// Sampler is the per-frame rule [DefaultSampler of the model's objective]; its Depth is
 	// set from Depth.
-	Sampler *eqflib.FrameSampler
+	Sampler *eqflib.FrameSampler `json:"-"`
 	// Name labels the sampler in the results [the sampler's name].
-	Name string
+	Name string `json:"-"`
 }
 
 func (c EvalConfig) withDefaults() EvalConfig {
@@ -62,6 +62,28 @@ func DefaultSampler(m *Model) (eqflib.FrameSampler, string) {
 	default:
 		return eqflib.FrameSampler{Sampler: "nag", Options: eqflib.Options{Warp: c, Momentum: 0.3}}, "NAG μ=0.3 open loop"
 	}
+}
+
+// EvalSampler is a sampler a zoo model is evaluated with: Key names it in card metrics.
+type EvalSampler struct {
+	Key, Name string
+	Sampler   eqflib.FrameSampler
+}
+
+// Samplers are the samplers a zoo model's card reports: the default one and, for a model with
+// h_ω, also open-loop GD on the c-function warp (the paper's "EqF GD").
+func Samplers(m *Model) []EvalSampler {
+	fs, name := DefaultSampler(m)
+	key := map[string]string{"ddim": "ddim", "euler": "euler", "nag": "nag"}[fs.Sampler]
+	if fs.ClosedLoop {
+		key += "_closed"
+	}
+	out := []EvalSampler{{Key: key, Name: name, Sampler: fs}}
+	if m.DiT.HasReadout() {
+		c, _ := eqflib.ParseWarp("c:0.8:0.001")
+		out = append(out, EvalSampler{Key: "gd_open", Name: "GD open loop", Sampler: eqflib.FrameSampler{Sampler: "gd", Options: eqflib.Options{Warp: c}}})
+	}
+	return out
 }
 
 // Quality is how well a model rolls out: the measures of eqflib's quality.go and FVD.

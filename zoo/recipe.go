@@ -49,6 +49,8 @@ type Recipe struct {
 	GPhiSteps    int    `json:"gphi_steps"`
 	ActionSteps  int    `json:"action_steps"` // the action net
 	Seed         uint64 `json:"seed"`
+	// Eval is the rollout evaluation every DiT's card records (zero Clips: none).
+	Eval EvalConfig `json:"eval"`
 }
 
 // Recipes are the named recipes: "cpu" (the zoo, about 90 minutes on two cores) and "quick"
@@ -58,7 +60,7 @@ var Recipes = map[string]Recipe{
 		Name: "cpu", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2,
 		DiT:   eqflib.DiTConfig{Channels: 3, Height: 32, Width: 32, Patch: 4, Hidden: 128, Depth: 4, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 128},
 		Batch: 8, LR: 2e-3, Warmup: 100, MinLR: 0.1, WeightDecay: 1e-3, EMA: 0.999, Steps: 2000, Finetune: 500, MaxContext: 0,
-		ReadoutSteps: 600, GPhiSteps: 800, ActionSteps: 600, Seed: 1,
+		ReadoutSteps: 600, GPhiSteps: 800, ActionSteps: 600, Seed: 1, Eval: EvalConfig{Clips: 8, Frames: 100},
 	},
 	"demo": { // make demo: the CPU recipe on a ten-minute budget (compile included)
 		Name: "demo", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2,
@@ -70,7 +72,7 @@ var Recipes = map[string]Recipe{
 		Name: "quick", World: data.DefaultMazeConfig(), Size: 16, Frames: 4, Context: 2,
 		DiT:   eqflib.DiTConfig{Channels: 3, Height: 16, Width: 16, Patch: 4, Hidden: 48, Depth: 2, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 64},
 		Batch: 8, LR: 2e-3, Warmup: 20, MinLR: 0.1, WeightDecay: 1e-3, EMA: 0.99, Steps: 150, Finetune: 50, MaxContext: 0,
-		ReadoutSteps: 100, GPhiSteps: 100, ActionSteps: 150, Seed: 1,
+		ReadoutSteps: 100, GPhiSteps: 100, ActionSteps: 150, Seed: 1, Eval: EvalConfig{Clips: 2, Frames: 30, Chunk: 10, Depth: 4},
 	},
 }
 

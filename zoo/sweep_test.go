@@ -3,6 +3,7 @@ package zoo
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,14 @@ var sweepVariants = map[string]func(r *Recipe){
 	"wide":       func(r *Recipe) { r.DiT.Hidden, r.DiT.Heads = 192, 6 },
 	"deep":       func(r *Recipe) { r.DiT.Depth = 6 },
 	"patch8":     func(r *Recipe) { r.DiT.Patch, r.DiT.Hidden = 8, 256 },
+	"patch8w128": func(r *Recipe) { r.DiT.Patch, r.DiT.Hidden = 8, 128 },
+	"slow":       func(r *Recipe) { r.World.Turn, r.World.Step = math.Pi/24, 0.125 },
+	"prevp8":     func(r *Recipe) { r.DiT.Patch, r.DiT.Hidden, r.DiT.PrevFrame = 8, 256, true },
+	"prevp4":     func(r *Recipe) { r.DiT.PrevFrame = true },
+	"slowp8": func(r *Recipe) {
+		r.World.Turn, r.World.Step = math.Pi/24, 0.125
+		r.DiT.Patch, r.DiT.Hidden = 8, 256
+	},
 	"lr1e-3":     func(r *Recipe) { r.LR = 1e-3 },
 	"lr4e-3":     func(r *Recipe) { r.LR = 4e-3 },
 	"context":    func(r *Recipe) { r.MaxContext = 2 },
@@ -70,6 +79,7 @@ func TestRecipeSweep(t *testing.T) {
 			r.Name = name
 			mod(&r)
 			r.Steps = steps
+			r.Eval.Clips = 0 // the sweep evaluates below
 			if r.Frames != 4 {
 				r.MaxContext = min(r.MaxContext, r.Frames-1)
 			}
@@ -95,8 +105,7 @@ func TestRecipeSweep(t *testing.T) {
 				t.Fatal(err)
 			}
 			train := time.Since(start)
-			gd := eqflib.FrameSampler{Sampler: "gd", Options: eqflib.Options{Warp: mustWarp("c:0.8:0.001")}}
-			for _, ec := range []EvalConfig{{}, {Sampler: &gd, Name: "GD open loop"}} {
+			for _, ec := range []EvalConfig{{}, {Depth: 20, Name: "NAG closed loop D=20"}} {
 				q, err := z.Evaluate(m, nets[worldKey], ec)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
@@ -106,7 +115,7 @@ func TestRecipeSweep(t *testing.T) {
 				results.Write(append(line, '\n'))
 				vo := plots.VideoOptions{Mean: m.Stats.Mean, Std: m.Stats.Std, Scale: 2}
 				first := func(x *eqflib.Window) *eqflib.Window { w, _ := x.SliceFrames(0, 48); return w }
-				if err := plots.Strip(filepath.Join(out, fmt.Sprintf("%s-%d-%s.png", name, steps, strings.Fields(q.Sampler)[0])),
+				if err := plots.Strip(filepath.Join(out, fmt.Sprintf("%s-%d-D%d.png", name, steps, max(ec.Depth, 10))),
 					[]plots.Video{{Name: "truth", Frames: first(q.Truth)}, {Name: q.Sampler, Frames: first(q.Rollout)}}, vo); err != nil {
 					t.Fatal(err)
 				}

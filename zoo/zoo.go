@@ -192,6 +192,17 @@ func (z *Zoo) Load(name string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	m, err := z.loadUnchecked(s)
+	if err != nil {
+		return nil, err
+	}
+	m.Card = card
+	return m, nil
+}
+
+// loadUnchecked loads a DiT's newest checkpoint without looking at its card.
+func (z *Zoo) loadUnchecked(s Spec) (*Model, error) {
+	name := s.Name
 	path := eqflib.LatestCheckpoint(z.dir(name))
 	if path == "" {
 		return nil, z.missing(name)
@@ -213,7 +224,7 @@ func (z *Zoo) Load(name string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Model{Spec: s, DiT: m, Stats: st, Card: card}, nil
+	return &Model{Spec: s, DiT: m, Stats: st}, nil
 }
 
 // LoadActionNet loads the zoo's action net (the maze-I3D feature network).
@@ -303,7 +314,9 @@ func (z *Zoo) build(s Spec) error {
 	case "gphi":
 		err = z.buildGPhi(card)
 	default:
-		err = z.buildDiT(s, card)
+		if err = z.buildDiT(s, card); err == nil {
+			err = z.evaluateCard(s, card)
+		}
 	}
 	if err != nil {
 		return err
@@ -477,6 +490,48 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 		return err
 	}
 	card.Metrics["readout_sigma_mae"] = mae
+	return nil
+}
+
+// evaluateCard rolls a freshly trained DiT out with each of its samplers (Samplers) over the
+// validation clips and records the scores in its card, with a strip of the first rollout.
+func (z *Zoo) evaluateCard(s Spec, card *Card) error {
+	if z.Recipe.Eval.Clips == 0 {
+		return nil // this recipe records no rollout evaluation
+	}
+	if _, err := z.Card("action-net"); err != nil {
+		return nil // no action net in this zoo (e.g. a partial build): the card goes without
+	}
+	net, err := z.LoadActionNet()
+	if err != nil {
+		return err
+	}
+	m, err := z.loadUnchecked(s)
+	if err != nil {
+		return err
+	}
+	for _, es := range Samplers(m) {
+		fs := es.Sampler
+		ec := z.Recipe.Eval
+		ec.Sampler, ec.Name = &fs, es.Name
+		q, err := z.Evaluate(m, net, ec)
+		if err != nil {
+			return err
+		}
+		z.logf("%-10s %s\n", s.Name, q)
+		card.Metrics["agreement_"+es.Key] = q.Agreement.Ratio
+		card.Metrics["drift_ratio_"+es.Key] = q.DriftRatio
+		card.Metrics["next_chunk_psnr_"+es.Key] = q.NextChunk.PSNR
+		card.Metrics["fvd_"+es.Key] = q.FVD
+		vo := plots.VideoOptions{Mean: m.Stats.Mean, Std: m.Stats.Std, Scale: 2, Every: 4}
+		first := func(x *eqflib.Window) *eqflib.Window {
+			return &eqflib.Window{Shape: [5]int{1, x.Shape[1], x.Shape[2], x.Shape[3], x.Shape[4]}, Data: x.Data[:x.Frames()*x.FrameSize()]}
+		}
+		if err := plots.Strip(filepath.Join(z.dir(s.Name), "rollout-"+es.Key+".png"),
+			[]plots.Video{{Name: "truth", Frames: first(q.Truth)}, {Name: q.Sampler, Frames: first(q.Rollout)}}, vo); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
