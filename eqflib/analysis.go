@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 )
 
-// The paper's analyses (SPEC §8, paper §3, §5.5, App. A.3, B), each returning data for plots/.
+// The paper's analyses (paper §3, §5.5, App. A.3, B), each returning data for plots/.
 
 // NoiseDivergence is Fig. 3 (left): for every rollout frame, the mean over its steps (and the
 // batch) of |σ_scheduled − g_φ(x)|, from a rollout traced with a Probe (or closed-loop Euler).

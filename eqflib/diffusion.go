@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// The Diffusion baseline (SPEC §2): a variance-preserving DDPM with the v-parameterisation,
+// The Diffusion baseline (paper §5.1): a variance-preserving DDPM with the v-parameterisation,
 // z_t = √ᾱ_t x + √(1−ᾱ_t) ε, target v = √ᾱ_t ε − √(1−ᾱ_t) x, on a 1000-step cosine schedule
 // whose log-SNR is clipped to [−15, 15] (Simple Diffusion's "cosine" with t_min, t_max), loss
 // weighted by the sigmoid weighting with bias −1, and sampled with deterministic DDIM.

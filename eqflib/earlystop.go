@@ -2,7 +2,7 @@ package eqflib
 
 import "math"
 
-// SampleEarlyStopping is EqF's adaptive early stopping (paper App. B, Alg. adaptive_early_stopping),
+// SampleEarlyStopping is EqF's adaptive early stopping (paper App. C.1, Alg. adaptive_early_stopping),
 // run independently for every batch element b:
 //
 //	while max_t σ̂_{b,t} > σ_thresh:   (v̂, z) = f(x);  σ̂ = h_ω(z);  x ← x − η(σ̂)/N ⊙ v̂

@@ -10,7 +10,7 @@ import (
 // replanning (replan.go) share: one window [B, T, C, H, W] in which some frame positions are
 // fixed (clean context or known frames, fed at level 0 and never moved) and every other frame
 // carries its own sampler state — steps taken, NAG momentum, early-stopping phase — so the
-// samplers of sampler.go run framewise inside a sliding window (SPEC §6).
+// samplers of sampler.go run framewise inside a sliding window (paper App. I).
 
 // FrameSampler configures the per-frame rule of the engine. Sampler names follow the Samplers
 // registry; Options supplies everything else (Steps is replaced by Depth).

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Fréchet distance between Gaussian fits of two feature sets (SPEC §8):
+// Fréchet distance between Gaussian fits of two feature sets (paper App. D.1):
 //
 //	d² = ‖μ₁ − μ₂‖² + Tr(Σ₁ + Σ₂ − 2 (Σ₁ Σ₂)^{1/2}).
 //

@@ -2,7 +2,7 @@ package eqflib
 
 import "fmt"
 
-// Inpainting (paper App. B.3): some frames of the window are known and clean (typically both
+// Inpainting (paper App. C.3): some frames of the window are known and clean (typically both
 // ends), the others start as noise and are denoised by any frame sampler while the model sees
 // the known frames at level 0. Known frames are never touched: they come back bit-exact.
 

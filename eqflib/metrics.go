@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Model-free video metrics (SPEC §8): per-frame MSE and PSNR against ground truth, temporal
+// Model-free video metrics (paper App. D.1): per-frame MSE and PSNR against ground truth, temporal
 // flicker (VBench's model-free sub-metric: mean absolute difference of consecutive frames), and
 // the Fréchet video distance on a pluggable feature space, overall and over time.
 

@@ -1,6 +1,6 @@
 package eqflib
 
-// Nesterov accelerated gradient sampling (paper App. F, Alg. nag_sampling_step). One network
+// Nesterov accelerated gradient sampling (paper App. H, Alg. nag_sampling_step). One network
 // call per step, like GD:
 //
 //	x_look = x − μ m;   (v̂, z) = f(x_look);   σ̂ = h_ω(z)

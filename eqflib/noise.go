@@ -9,7 +9,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
 )
 
-// The noising process of SPEC §1 (paper eq. data_gen_process), framewise:
+// The noising process of paper §2.1, Eq. 1, framewise:
 //
 //	x^σ = (1 − σ) ⊙ x + σ ⊙ ε,   v = ε − x,   x = x^σ − σ ⊙ v.
 //

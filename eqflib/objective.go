@@ -9,7 +9,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
 )
 
-// The five training objectives (SPEC §2, paper §4.1, §5.1, App. A.1). One backbone serves all of
+// The five training objectives (paper §2.1 Eq. 2, §4.1 Eq. 4, §5.1, App. A.1). One backbone serves all of
 // them; only the network's level input, the target and the weighting change:
 //
 //	FM        f(x^σ, σ)  → v = ε − x

@@ -8,7 +8,7 @@ import (
 	"sync"
 )
 
-// The exact oracle (SPEC §9): for Gaussian-mixture data every Bayes-optimal field is closed form,
+// The exact oracle (ours, not in the paper; docs/derivations.md): for Gaussian-mixture data every Bayes-optimal field is closed form,
 // and the noise-unconditional ones are 1-D integrals over the posterior p(σ | x^σ). This is the
 // library's ground truth for sampler tests and teaching notebooks.
 //

@@ -17,14 +17,14 @@ import (
 	"github.com/gomlx/gomlx/ml/nn"
 )
 
-// The readout h_ω (SPEC §3, App. D.3): it reads a frozen denoiser's activations z (every block,
+// The readout h_ω (paper §4.3, App. F.1): it reads a frozen denoiser's activations z (every block,
 // already mean-pooled over each frame's spatial tokens by the backbone) and predicts logit(σ)
 // per frame: shared LayerNorm + linear projection to ReadoutProj → learned softmax mixing of the
 // layers → LayerNorm → Linear → SiLU → Linear → logit σ. σ̂ = sigmoid(logit). (The paper's text
-// calls h_ω a 260k-parameter CNN; the SPEC and the authors' release describe this pooled
+// calls h_ω a 260k-parameter CNN; the authors' release builds this pooled
 // readout, which is what is built here.)
 
-// ParamReadoutProj is the readout's projection width (the SPEC's 256).
+// ParamReadoutProj is the readout's projection width (256 in the authors' release).
 const ParamReadoutProj = 256
 
 const readoutScope = "/readout"
@@ -228,7 +228,7 @@ func (d *DiT) AttachReadout(proj int) error {
 func (d *DiT) HasReadout() bool { return d.readoutProj > 0 }
 
 // ---------------------------------------------------------------------------------------------
-// g_φ: the framewise noise-level predictor on noisy frames (paper §3, App. D): a small CNN with
+// g_φ: the framewise noise-level predictor on noisy frames (paper §3, App. F.1): a small CNN with
 // odd 3×3 kernels (stride 2) → global average pool → MLP → logit σ. It implements NoiseEstimator.
 
 // NoisePredictor is g_φ with its own variables.

@@ -5,8 +5,8 @@ import (
 	"math"
 )
 
-// Online replanning (paper App. H, Alg. closed_loop_planning, planning_energy and
-// masked_planning_denoise; SPEC §7). The authors' release does not contain this experiment;
+// Online replanning (paper App. J, Alg. closed_loop_planning, planning_energy and
+// masked_planning_denoise). The authors' release does not contain this experiment;
 // this file follows the paper's algorithms line by line.
 //
 // The working buffer b holds C ground-truth context frames and an H-frame clean plan. Each round

@@ -5,8 +5,8 @@ import (
 	"iter"
 )
 
-// Rolling autoregressive inference (paper App. G, Alg. outer_rolling_inference and
-// inner_denoising_loop; SPEC §6). The model sees [c_{−C+1:0}, x_{1:H}] with level 0 on the
+// Rolling autoregressive inference (paper App. I, Alg. outer_rolling_inference and
+// inner_denoising_loop). The model sees [c_{−C+1:0}, x_{1:H}] with level 0 on the
 // context. The horizon is split into G = H/S groups of S frames; every K = D·S/H inner steps the
 // first group is clean, is emitted, joins the context, and S fresh noise frames are appended.
 // A masked bake-in of G − 1 cycles builds the steady-state staircase first: cycle b moves only

@@ -9,7 +9,7 @@ import (
 // counterTrace returns the horizon counters (batch element 0) after evaluation n (1-based).
 func counterTrace(r *Rollout, n, h int) []int { return r.Trace[n-1].Counter[:h] }
 
-// The SPEC §6 golden schedules, on the exact FM oracle (a cheap stand-in field: frames are
+// The golden schedules of paper App. I (Alg. outer_rolling_inference, inner_denoising_loop; worked by hand in docs/derivations.md), on the exact FM oracle (a cheap stand-in field: frames are
 // independent, so the check is about the bookkeeping).
 func TestRollGoldenSchedules(t *testing.T) {
 	_, _, fm, _ := gaussianOracles(t, 2)

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Samplers (SPEC §5) are plain functions with one signature, as in k-diffusion's sampling.py:
+// Samplers (paper §4.3–4.5, App. C.1, H) are plain functions with one signature, as in k-diffusion's sampling.py:
 //
 //	func(f Field, x *Window, opts Options) (*Result, error)
 //

@@ -14,7 +14,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model/initializer"
 )
 
-// Training (SPEC §2, §10): one trainer for all five objectives. Each step draws a batch, noise
+// Training (paper §4.1, §5.1, App. D, Table training_details): one trainer for all five objectives. Each step draws a batch, noise
 // ε and per-frame levels on the host from one serialisable PCG stream (so a resumed run draws
 // exactly what the uninterrupted one would), then runs one compiled graph that computes the
 // objective's loss, its gradients, clips them by global norm, and applies AdamW (linear warm-up,
@@ -500,7 +500,7 @@ func progressBar(done, total, width int) string {
 	return "[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "]"
 }
 
-// EquilibriumFinetune prepares equilibrium finetuning (App. C) from a Flow Matching checkpoint:
+// EquilibriumFinetune prepares equilibrium finetuning (App. E) from a Flow Matching checkpoint:
 // it loads the DiT, starts from its EMA weights, switches its noise-level input off (dropout
 // p = 1: the level is always zero from now on) and drops the FM optimiser state, so that a
 // Trainer with the EqF objective continues from there with a fresh optimiser. Train h_ω on the

@@ -10,7 +10,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
 )
 
-// η warps (SPEC §4, paper App. E). A warp maps a noise level σ to a denoising speed η(σ) = A·η̃(σ);
+// η warps (paper §4.3–4.4, App. G). A warp maps a noise level σ to a denoising speed η(σ) = A·η̃(σ);
 // it induces the noise trajectory ρ(s) over solver time s ∈ [0, 1] (s = 0 noise, s = 1 data)
 // through dρ/ds = −η(ρ). Warps here are normalised for unit solver time and exclude the 1/N
 // step factor: a sampler with N steps multiplies by η(σ)/N.
@@ -154,7 +154,7 @@ func NewCFunction(alpha, sigmaEnd float64) (*CFunction, error) {
 // NewCFunctionTabulated reproduces the authors' release: A is the trapezoid rule of 1/c̃ on
 // `points` evenly spaced levels in [σ_end, 1] (1.86065 for the defaults and 4096 points, against
 // the exact 1.859663), and ρ(s) is the linear interpolation of that tabulation, clamped to
-// [σ_end, 1]. Its N = 10 levels are the SPEC's golden grid.
+// [σ_end, 1]. Its N = 10 levels are the golden grid of TestGoldenLevelGrids (derivation in docs/derivations.md).
 func NewCFunctionTabulated(alpha, sigmaEnd float64, points int) (*CFunction, error) {
 	if err := checkCArgs(alpha, sigmaEnd); err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ func near(t *testing.T, what string, got, want, tol float64) {
 	}
 }
 
-// reversed returns the levels in data→noise order, the SPEC's.
+// reversed returns the levels in data→noise order, the order of the authors' tabulation.
 func reversed(v []float64) []float64 {
 	out := make([]float64, len(v))
 	for i, x := range v {
@@ -37,7 +37,7 @@ func TestCFunctionNormalisation(t *testing.T) {
 		t.Fatal(err)
 	}
 	near(t, "A_α analytic", c.A, 0.2*math.Log(200)+0.8, 1e-15)
-	near(t, "A_α analytic (SPEC)", c.A, 1.859663, 5e-7)
+	near(t, "A_α analytic (docs/derivations.md)", c.A, 1.859663, 5e-7)
 	near(t, "ρ(1)", c.Rho(1), 0.001, 1e-15)
 	near(t, "ρ(0)", c.Rho(0), 1, 0)
 	near(t, "T(σ_end)", c.Time(0.001), 1, 1e-15)
@@ -50,7 +50,7 @@ func TestCFunctionNormalisation(t *testing.T) {
 }
 
 func TestGoldenLevelGrids(t *testing.T) {
-	// SPEC §4: the c-function's open-loop levels for N = 10 (data→noise) come from the authors'
+	// Paper App. G: the c-function's open-loop levels for N = 10 (data→noise) come from the authors'
 	// tabulation (trapezoid A, interpolated ρ, clamp at σ_end).
 	tab, _ := NewCFunctionTabulated(0.8, 0.001, 4096)
 	got, err := Levels(tab, 10)

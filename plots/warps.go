@@ -6,7 +6,7 @@ import (
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
 
-// DefaultWarps are the four warps of the paper's Fig. inference_schedule_vis and App. E: the
+// DefaultWarps are the four warps of the paper's Fig. inference_schedule_vis and App. G: the
 // identity and SD3 (transport), the c-function and linear log-SNR (attractor), with the
 // paper's parameters.
 func DefaultWarps() []eqflib.Warp {
@@ -29,7 +29,7 @@ func warpLabel(w eqflib.Warp) string {
 	return fmt.Sprintf("%s (%s)", w.Name(), kind)
 }
 
-// WarpFigure is App. E's figure (a)–(c) and the paper's Fig. inference_schedule_vis: (a) the
+// WarpFigure is App. G's figure (a)–(c) and the paper's Fig. inference_schedule_vis: (a) the
 // speed η(σ), (b) the induced noise trajectory ρ(s), (c) the multiplier η(ρ(s)) applied over
 // solver time, and (d) the open-loop step sizes η(ρ(i/N))/N of an N-step sampler, the gradient
 // multiplier the sampler really applies. Attractors (η → 0 at σ = 0) are labelled as such and

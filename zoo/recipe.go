@@ -1,7 +1,7 @@
 // Package zoo trains, caches and loads the models that experiments and notebooks start from:
 // on the maze world, the backbones of the paper's objectives (FM, EqF — also used as NU-FM —,
 // EqM, Diffusion), the readout h_ω on the EqF and EqM backbones, the framewise predictor g_φ,
-// the FM → EqF equilibrium finetune (App. C) and the action net whose features are "maze-I3D".
+// the FM → EqF equilibrium finetune (App. E) and the action net whose features are "maze-I3D".
 // A zoo is a folder (out/models, or out/models-quick for the QUICK recipe) with one sub-folder
 // per model: its checkpoints, config.json, history, loss figure and card.json. Building skips
 // a model whose card matches its configuration and resumes one that was interrupted; loading

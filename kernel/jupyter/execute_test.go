@@ -66,7 +66,7 @@ func TestExecuteQuickstart(t *testing.T) {
 		}
 	}
 	out := stdout.String()
-	// Golden numbers (SPEC §4): c-function α = 0.8, σ_end = 0.001 and SD3 r = 3 levels.
+	// Golden numbers (paper App. G; docs/derivations.md): c-function α = 0.8, σ_end = 0.001 and SD3 r = 3 levels.
 	for _, want := range []string{
 		"built with GOEXPERIMENT=simd: true, GOMLX_BACKEND=go:parallelism=-1", // the kernel's env
 		"c-function: A = 1.859663, ρ(1) = 0.0010",

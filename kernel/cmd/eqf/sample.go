@@ -51,7 +51,7 @@ func runSample(args []string) error {
 }
 
 // sample rolls a trained model out over a ground-truth clip's actions with eqflib.Roll: the
-// clip's first `context` frames are the clean context (fed at level 0, as the paper's App. H
+// clip's first `context` frames are the clean context (fed at level 0, as the paper's App. I
 // prescribes), every window holds `context` clean frames and `window − context` frames being
 // denoised, a frame takes `steps` sampler steps from noise to data and leaves the window one at
 // a time. Writes rollout.png, truth.png and rollout.gif.

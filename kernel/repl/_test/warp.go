@@ -1,4 +1,4 @@
-// The η warps of SPEC §4 from interpreted code, checked against its golden numbers.
+// The η warps of paper App. G from interpreted code, checked against their golden numbers (docs/derivations.md).
 package main
 
 import (
@@ -17,7 +17,7 @@ func main() {
 	sd3, _ := eqflib.SD3(3)
 	fmt.Printf("eta(1) = %.4f, eta(0) = %.4f\n", sd3.Eta(1), sd3.Eta(0))
 	levels, _ := eqflib.Levels(sd3, 10)
-	for i := len(levels) - 1; i >= 0; i-- { // data → noise, as SPEC lists them
+	for i := len(levels) - 1; i >= 0; i-- { // data → noise, the tabulation's order
 		fmt.Printf("%.6f ", levels[i])
 	}
 	fmt.Println()
