@@ -21,9 +21,9 @@ import (
 // std-pooled over the clip's transitions, is the clip's feature vector. Outputs are named
 // "maze-I3D" — they are not I3D's features and FVDs in them are not comparable to published FVDs.
 
-// ParamActionHidden is the width of the action net's penultimate layer (features are twice it:
+// DefaultActionHidden is the width of the action net's penultimate layer (features are twice it:
 // mean and standard deviation over transitions).
-const ParamActionHidden = 64
+const DefaultActionHidden = 64
 
 // NetConfig describes a non-DiT network stored in a checkpoint.
 type NetConfig struct {
@@ -59,7 +59,7 @@ func NewActionNet(channels, height, width, actions int, cfg ProbeConfig, seed in
 		return nil, err
 	}
 	n = &ActionNet{NetConfig: NetConfig{Kind: "action-net", Channels: channels, Height: height, Width: width, Actions: actions,
-		Widths: []int{16, 32, 32}, Hidden: ParamActionHidden}, Store: model.NewStore(), DType: dtypes.Float32, Config: cfg}
+		Widths: []int{16, 32, 32}, Hidden: DefaultActionHidden}, Store: model.NewStore(), DType: dtypes.Float32, Config: cfg}
 	if err := n.Store.SetRNGStateFromSeed(seed); err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func (n *ActionNet) compile() error {
 		logp := LogSoftmax(l, -1)
 		loss := Neg(ReduceAllMean(ReduceSum(Mul(onehot, logp), -1))) // cross-entropy
 		applyAdamW(scope.Store(), variablesUnder(scope.Store(), "/act/"), loss, optimConfig{LR: n.Config.LR, Warmup: n.Config.Warmup,
-			Beta1: ParamBeta1, Beta2: ParamBeta2, Eps: ParamAdamEps, ClipNorm: ParamClipNorm}, "/act_opt")
+			Beta1: DefaultBeta1, Beta2: DefaultBeta2, Eps: DefaultAdamEps, ClipNorm: DefaultClipNorm}, "/act_opt")
 		return loss
 	})
 	return err

@@ -177,13 +177,13 @@ type Agreement struct {
 	// the standard error of Gap − FieldMSE (per-frame estimates), the scale to compare them on.
 	Gap, GapSE float64
 	Samples    int // frames
-	// Points are up to ParamAgreementPoints (f_FM, f_EqF) output pairs, evenly strided over
+	// Points are up to DefaultAgreementPoints (f_FM, f_EqF) output pairs, evenly strided over
 	// the flattened outputs, for scatter plots.
 	Points [][2]float64
 }
 
-// ParamAgreementPoints is how many output pairs CompareFields keeps for plotting.
-const ParamAgreementPoints = 4000
+// DefaultAgreementPoints is how many output pairs CompareFields keeps for plotting.
+const DefaultAgreementPoints = 4000
 
 // CompareFields evaluates an FM field and an EqF field on the same noisy frames: x ([B, T, …]
 // clean windows) noised with σ ~ U[0, 1] per frame and one ε draw (seeded).
@@ -238,8 +238,8 @@ func CompareFields(fm, eqf Field, x *Window, seed uint64) (res *Agreement, err e
 		diffs[fr] = (leqf - lfm - fmse) / fs
 	}
 	total := len(a.V.Data)
-	stride := max(1, total/ParamAgreementPoints)
-	for i := 0; i < total && len(res.Points) < ParamAgreementPoints; i += stride {
+	stride := max(1, total/DefaultAgreementPoints)
+	for i := 0; i < total && len(res.Points) < DefaultAgreementPoints; i += stride {
 		res.Points = append(res.Points, [2]float64{a.V.Data[i], b.V.Data[i]})
 	}
 	n := float64(nf) * fs

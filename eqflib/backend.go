@@ -12,7 +12,7 @@ import (
 )
 
 // BackendEnv is the environment variable that selects the compute backend, as in GoMLX:
-// "<name>[:<config>]". Unset or empty means ParamBackend. Recognised here:
+// "<name>[:<config>]". Unset or empty means DefaultBackend. Recognised here:
 //
 //   - "go", "go:parallelism=-1", "go:ops_sequential": GoMLX's pure-Go backend (always compiled in);
 //   - "xla:cuda", "xla:cuda,tf32=false", "xla:/abs/path/to/plugin.so": XLA through a PJRT plugin,
@@ -21,10 +21,10 @@ import (
 //     pure-Go backend; one line on standard error says which it picked and why.
 const BackendEnv = compute.ConfigEnvVar // "GOMLX_BACKEND"
 
-// ParamBackend is the default backend: the pure-Go backend with unlimited parallelism, measured
+// DefaultBackend is the default backend: the pure-Go backend with unlimited parallelism, measured
 // ~1.5–1.8× faster than plain "go" on a 512³ matmul (128 vs 70–85 GFLOP/s on 2 cores) and ~1.8×
 // on a small DiT training step.
-const ParamBackend = "go:parallelism=-1"
+const DefaultBackend = "go:parallelism=-1"
 
 // BackendAuto is the $GOMLX_BACKEND value that picks XLA on an NVIDIA GPU when it can and the
 // pure-Go backend otherwise.
@@ -44,7 +44,7 @@ var (
 )
 
 // Backend returns the process-wide compute backend, created on first use. It honours
-// $GOMLX_BACKEND and defaults to ParamBackend (pure Go). No backend eqflib creates ever downloads
+// $GOMLX_BACKEND and defaults to DefaultBackend (pure Go). No backend eqflib creates ever downloads
 // anything: the XLA backend (build tag xla) is linked without GoMLX's plugin auto-installer. In
 // a build without GOEXPERIMENT=simd it prints a one-line warning to standard error.
 func Backend() (compute.Backend, error) {
@@ -76,7 +76,7 @@ func newBackend(config string) (compute.Backend, error) { return newBackendLogge
 func newBackendLogged(config string, log io.Writer) (b compute.Backend, err error) {
 	defer catch(&err)
 	if config == "" {
-		config = ParamBackend
+		config = DefaultBackend
 	}
 	if config == BackendAuto {
 		return autoBackend(log)
@@ -116,9 +116,9 @@ func autoBackend(log io.Writer) (compute.Backend, error) {
 		}
 		reason = "xla:cuda is unavailable: " + firstLine(err.Error())
 	}
-	b, err := newGoBackend(strings.TrimPrefix(ParamBackend, gobackend.BackendName+":"))
+	b, err := newGoBackend(strings.TrimPrefix(DefaultBackend, gobackend.BackendName+":"))
 	if err == nil {
-		fmt.Fprintf(log, "eqflib: GOMLX_BACKEND=auto picked %s (%s)\n", ParamBackend, reason)
+		fmt.Fprintf(log, "eqflib: GOMLX_BACKEND=auto picked %s (%s)\n", DefaultBackend, reason)
 	}
 	return b, err
 }

@@ -40,8 +40,8 @@ func TestBackendAutoFallsBackToGo(t *testing.T) {
 		t.Skipf("auto picked %s: this machine has a GPU", b.Name())
 	}
 	line := log.String()
-	if strings.Count(line, "\n") != 1 || !strings.Contains(line, "GOMLX_BACKEND=auto picked "+ParamBackend) {
-		t.Errorf("auto's message %q, want one line naming %s", line, ParamBackend)
+	if strings.Count(line, "\n") != 1 || !strings.Contains(line, "GOMLX_BACKEND=auto picked "+DefaultBackend) {
+		t.Errorf("auto's message %q, want one line naming %s", line, DefaultBackend)
 	}
 	want := "built without XLA"
 	if XLA {

@@ -10,7 +10,7 @@ package eqflib
 // Reads Steps, Momentum, Callback; needs a readout.
 func SampleBudgetAdaptive(f Field, x0 *Window, opts Options) (res *Result, err error) {
 	defer catch(&err)
-	if err := opts.validate(f, x0); err != nil {
+	if err := opts.validate("budget", f, x0); err != nil {
 		return nil, err
 	}
 	if err := opts.needReadout(f, "budget-adaptive sampling"); err != nil {

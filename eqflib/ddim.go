@@ -10,7 +10,7 @@ package eqflib
 // √(1−ᾱ) − √(1−ᾱ'). Reads Steps, Schedule, Callback.
 func SampleDDIM(f Field, x0 *Window, opts Options) (res *Result, err error) {
 	defer catch(&err)
-	if err := opts.validate(f, x0); err != nil {
+	if err := opts.validate("ddim", f, x0); err != nil {
 		return nil, err
 	}
 	if !f.Info().Diffusion {

@@ -15,10 +15,10 @@ import (
 
 // Diffusion defaults.
 const (
-	ParamDiffusionSteps  = 1000 // discrete timesteps
-	ParamDiffusionLogSNR = 15.0 // log-SNR clipped to ±15
-	ParamSigmoidBias     = -1.0 // sigmoid loss weighting bias b: ε-weight sigmoid(b − λ)
-	ParamDDIMSteps       = 50   // DDIM sampling steps
+	DefaultDiffusionSteps  = 1000 // discrete timesteps
+	DefaultDiffusionLogSNR = 15.0 // log-SNR clipped to ±15
+	DefaultSigmoidBias     = -1.0 // sigmoid loss weighting bias b: ε-weight sigmoid(b − λ)
+	DefaultDDIMSteps       = 50   // DDIM sampling steps
 )
 
 // DiffusionSchedule is the discrete cosine schedule.
@@ -47,7 +47,7 @@ func NewCosineSchedule(steps int, logSNRMin, logSNRMax float64) (*DiffusionSched
 
 // DefaultDiffusion is the paper's schedule: 1000 steps, log-SNR in [−15, 15].
 func DefaultDiffusion() *DiffusionSchedule {
-	d, _ := NewCosineSchedule(ParamDiffusionSteps, -ParamDiffusionLogSNR, ParamDiffusionLogSNR)
+	d, _ := NewCosineSchedule(DefaultDiffusionSteps, -DefaultDiffusionLogSNR, DefaultDiffusionLogSNR)
 	return d
 }
 

@@ -33,11 +33,6 @@ type DiTConfig struct {
 	MLPRatio                float64 // MLP hidden width = MLPRatio·D
 	CondDim                 int     // per-frame condition values (actions, camera); 0 for none
 	LevelFreqs              int     // sinusoidal frequencies of the noise-level embedding
-	// PrevFrame feeds each frame's patches together with the same patches of the frame before it
-	// (zeros for the first frame): a temporal shortcut that lets a small model copy and shift
-	// its context from the first steps of training instead of discovering cross-frame attention
-	// late. Not in the paper's backbone (App. D); the CPU recipe of the model zoo uses it.
-	PrevFrame bool `json:",omitempty"`
 }
 
 // DiT presets. "tiny" is for CI (16×16 frames, ~0.1M parameters), "small" for the CPU demo
@@ -94,11 +89,7 @@ func (c DiTConfig) Tokens() int { return (c.Height / c.Patch) * (c.Width / c.Pat
 func (c DiTConfig) NumParams() int {
 	d, pp := c.Hidden, c.Channels*c.Patch*c.Patch
 	mlp := int(c.MLPRatio * float64(d))
-	in := pp
-	if c.PrevFrame {
-		in *= 2
-	}
-	n := in*d + d // patch embedding
+	n := pp*d + d // patch embedding
 	n += c.LevelFreqs*d + d + d*d + d
 	if c.CondDim > 0 {
 		n += c.CondDim*d + d
@@ -193,19 +184,9 @@ func (c DiTConfig) Forward(scope *model.Scope, x, level, cond *Node) (v *Node, z
 
 	// Patchify: reshape + transpose + dense (no even-sized convolution: its input gradient is
 	// wrong in GoMLX v0.28.16).
-	patches := func(x *Node) *Node {
-		h := Reshape(x, B, T, c.Channels, hp, p, wp, p) // [B, T, C, hp, p, wp, p]
-		h = TransposeAllAxes(h, 0, 1, 3, 5, 2, 4, 6)    // [B, T, hp, wp, C, p, p]
-		return Reshape(h, B, T, n, pp)                  // [B, T, N, C·p·p]
-	}
-	h := patches(x)
-	if c.PrevFrame {
-		prev := ZerosLike(Slice(h, AxisRange(), AxisRange(0, 1))) // [B, 1, N, C·p·p]: no frame before the first
-		if T > 1 {
-			prev = Concatenate([]*Node{prev, Slice(h, AxisRange(), AxisRange(0, T-1))}, 1) // [B, T, N, C·p·p]
-		}
-		h = Concatenate([]*Node{h, prev}, -1) // [B, T, N, 2·C·p·p]
-	}
+	h := Reshape(x, B, T, c.Channels, hp, p, wp, p) // [B, T, C, hp, p, wp, p]
+	h = TransposeAllAxes(h, 0, 1, 3, 5, 2, 4, 6)    // [B, T, hp, wp, C, p, p]
+	h = Reshape(h, B, T, n, pp)                     // [B, T, N, C·p·p]
 	h = dense(scope.In("patch_embed"), h, d, false) // [B, T, N, D]
 	h = Add(h, BroadcastToDims(InsertAxes(c.positions(x.Graph(), T, x), 0), B, T, n, d))
 

@@ -14,7 +14,7 @@ import "math"
 // Reads Steps, Warp, Momentum, SigmaThresh, Cleanup, MaxSteps, Callback; needs a readout.
 func SampleEarlyStopping(f Field, x0 *Window, opts Options) (res *Result, err error) {
 	defer catch(&err)
-	if err := opts.validate(f, x0); err != nil {
+	if err := opts.validate("earlystop", f, x0); err != nil {
 		return nil, err
 	}
 	if err := opts.needReadout(f, "adaptive early stopping"); err != nil {

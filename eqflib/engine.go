@@ -45,6 +45,12 @@ func (s *FrameSampler) validate(f Field) error {
 	if s.Depth < 1 {
 		return paramErr("Depth", s.Depth, "≥ 1")
 	}
+	if s.MaxSteps != 0 {
+		return paramErr("Options.MaxSteps", s.MaxSteps, "unset: rolling inference caps early stopping's adaptive phase at Depth")
+	}
+	if err := s.Options.checkRead(s.Sampler); err != nil {
+		return err // the engine reads Depth, never Options.Steps or Callback
+	}
 	if !(s.Momentum >= 0 && s.Momentum < 1) {
 		return paramErr("Options.Momentum", s.Momentum, "in [0, 1)")
 	}
@@ -58,16 +64,18 @@ func (s *FrameSampler) validate(f Field) error {
 			return paramErr("Options.Estimator", "nil", "a NoiseEstimator (g_φ) for closed-loop Euler")
 		}
 	case "gd", "nag":
-		if s.ClosedLoop && !info.HasReadout {
-			return paramErr("f", info.Name, "a Field with a noise-level readout (closed-loop "+s.Sampler+")")
+		if s.ClosedLoop {
+			if err := needReadout(f, "closed-loop "+s.Sampler); err != nil {
+				return err
+			}
 		}
 	case "budget":
-		if !info.HasReadout {
-			return paramErr("f", info.Name, "a Field with a noise-level readout (budget-adaptive sampling)")
+		if err := needReadout(f, "budget-adaptive sampling"); err != nil {
+			return err
 		}
 	case "earlystop":
-		if !info.HasReadout {
-			return paramErr("f", info.Name, "a Field with a noise-level readout (adaptive early stopping)")
+		if err := needReadout(f, "adaptive early stopping"); err != nil {
+			return err
 		}
 		if !(s.SigmaThresh >= 0 && s.SigmaThresh <= 1) {
 			return paramErr("Options.SigmaThresh", s.SigmaThresh, "in [0, 1]")

@@ -10,7 +10,7 @@ package eqflib
 // Reads Steps, Warp, ClosedLoop, StepSize, Callback.
 func SampleGD(f Field, x0 *Window, opts Options) (res *Result, err error) {
 	defer catch(&err)
-	if err := opts.validate(f, x0); err != nil {
+	if err := opts.validate("gd", f, x0); err != nil {
 		return nil, err
 	}
 	if opts.ClosedLoop {

@@ -22,7 +22,11 @@ func SampleLGD(f Field, x0 *Window, opts Options) (*Result, error) {
 
 func momentumSampler(f Field, x0 *Window, opts Options, lookaheadOnly bool) (res *Result, err error) {
 	defer catch(&err)
-	if err := opts.validate(f, x0); err != nil {
+	name := "nag"
+	if lookaheadOnly {
+		name = "lgd"
+	}
+	if err := opts.validate(name, f, x0); err != nil {
 		return nil, err
 	}
 	if opts.ClosedLoop {

@@ -43,8 +43,8 @@ func (k ObjectiveKind) String() string {
 
 // EqM defaults (EqM's release).
 const (
-	ParamEqMLambda = 4.0
-	ParamEqMAlpha  = 0.8
+	DefaultEqMLambda = 4.0
+	DefaultEqMAlpha  = 0.8
 )
 
 // Objective is a training objective. Build one with NewObjective or ParseObjective.
@@ -57,7 +57,7 @@ type Objective struct {
 
 // NewObjective returns an objective of the given kind with the paper's defaults.
 func NewObjective(kind ObjectiveKind) (Objective, error) {
-	o := Objective{Kind: kind, EqMLambda: ParamEqMLambda, EqMAlpha: ParamEqMAlpha, SigmoidBias: ParamSigmoidBias}
+	o := Objective{Kind: kind, EqMLambda: DefaultEqMLambda, EqMAlpha: DefaultEqMAlpha, SigmoidBias: DefaultSigmoidBias}
 	if kind == Diffusion {
 		o.Schedule = DefaultDiffusion()
 	}

@@ -162,7 +162,7 @@ func NewOracle(data *Mixture, kind OracleKind) (*Oracle, error) {
 	if kind < OracleFM || kind > OracleDiffusion {
 		return nil, paramErr("kind", int(kind), "one of OracleFM, OracleEqF, OracleEqM, OracleDiffusion")
 	}
-	o := &Oracle{Data: data, Kind: kind, EqMLambda: ParamEqMLambda, EqMAlpha: ParamEqMAlpha}
+	o := &Oracle{Data: data, Kind: kind, EqMLambda: DefaultEqMLambda, EqMAlpha: DefaultEqMAlpha}
 	if kind == OracleDiffusion {
 		o.Schedule = DefaultDiffusion()
 	}

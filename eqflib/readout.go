@@ -24,8 +24,8 @@ import (
 // calls h_ω a 260k-parameter CNN; the authors' release builds this pooled
 // readout, which is what is built here.)
 
-// ParamReadoutProj is the readout's projection width (256 in the authors' release).
-const ParamReadoutProj = 256
+// DefaultReadoutProj is the readout's projection width (256 in the authors' release).
+const DefaultReadoutProj = 256
 
 const readoutScope = "/readout"
 
@@ -67,13 +67,12 @@ type ProbeConfig struct {
 	LR     float64
 	Warmup int
 	Seed   uint64
-	Proj   int // h_ω's projection width (0: ParamReadoutProj)
+	Proj   int // h_ω's projection width (0: DefaultReadoutProj)
 }
 
-// DefaultProbeConfig: batch 8, lr 1e-3, 50 warm-up steps.
-func DefaultProbeConfig() ProbeConfig {
-	return ProbeConfig{Batch: 8, LR: 1e-3, Warmup: 50, Proj: ParamReadoutProj}
-}
+// DefaultProbeConfig is the "paper" training preset's readout setting: batch 8, lr 1e-3, 50
+// warm-up steps.
+func DefaultProbeConfig() ProbeConfig { return TrainPresets["paper"].Readout }
 
 func (c ProbeConfig) validate() error {
 	switch {
@@ -84,7 +83,7 @@ func (c ProbeConfig) validate() error {
 	case c.Warmup < 1:
 		return paramErr("ProbeConfig.Warmup", c.Warmup, "≥ 1")
 	case c.Proj < 0:
-		return paramErr("ProbeConfig.Proj", c.Proj, "≥ 0 (0 means ParamReadoutProj)")
+		return paramErr("ProbeConfig.Proj", c.Proj, "≥ 0 (0 means DefaultReadoutProj)")
 	}
 	return nil
 }
@@ -134,7 +133,7 @@ func NewReadoutTrainer(m *DiT, ds Dataset, cfg ProbeConfig) (rt *ReadoutTrainer,
 		return nil, err
 	}
 	if cfg.Proj == 0 {
-		cfg.Proj = ParamReadoutProj
+		cfg.Proj = DefaultReadoutProj
 	}
 	if ds == nil {
 		return nil, paramErr("ds", "nil", "a Dataset")
@@ -164,7 +163,7 @@ func NewReadoutTrainer(m *DiT, ds Dataset, cfg ProbeConfig) (rt *ReadoutTrainer,
 		logit := readoutLogit(store.Scope(readoutScope), z, cfg.Proj)
 		loss := ReduceAllMean(Square(Sub(logit, LogitGraph(sigma))))
 		applyAdamW(store, variablesUnder(store, readoutScope+"/"), loss, optimConfig{LR: cfg.LR, Warmup: cfg.Warmup,
-			Beta1: ParamBeta1, Beta2: ParamBeta2, Eps: ParamAdamEps, ClipNorm: ParamClipNorm}, "/readout_opt")
+			Beta1: DefaultBeta1, Beta2: DefaultBeta2, Eps: DefaultAdamEps, ClipNorm: DefaultClipNorm}, "/readout_opt")
 		return loss
 	})
 	return rt, err
@@ -208,13 +207,25 @@ func (rt *ReadoutTrainer) Train(steps int) (loss float64, err error) {
 }
 
 // AttachReadout makes the DiT (and views built from it afterwards, such as EMA()) return σ̂ =
-// sigmoid(h_ω(z)) per frame when asked (EvalOptions.Readout), from the same forward pass.
+// sigmoid(h_ω(z)) per frame when asked (EvalOptions.Readout), from the same forward pass. proj
+// is h_ω's projection width; 0 takes it from the stored variables (a loaded checkpoint records
+// it), and a non-zero width must match them.
 func (d *DiT) AttachReadout(proj int) error {
-	if proj <= 0 {
-		return paramErr("proj", proj, "> 0 (the readout's projection width)")
+	if proj < 0 {
+		return paramErr("proj", proj, "≥ 0 (the readout's projection width; 0: the stored one)")
 	}
 	if d.Store.GetVariable(readoutScope+"/mix_logits") == nil {
-		return paramErr("d", "no readout variables", "a DiT whose h_ω was trained (NewReadoutTrainer) or loaded")
+		return fmt.Errorf("eqflib: AttachReadout: this DiT has no h_ω variables: train one (NewReadoutTrainer) or load a checkpoint saved after training it")
+	}
+	if v := d.Store.GetVariable(readoutScope + "/mlp/ln_gamma"); v != nil {
+		stored := v.Shape().Dimensions[0]
+		if proj == 0 {
+			proj = stored
+		} else if proj != stored {
+			return paramErr("proj", proj, fmt.Sprintf("%d, the width of the stored h_ω (or 0)", stored))
+		}
+	} else if proj == 0 {
+		proj = DefaultReadoutProj
 	}
 	d.readoutProj = proj
 	backend, err := Backend()
@@ -285,7 +296,7 @@ func (p *NoisePredictor) compile() (err error) {
 		keepVariablesAsParameters(scope, frames.Graph())
 		loss := ReduceAllMean(Square(Sub(p.logit(scope.In("g"), frames), LogitGraph(sigma))))
 		applyAdamW(scope.Store(), variablesUnder(scope.Store(), "/g/"), loss, optimConfig{LR: cfg.LR, Warmup: cfg.Warmup,
-			Beta1: ParamBeta1, Beta2: ParamBeta2, Eps: ParamAdamEps, ClipNorm: ParamClipNorm}, "/g_opt")
+			Beta1: DefaultBeta1, Beta2: DefaultBeta2, Eps: DefaultAdamEps, ClipNorm: DefaultClipNorm}, "/g_opt")
 		return loss
 	})
 	return err

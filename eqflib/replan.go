@@ -14,8 +14,8 @@ import (
 // retained plan b_{S+1:H} against the new observations, slides by S, and then either reuses the
 // plan (score < τ: only S appended noise frames are denoised) or regenerates the whole horizon.
 
-// ParamProbes is M, the number of compatibility probe levels (paper: 5).
-const ParamProbes = 5
+// DefaultNumProbes is M, the number of compatibility probe levels (paper: 5).
+const DefaultNumProbes = 5
 
 // DefaultProbes returns M evenly spaced probe levels, the midpoints (m − ½)/M of [0, 1]
 // (0.1, 0.3, 0.5, 0.7, 0.9 for M = 5). The paper says "evenly spaced" without the end points;
@@ -35,7 +35,7 @@ type ReplanOptions struct {
 	Sampler                  FrameSampler // MaskedDenoise's rule and its Depth D (paper: Euler; EqF samplers where appropriate)
 	// Tau is the replanning threshold τ ≥ 0: 0 always replans, +Inf never does.
 	Tau float64
-	// Probes are the probe levels σ_m (nil: DefaultProbes(ParamProbes)).
+	// Probes are the probe levels σ_m (nil: DefaultProbes(DefaultNumProbes)).
 	Probes []float64
 	// Conditions along the timeline, [B, L, CondDim] with L = Context + Frames + Horizon − Stride.
 	Conditions []float64
@@ -92,7 +92,7 @@ func Replan(f Field, gt *Window, opts ReplanOptions) (res *Replanning, err error
 	}
 	probes := opts.Probes
 	if probes == nil {
-		probes = DefaultProbes(ParamProbes)
+		probes = DefaultProbes(DefaultNumProbes)
 	}
 	for _, p := range probes {
 		if !(p >= 0 && p <= 1) {

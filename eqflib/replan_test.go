@@ -142,8 +142,8 @@ func TestReplanThresholds(t *testing.T) {
 			t.Fatalf("round %d: score %v, τ %v, replanned %v", i+1, s, mid, resM.Replanned[i])
 		}
 	}
-	if resM.ProbeNFE != ParamProbes*rounds {
-		t.Errorf("probe NFE %d, want %d", resM.ProbeNFE, ParamProbes*rounds)
+	if resM.ProbeNFE != DefaultNumProbes*rounds {
+		t.Errorf("probe NFE %d, want %d", resM.ProbeNFE, DefaultNumProbes*rounds)
 	}
 	if want := float64(resM.NFE+resM.ProbeNFE) / R; resM.NFEPerFrame() != want {
 		t.Errorf("NFE per frame %v, want %v", resM.NFEPerFrame(), want)

@@ -74,8 +74,84 @@ func (o *Options) warp() Warp {
 	return o.Warp
 }
 
-// validate checks the options shared by all samplers.
-func (o *Options) validate(f Field, x *Window) error {
+// optionsRead lists, per sampler, the Options fields it reads besides Steps and Callback
+// (which every window sampler reads). budget and earlystop are closed loop by construction:
+// they accept ClosedLoop = true.
+var optionsRead = map[string][]string{
+	"euler":     {"Warp", "ClosedLoop", "Estimator"},
+	"gd":        {"Warp", "ClosedLoop", "StepSize"},
+	"nag":       {"Warp", "ClosedLoop", "Momentum", "StepSize"},
+	"lgd":       {"Warp", "ClosedLoop", "Momentum", "StepSize"},
+	"budget":    {"ClosedLoop", "Momentum"},
+	"earlystop": {"Warp", "ClosedLoop", "Momentum", "SigmaThresh", "Cleanup", "MaxSteps"},
+	"ddim":      {"Schedule"},
+}
+
+// setOptions names the fields of o that differ from their zero value, in declaration order.
+func (o *Options) setOptions() []string {
+	var set []string
+	add := func(name string, isSet bool) {
+		if isSet {
+			set = append(set, name)
+		}
+	}
+	add("Steps", o.Steps != 0)
+	add("Warp", o.Warp != nil)
+	add("ClosedLoop", o.ClosedLoop)
+	add("Momentum", o.Momentum != 0)
+	add("StepSize", o.StepSize != 0)
+	add("Estimator", o.Estimator != nil)
+	add("SigmaThresh", o.SigmaThresh != 0)
+	add("Cleanup", o.Cleanup != 0)
+	add("MaxSteps", o.MaxSteps != 0)
+	add("Schedule", o.Schedule != nil)
+	add("Callback", o.Callback != nil)
+	return set
+}
+
+// checkRead rejects an option that the sampler would silently ignore. extra are fields read in
+// this context beyond optionsRead (the window samplers: Steps and Callback).
+func (o *Options) checkRead(sampler string, extra ...string) error {
+	read := map[string]bool{}
+	for _, n := range append(optionsRead[sampler], extra...) {
+		read[n] = true
+	}
+	for _, n := range o.setOptions() {
+		if !read[n] {
+			reads := append(append([]string(nil), optionsRead[sampler]...), extra...)
+			return paramErr("Options."+n, fmt.Sprintf("set (%s)", o.describe(n)),
+				fmt.Sprintf("unset: sampler %q does not read it (it reads %s)", sampler, strings.Join(reads, ", ")))
+		}
+	}
+	return nil
+}
+
+// describe renders one option's value for an error message.
+func (o *Options) describe(name string) string {
+	switch name {
+	case "Steps":
+		return fmt.Sprint(o.Steps)
+	case "Warp":
+		return o.Warp.Name()
+	case "Momentum":
+		return fmt.Sprint(o.Momentum)
+	case "StepSize":
+		return fmt.Sprint(o.StepSize)
+	case "SigmaThresh":
+		return fmt.Sprint(o.SigmaThresh)
+	case "Cleanup":
+		return fmt.Sprint(o.Cleanup)
+	case "MaxSteps":
+		return fmt.Sprint(o.MaxSteps)
+	}
+	return "non-zero"
+}
+
+// validate checks the options shared by all samplers and rejects any the sampler does not read.
+func (o *Options) validate(sampler string, f Field, x *Window) error {
+	if err := o.checkRead(sampler, "Steps", "Callback"); err != nil {
+		return err
+	}
 	if f == nil {
 		return paramErr("f", "nil", "a Field")
 	}
@@ -94,9 +170,19 @@ func (o *Options) validate(f Field, x *Window) error {
 	return nil
 }
 
-func (o *Options) needReadout(f Field, why string) error {
+func (o *Options) needReadout(f Field, why string) error { return needReadout(f, why) }
+
+// MissingReadoutError says that a sampler needs a noise-level readout the field does not have.
+type MissingReadoutError struct{ Field, Why string }
+
+func (e *MissingReadoutError) Error() string {
+	return fmt.Sprintf("eqflib: %s needs a noise-level readout h_ω, and field %q has none (train one with NewReadoutTrainer and attach it with DiT.AttachReadout, or load a checkpoint saved with one)", e.Why, e.Field)
+}
+
+// needReadout returns a *MissingReadoutError when f has no readout.
+func needReadout(f Field, why string) error {
 	if !f.Info().HasReadout {
-		return paramErr("f", f.Info().Name, "a Field with a noise-level readout ("+why+")")
+		return &MissingReadoutError{Field: f.Info().Name, Why: why}
 	}
 	return nil
 }

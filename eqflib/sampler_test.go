@@ -1,6 +1,7 @@
 package eqflib
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -222,15 +223,48 @@ func TestSamplerBadInput(t *testing.T) {
 		assertParamErr(t, name+" momentum < 0", second(s(eqf, x, Options{Steps: 2, Momentum: -0.1})), "Options.Momentum")
 		assertParamErr(t, name+" nil field", second(s(nil, x, Options{Steps: 2})), "f")
 		assertParamErr(t, name+" bad window", second(s(eqf, &Window{Shape: [5]int{1, 1, 4, 1, 1}}, Options{Steps: 2})), "x.Data")
-		_, err := s(panicField{}, x, Options{Steps: 2, Cleanup: 1, ClosedLoop: true, Estimator: fm})
+		opts := Options{Steps: 2, ClosedLoop: name != "ddim"}
+		switch name {
+		case "euler":
+			opts.Estimator = fm
+		case "earlystop":
+			opts.Cleanup = 1
+		}
+		_, err := s(panicField{}, x, opts)
 		if err == nil || !strings.Contains(err.Error(), "graph build failed") {
 			t.Errorf("%s: a panicking field gave %v", name, err)
 		}
 	}
 	noReadout := &Oracle{Data: eqf.Data, Kind: OracleEqF}
 	_ = noReadout
-	assertParamErr(t, "gd closed, no readout", second(SampleGD(shortField{}, x, Options{Steps: 2, ClosedLoop: true})), "f")
-	assertParamErr(t, "budget, no readout", second(SampleBudgetAdaptive(shortField{}, x, Options{Steps: 2})), "f")
+	var mr *MissingReadoutError
+	if err := second(SampleGD(shortField{}, x, Options{Steps: 2, ClosedLoop: true})); !errors.As(err, &mr) || mr.Why != "closed-loop GD" {
+		t.Errorf("gd closed, no readout: %v, want a MissingReadoutError", err)
+	}
+	if err := second(SampleBudgetAdaptive(shortField{}, x, Options{Steps: 2})); !errors.As(err, &mr) || !strings.Contains(err.Error(), "h_ω") {
+		t.Errorf("budget, no readout: %v, want a MissingReadoutError", err)
+	}
+	// An option a sampler does not read is an error naming it, never silently dropped.
+	for _, c := range []struct {
+		name    string
+		s       Sampler
+		opts    Options
+		unread  string
+		sampler string
+	}{
+		{"gd momentum", SampleGD, Options{Steps: 2, Momentum: 0.3}, "Options.Momentum", "gd"},
+		{"euler step size", SampleEuler, Options{Steps: 2, StepSize: 0.1}, "Options.StepSize", "euler"},
+		{"nag cleanup", SampleNAG, Options{Steps: 2, Cleanup: 3}, "Options.Cleanup", "nag"},
+		{"budget warp", SampleBudgetAdaptive, Options{Steps: 2, Warp: IdentityWarp()}, "Options.Warp", "budget"},
+		{"ddim warp", SampleDDIM, Options{Steps: 2, Warp: IdentityWarp()}, "Options.Warp", "ddim"},
+		{"earlystop estimator", SampleEarlyStopping, Options{Steps: 2, Cleanup: 2, Estimator: fm}, "Options.Estimator", "earlystop"},
+	} {
+		err := second(c.s(eqf, x, c.opts))
+		assertParamErr(t, c.name, err, c.unread)
+		if err != nil && !strings.Contains(err.Error(), `"`+c.sampler+`" does not read it`) {
+			t.Errorf("%s: %v does not say the sampler ignores it", c.name, err)
+		}
+	}
 	assertParamErr(t, "wrong output shape", second(SampleGD(shortField{}, x, Options{Steps: 2})), "Field.Eval output V.Shape")
 	assertParamErr(t, "euler closed, no estimator", second(SampleEuler(fm, x, Options{Steps: 2, ClosedLoop: true})), "Options.Estimator")
 	assertParamErr(t, "early thresh", second(SampleEarlyStopping(eqf, x, Options{Steps: 2, Cleanup: 2, SigmaThresh: 1.5})), "Options.SigmaThresh")

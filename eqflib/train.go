@@ -20,19 +20,6 @@ import (
 // objective's loss, its gradients, clips them by global norm, and applies AdamW (linear warm-up,
 // decoupled weight decay on matrices only) and the EMA update.
 
-// Training defaults (the paper's Minecraft settings, Table "training_details").
-const (
-	ParamLR          = 2e-4
-	ParamWarmup      = 2000
-	ParamBeta1       = 0.9
-	ParamBeta2       = 0.99
-	ParamAdamEps     = 1e-8
-	ParamWeightDecay = 1e-3
-	ParamClipNorm    = 1.0
-	ParamEMADecay    = 0.9999
-	ParamBatch       = 8
-)
-
 // Variable scopes of the optimiser state next to the backbone's /dit variables.
 const (
 	emaPrefix   = "/ema"
@@ -41,7 +28,8 @@ const (
 	stepVarPath = "/train/step"
 )
 
-// TrainConfig configures a Trainer; DefaultTrainConfig fills it with the Param* defaults.
+// TrainConfig configures a Trainer; DefaultTrainConfig fills it with the paper's values and
+// TrainPreset.Config with a named preset's (trainpreset.go).
 type TrainConfig struct {
 	Objective Objective
 	Batch     int
@@ -72,11 +60,8 @@ type TrainConfig struct {
 	Devices int
 }
 
-// DefaultTrainConfig returns the paper's settings for an objective.
-func DefaultTrainConfig(obj Objective) TrainConfig {
-	return TrainConfig{Objective: obj, Batch: ParamBatch, LR: ParamLR, Warmup: ParamWarmup, Beta1: ParamBeta1, Beta2: ParamBeta2,
-		Eps: ParamAdamEps, WeightDecay: ParamWeightDecay, ClipNorm: ParamClipNorm, EMADecay: ParamEMADecay}
-}
+// DefaultTrainConfig returns the paper's settings for an objective (the "paper" preset).
+func DefaultTrainConfig(obj Objective) TrainConfig { return TrainPresets["paper"].Config(obj, 0) }
 
 // Validate checks the configuration.
 func (c TrainConfig) Validate() error {

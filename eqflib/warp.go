@@ -20,12 +20,12 @@ import (
 
 // Default warp parameters (the paper's settings).
 const (
-	ParamSD3Shift     = 3.0   // SD3 shift r (paper Table minecraft_inference_expts: r = 3)
-	ParamCAlpha       = 0.8   // c-function α (EqM's default)
-	ParamCSigmaEnd    = 1e-3  // c-function terminal level σ_end
-	ParamLogSNRMin    = -15.0 // linear log-SNR λ_min (noise side)
-	ParamLogSNRMax    = 15.0  // linear log-SNR λ_max (data side)
-	ParamTrapezoidPts = 4096  // points of the authors' trapezoid tabulation of the c-function
+	DefaultSD3Shift     = 3.0   // SD3 shift r (paper Table minecraft_inference_expts: r = 3)
+	DefaultCAlpha       = 0.8   // c-function α (EqM's default)
+	DefaultCSigmaEnd    = 1e-3  // c-function terminal level σ_end
+	DefaultLogSNRMin    = -15.0 // linear log-SNR λ_min (noise side)
+	DefaultLogSNRMax    = 15.0  // linear log-SNR λ_max (data side)
+	DefaultTrapezoidPts = 4096  // points of the authors' trapezoid tabulation of the c-function
 )
 
 // Warp is an η warp with its induced schedule.
@@ -306,13 +306,13 @@ func ParseWarp(spec string) (Warp, error) {
 	case "identity":
 		return IdentityWarp(), nil
 	case "sd3":
-		return SD3(arg(0, ParamSD3Shift))
+		return SD3(arg(0, DefaultSD3Shift))
 	case "c":
-		return asWarp(NewCFunction(arg(0, ParamCAlpha), arg(1, ParamCSigmaEnd)))
+		return asWarp(NewCFunction(arg(0, DefaultCAlpha), arg(1, DefaultCSigmaEnd)))
 	case "c-trapezoid":
-		return asWarp(NewCFunctionTabulated(arg(0, ParamCAlpha), arg(1, ParamCSigmaEnd), ParamTrapezoidPts))
+		return asWarp(NewCFunctionTabulated(arg(0, DefaultCAlpha), arg(1, DefaultCSigmaEnd), DefaultTrapezoidPts))
 	default: // logsnr
-		return LinearLogSNR(arg(0, ParamLogSNRMin), arg(1, ParamLogSNRMax))
+		return LinearLogSNR(arg(0, DefaultLogSNRMin), arg(1, DefaultLogSNRMax))
 	}
 }
 

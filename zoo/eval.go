@@ -14,8 +14,8 @@ import (
 type EvalConfig struct {
 	Clips  int    `json:"clips"`  // rollouts, one per validation clip [8]
 	Frames int    `json:"frames"` // generated frames per rollout [100]
-	Depth  int    `json:"depth"`  // steps per frame D [10]
-	Stride int    `json:"stride"` // frames emitted at a time S [1]
+	Depth  int    `json:"depth"`  // steps per frame D [20]
+	Stride int    `json:"stride"` // frames emitted at a time S [the horizon: chunk by chunk]
 	Chunk  int    `json:"chunk"`  // frames per drift chunk [25]
 	Seed   uint64 `json:"seed"`   // clips and noise [7]
 	// Sampler is the per-frame rule [DefaultSampler of the model's objective]; its Depth is
@@ -33,10 +33,7 @@ func (c EvalConfig) withDefaults() EvalConfig {
 		c.Frames = 100
 	}
 	if c.Depth == 0 {
-		c.Depth = 10
-	}
-	if c.Stride == 0 {
-		c.Stride = 1
+		c.Depth = 20
 	}
 	if c.Chunk == 0 {
 		c.Chunk = 25
@@ -115,6 +112,12 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 	c = c.withDefaults()
 	r := z.Recipe
 	C, H := r.Context, r.Frames-r.Context
+	if c.Stride == 0 {
+		// Chunk by chunk: every horizon frame is denoised together from noise. On the cpu
+		// recipe's models this beats the rolling staircase (S = 1) clearly — action agreement
+		// 0.58 against 0.48 for closed-loop NAG (README "Model zoo").
+		c.Stride = H
+	}
 	R := c.Frames
 	if R < c.Chunk || R%c.Stride != 0 {
 		return nil, fmt.Errorf("zoo: EvalConfig.Frames = %d out of range: must be ≥ Chunk = %d and a multiple of Stride = %d", R, c.Chunk, c.Stride)

@@ -33,17 +33,10 @@ type Recipe struct {
 	Context int              `json:"context"`
 	DiT     eqflib.DiTConfig `json:"dit"`
 
-	Batch       int     `json:"batch"`
-	LR          float64 `json:"lr"`
-	Warmup      int     `json:"warmup"`
-	MinLR       float64 `json:"min_lr"` // cosine floor, fraction of LR (decay over the run)
-	WeightDecay float64 `json:"weight_decay"`
-	EMA         float64 `json:"ema"`
-	Steps       int     `json:"steps"`          // backbone steps
-	Finetune    int     `json:"finetune_steps"` // FM → EqF equilibrium finetune steps
-	// MaxContext > 0 trains with the random-length-context strategy (clean context frames at
-	// σ = 0, as a rollout sees them); 0 draws every frame's level independently.
-	MaxContext int `json:"max_context"`
+	// Train is the optimiser, schedule, EMA and noise strategy: a named eqflib training preset.
+	Train    eqflib.TrainPreset `json:"train"`
+	Steps    int                `json:"steps"`          // backbone steps
+	Finetune int                `json:"finetune_steps"` // FM → EqF equilibrium finetune steps
 
 	ReadoutSteps int    `json:"readout_steps"` // h_ω
 	GPhiSteps    int    `json:"gphi_steps"`
@@ -53,28 +46,32 @@ type Recipe struct {
 	Eval EvalConfig `json:"eval"`
 }
 
-// Recipes are the named recipes: "cpu" (the zoo, about 90 minutes on two cores) and "quick"
-// (tiny models in minutes, for tests and CI).
+// Recipes are the named recipes: "cpu" (the zoo, about 90 minutes on two cores), "demo" (make
+// demo: the cpu recipe's backbone and optimiser with a third of the steps) and "quick" (tiny
+// models in minutes, for tests and CI).
 var Recipes = map[string]Recipe{
 	"cpu": {
-		Name: "cpu", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2,
-		DiT:   eqflib.DiTConfig{Channels: 3, Height: 32, Width: 32, Patch: 4, Hidden: 128, Depth: 4, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 128},
-		Batch: 8, LR: 2e-3, Warmup: 100, MinLR: 0.1, WeightDecay: 1e-3, EMA: 0.999, Steps: 2000, Finetune: 500, MaxContext: 0,
+		Name: "cpu", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2, DiT: cpuDiT,
+		Train: eqflib.TrainPresets["cpu"], Steps: 4500, Finetune: 500,
 		ReadoutSteps: 600, GPhiSteps: 800, ActionSteps: 600, Seed: 1, Eval: EvalConfig{Clips: 8, Frames: 100},
 	},
 	"demo": { // make demo: the CPU recipe on a ten-minute budget (compile included)
-		Name: "demo", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2,
-		DiT:   eqflib.DiTConfig{Channels: 3, Height: 32, Width: 32, Patch: 4, Hidden: 128, Depth: 4, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 128},
-		Batch: 8, LR: 2e-3, Warmup: 100, MinLR: 0.1, WeightDecay: 1e-3, EMA: 0.999, Steps: 800, Finetune: 200, MaxContext: 0,
+		Name: "demo", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2, DiT: cpuDiT,
+		Train: eqflib.TrainPresets["cpu"], Steps: 1400, Finetune: 200,
 		ReadoutSteps: 300, GPhiSteps: 300, ActionSteps: 300, Seed: 1,
 	},
 	"quick": {
 		Name: "quick", World: data.DefaultMazeConfig(), Size: 16, Frames: 4, Context: 2,
 		DiT:   eqflib.DiTConfig{Channels: 3, Height: 16, Width: 16, Patch: 4, Hidden: 48, Depth: 2, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 64},
-		Batch: 8, LR: 2e-3, Warmup: 20, MinLR: 0.1, WeightDecay: 1e-3, EMA: 0.99, Steps: 150, Finetune: 50, MaxContext: 0,
+		Train: eqflib.TrainPresets["quick"], Steps: 150, Finetune: 50,
 		ReadoutSteps: 100, GPhiSteps: 100, ActionSteps: 150, Seed: 1, Eval: EvalConfig{Clips: 2, Frames: 30, Chunk: 10, Depth: 4},
 	},
 }
+
+// cpuDiT is the backbone of the CPU recipes: the "small" preset (8×8 patches, width 256, depth
+// 4). At equal wall time on two cores it matched patch 4 / width 128 (twice the tokens, half the
+// steps per second) and beat width 128 at patch 8; README "Model zoo" has the measurements.
+var cpuDiT = eqflib.DiTConfig{Channels: 3, Height: 32, Width: 32, Patch: 8, Hidden: 256, Depth: 4, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 128}
 
 // RecipeByName returns a named recipe.
 func RecipeByName(name string) (Recipe, error) {
@@ -109,15 +106,8 @@ func (r Recipe) Validate() error {
 
 // TrainConfig is the trainer's configuration for an objective under this recipe.
 func (r Recipe) TrainConfig(obj eqflib.Objective, steps int) eqflib.TrainConfig {
-	tc := eqflib.DefaultTrainConfig(obj)
-	tc.Batch, tc.LR, tc.Warmup, tc.WeightDecay, tc.EMADecay, tc.Seed = r.Batch, r.LR, r.Warmup, r.WeightDecay, r.EMA, r.Seed
-	tc.EMAWarmup, tc.MinLR = true, r.MinLR
-	if steps > r.Warmup {
-		tc.CosineSteps = steps
-	}
-	if obj.Kind != eqflib.Diffusion {
-		tc.MaxContext = r.MaxContext
-	}
+	tc := r.Train.Config(obj, steps)
+	tc.Seed = r.Seed
 	return tc
 }
 
@@ -131,4 +121,11 @@ func hash(v ...any) string {
 	b, _ := json.Marshal(v)
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8])
+}
+
+// readoutConfig is h_ω's training configuration.
+func (r Recipe) readoutConfig() eqflib.ProbeConfig {
+	c := r.Train.Readout
+	c.Seed = r.Seed
+	return c
 }

@@ -23,18 +23,16 @@ var sweepVariants = map[string]func(r *Recipe){
 	"patch8":     func(r *Recipe) { r.DiT.Patch, r.DiT.Hidden = 8, 256 },
 	"patch8w128": func(r *Recipe) { r.DiT.Patch, r.DiT.Hidden = 8, 128 },
 	"slow":       func(r *Recipe) { r.World.Turn, r.World.Step = math.Pi/24, 0.125 },
-	"prevp8":     func(r *Recipe) { r.DiT.Patch, r.DiT.Hidden, r.DiT.PrevFrame = 8, 256, true },
-	"prevp4":     func(r *Recipe) { r.DiT.PrevFrame = true },
 	"slowp8": func(r *Recipe) {
 		r.World.Turn, r.World.Step = math.Pi/24, 0.125
 		r.DiT.Patch, r.DiT.Hidden = 8, 256
 	},
-	"lr1e-3":     func(r *Recipe) { r.LR = 1e-3 },
-	"lr4e-3":     func(r *Recipe) { r.LR = 4e-3 },
-	"context":    func(r *Recipe) { r.MaxContext = 2 },
-	"frames8":    func(r *Recipe) { r.Frames, r.Context, r.MaxContext = 8, 4, 0 },
-	"ema0.99":    func(r *Recipe) { r.EMA = 0.99 },
-	"batch16":    func(r *Recipe) { r.Batch = 16 },
+	"lr1e-3":     func(r *Recipe) { r.Train.LR = 1e-3 },
+	"lr4e-3":     func(r *Recipe) { r.Train.LR = 4e-3 },
+	"context":    func(r *Recipe) { r.Train.MaxContext = 2 },
+	"frames8":    func(r *Recipe) { r.Frames, r.Context, r.Train.MaxContext = 8, 4, 0 },
+	"ema0.99":    func(r *Recipe) { r.Train.EMADecay = 0.99 },
+	"batch16":    func(r *Recipe) { r.Train.Batch = 16 },
 	"randomwalk": func(r *Recipe) { r.World = data.RandomWalkMazeConfig() },
 	"nofog":      func(r *Recipe) { r.World.Fog = 0 },
 }
@@ -81,7 +79,7 @@ func TestRecipeSweep(t *testing.T) {
 			r.Steps = steps
 			r.Eval.Clips = 0 // the sweep evaluates below
 			if r.Frames != 4 {
-				r.MaxContext = min(r.MaxContext, r.Frames-1)
+				r.Train.MaxContext = min(r.Train.MaxContext, r.Frames-1)
 			}
 			z := &Zoo{Dir: filepath.Join(t.TempDir(), name), Recipe: r, Log: nil}
 			worldKey := fmt.Sprintf("%+v", r.World)

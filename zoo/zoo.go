@@ -216,7 +216,7 @@ func (z *Zoo) loadUnchecked(s Spec) (*Model, error) {
 		return nil, err
 	}
 	if s.Readout {
-		if err := m.AttachReadout(eqflib.ParamReadoutProj); err != nil {
+		if err := m.AttachReadout(0); err != nil {
 			return nil, err
 		}
 	}
@@ -355,8 +355,8 @@ func (z *Zoo) buildActionNet(card *Card) error {
 	if err != nil {
 		return err
 	}
-	cfg := eqflib.DefaultProbeConfig()
-	cfg.Batch, cfg.LR, cfg.Seed = 16, 3e-3, r.Seed
+	cfg := r.Train.ActionNet
+	cfg.Seed = r.Seed
 	n, err := eqflib.NewActionNet(3, r.Size, r.Size, 3, cfg, int64(r.Seed))
 	if err != nil {
 		return err
@@ -391,8 +391,8 @@ func (z *Zoo) buildGPhi(card *Card) error {
 	if err != nil {
 		return err
 	}
-	cfg := eqflib.DefaultProbeConfig()
-	cfg.LR, cfg.Seed = 3e-3, r.Seed
+	cfg := r.Train.GPhi
+	cfg.Seed = r.Seed
 	g, err := eqflib.NewNoisePredictor(3, r.Size, r.Size, nil, cfg, int64(r.Seed))
 	if err != nil {
 		return err
@@ -462,7 +462,7 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 	if !s.Readout {
 		return nil
 	}
-	rt, err := eqflib.NewReadoutTrainer(m, train, eqflib.ProbeConfig{Batch: 16, LR: 2e-3, Warmup: 50, Seed: r.Seed, Proj: eqflib.ParamReadoutProj})
+	rt, err := eqflib.NewReadoutTrainer(m, train, r.readoutConfig())
 	if err != nil {
 		return err
 	}
@@ -476,7 +476,7 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 	if err != nil {
 		return err
 	}
-	if err := ema.AttachReadout(eqflib.ParamReadoutProj); err != nil {
+	if err := ema.AttachReadout(r.Train.Readout.Proj); err != nil {
 		return err
 	}
 	mae, err := eqflib.SigmaMAE(val, 64, 99, func(x *eqflib.Window, cond []float64) ([]float64, error) {

@@ -73,7 +73,7 @@ func TestQuickZoo(t *testing.T) {
 
 	// Another recipe's zoo in the same folder is refused, naming the fix.
 	other := &Zoo{Dir: z.Dir, Recipe: Recipes["quick"]}
-	other.Recipe.LR *= 2
+	other.Recipe.Train.LR *= 2
 	if _, err := other.Load("eqf"); err == nil || !strings.Contains(err.Error(), "another configuration") {
 		t.Errorf("a changed recipe loaded: %v", err)
 	}
@@ -96,10 +96,9 @@ func TestQuickZoo(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log(q)
-	// Each evaluation advances the H = 2 horizon frames together: D·S/H = 2 per emitted frame,
-	// plus the bake-in's D·(G−1)/G = 2 evaluations spread over 30 frames.
-	if len(q.Drift) != 3 || q.NFEPerFrame != (2*30+2)/30.0 || q.Agreement.Transitions != 2*30 || q.Rollout.Frames() != 30 {
-		t.Errorf("evaluation: %d drift chunks (want 3), %.3f NFE/frame (want 62/30), %d transitions (want 60), %d frames",
+	// Chunk by chunk (S = H = 2): D = 4 evaluations per 2-frame chunk, no bake-in.
+	if len(q.Drift) != 3 || q.NFEPerFrame != float64(4*30/2)/30 || q.Agreement.Transitions != 2*30 || q.Rollout.Frames() != 30 {
+		t.Errorf("evaluation: %d drift chunks (want 3), %.3f NFE/frame (want 2: D = 4 steps per 2-frame chunk), %d transitions (want 60), %d frames",
 			len(q.Drift), q.NFEPerFrame, q.Agreement.Transitions, q.Rollout.Frames())
 	}
 	if _, err := z.LoadGPhi(); err != nil {

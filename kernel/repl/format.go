@@ -12,19 +12,19 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 )
 
-// ParamMaxPrint is the longest value the REPL prints before cutting it (in bytes).
-const ParamMaxPrint = 2000
+// DefaultMaxPrint is the longest value the REPL prints before cutting it (in bytes).
+const DefaultMaxPrint = 2000
 
-// ParamSlicePreview is how many elements of a long slice are printed.
-const ParamSlicePreview = 10
+// DefaultSlicePreview is how many elements of a long slice are printed.
+const DefaultSlicePreview = 10
 
 // Format is how the REPL prints a value:
 //   - tensors: dtype, shape, the first values and their statistics (eqf.Describe);
 //   - figures and videos: written to the session folder (eqf.Show), the paths printed;
 //   - windows: shape and statistics; warps by name;
-//   - long slices: the first ParamSlicePreview elements and the length;
+//   - long slices: the first DefaultSlicePreview elements and the length;
 //   - errors as "error: …"; Stringers by String(); everything else with %v, cut at
-//     ParamMaxPrint bytes.
+//     DefaultMaxPrint bytes.
 func (s *Session) Format(x any) string {
 	switch v := x.(type) {
 	case nil:
@@ -53,10 +53,10 @@ func (s *Session) Format(x any) string {
 		return cut(safeString(v))
 	}
 	rv := reflect.ValueOf(x)
-	if (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array) && rv.Len() > ParamSlicePreview {
+	if (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array) && rv.Len() > DefaultSlicePreview {
 		var b strings.Builder
 		b.WriteString("[")
-		for i := 0; i < ParamSlicePreview; i++ {
+		for i := 0; i < DefaultSlicePreview; i++ {
 			if i > 0 {
 				b.WriteString(" ")
 			}
@@ -78,10 +78,10 @@ func safeString(v fmt.Stringer) (s string) {
 }
 
 func cut(s string) string {
-	if len(s) <= ParamMaxPrint {
+	if len(s) <= DefaultMaxPrint {
 		return s
 	}
-	return s[:ParamMaxPrint] + fmt.Sprintf(" … (%d bytes)", len(s))
+	return s[:DefaultMaxPrint] + fmt.Sprintf(" … (%d bytes)", len(s))
 }
 
 func describeWindow(w *eqflib.Window) string {

@@ -15,8 +15,8 @@ import (
 	"github.com/peterh/liner"
 )
 
-// ParamHistoryLines is how many input lines the history file keeps.
-const ParamHistoryLines = 2000
+// DefaultHistoryLines is how many input lines the history file keeps.
+const DefaultHistoryLines = 2000
 
 // Prompts.
 const (
@@ -64,8 +64,8 @@ func (s *Session) Interactive() error {
 			return
 		}
 		lines := strings.SplitAfter(b.String(), "\n")
-		if len(lines) > ParamHistoryLines {
-			lines = lines[len(lines)-ParamHistoryLines:]
+		if len(lines) > DefaultHistoryLines {
+			lines = lines[len(lines)-DefaultHistoryLines:]
 		}
 		_ = os.MkdirAll(filepath.Dir(hist), 0o755)
 		_ = fsutil.WriteFileAtomic(hist, []byte(strings.Join(lines, "")))

@@ -63,6 +63,8 @@ func runCompare(args []string) error {
 	return compare(&a)
 }
 
+// loadEMA loads a checkpoint (a file, or the newest in a directory) and returns its EMA weights,
+// with h_ω attached (at the width the checkpoint stored) when readout is set.
 func loadEMA(path string, readout bool) (*eqflib.DiT, string, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		if p := eqflib.LatestCheckpoint(path); p != "" {
@@ -80,7 +82,7 @@ func loadEMA(path string, readout bool) (*eqflib.DiT, string, error) {
 		return nil, "", err
 	}
 	if readout {
-		if err := m.AttachReadout(eqflib.ParamReadoutProj); err != nil {
+		if err := m.AttachReadout(0); err != nil {
 			return nil, "", fmt.Errorf("%s: closed-loop sampling needs h_ω: %w", path, err)
 		}
 	}
@@ -98,9 +100,7 @@ func actionNet(path string, h, w, steps int, seed uint64) (*eqflib.ActionNet, er
 	if err != nil {
 		return nil, err
 	}
-	cfg := eqflib.DefaultProbeConfig()
-	cfg.Batch, cfg.LR = 16, 3e-3
-	n, err := eqflib.NewActionNet(3, h, w, 3, cfg, int64(seed))
+	n, err := eqflib.NewActionNet(3, h, w, 3, eqflib.TrainPresets["cpu"].ActionNet, int64(seed))
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,10 @@ func compare(a *compareArgs) error {
 	if err != nil {
 		return err
 	}
-	world, _ := data.WorldByName("maze")
+	world, err := data.WorldByName("maze")
+	if err != nil {
+		return err
+	}
 	C, R := a.context, a.frames
 	clips := make([]*data.Clip, a.clips)
 	for i := range clips {
@@ -230,7 +233,10 @@ func compare(a *compareArgs) error {
 		}
 		secs := time.Since(start).Seconds()
 		videos = append(videos, plots.Video{Name: strings.SplitN(m.name, " (", 2)[0], Frames: res.Frames})
-		gen, _ := res.Frames.Subclips(a.subLen)
+		gen, err := res.Frames.Subclips(a.subLen)
+		if err != nil {
+			return fmt.Errorf("-clip-frames: %w", err)
+		}
 		fa, err := eqflib.ComputeFVD(feat, gen, truthClips)
 		if err != nil {
 			return err
@@ -239,13 +245,22 @@ func compare(a *compareArgs) error {
 		if err != nil {
 			return err
 		}
-		mse, _ := eqflib.FrameMSE(res.Frames, truth)
+		mse, err := eqflib.FrameMSE(res.Frames, truth)
+		if err != nil {
+			return err
+		}
 		var mean float64
 		for _, v := range mse {
 			mean += v / float64(len(mse))
 		}
-		psnr, _ := eqflib.PSNR([]float64{mean}, 4) // standardised data: ±2 std as the range
-		fl, _ := eqflib.Flicker(res.Frames)
+		psnr, err := eqflib.PSNR([]float64{mean}, 4) // standardised data: ±2 std as the range
+		if err != nil {
+			return err
+		}
+		fl, err := eqflib.Flicker(res.Frames)
+		if err != nil {
+			return err
+		}
 		r := methodResult{Method: m.name, FVDMaze: fa.Value, FVDPixels: fp.Value, NFE: res.NFE, NFEPerFrame: res.NFEPerFrame(), PSNR: psnr[0], Flicker: fl, Seconds: secs}
 		if onnxFeat != nil {
 			fo, err := eqflib.ComputeFVD(onnxFeat, gen, truthClips)
@@ -257,10 +272,20 @@ func compare(a *compareArgs) error {
 		}
 		// FVD over time (Fig. 3 right): each chunk of timeChunk frames, cut into 5-frame clips.
 		for s := 0; s+a.timeChunk <= R; s += a.timeChunk {
-			g, _ := res.Frames.SliceFrames(s, a.timeChunk)
-			t, _ := truth.SliceFrames(s, a.timeChunk)
-			g, _ = g.Subclips(5)
-			t, _ = t.Subclips(5)
+			g, err := res.Frames.SliceFrames(s, a.timeChunk)
+			if err == nil {
+				g, err = g.Subclips(5)
+			}
+			if err != nil {
+				return fmt.Errorf("-time-chunk: %w", err)
+			}
+			t, err := truth.SliceFrames(s, a.timeChunk)
+			if err == nil {
+				t, err = t.Subclips(5)
+			}
+			if err != nil {
+				return fmt.Errorf("-time-chunk: %w", err)
+			}
 			f, err := eqflib.ComputeFVD(feat, g, t)
 			if err != nil {
 				return err
@@ -275,9 +300,12 @@ func compare(a *compareArgs) error {
 	if err := os.MkdirAll(a.out, 0o755); err != nil {
 		return err
 	}
-	js, _ := json.MarshalIndent(map[string]any{"fm": fmPath, "eqf": eqPath, "features": a.features, "geometry": geom,
+	js, err := json.MarshalIndent(map[string]any{"fm": fmPath, "eqf": eqPath, "features": a.features, "geometry": geom,
 		"clips": a.clips, "frames": R, "fvd_clip_frames": a.subLen, "fvd_time_chunk": a.timeChunk, "onnx": a.onnxPath,
 		"onnx_features": a.onnx.Name, "results": results}, "", "  ")
+	if err != nil {
+		return err
+	}
 	if err := fsutil.WriteFileAtomic(filepath.Join(a.out, "results.json"), js); err != nil {
 		return err
 	}

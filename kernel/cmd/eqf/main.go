@@ -10,6 +10,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 )
@@ -66,6 +68,9 @@ func main() {
 		fmt.Fprintf(os.Stderr, "eqf: unknown command %q\n", os.Args[1])
 		usage()
 		os.Exit(2)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return // -h: the flag set printed its usage
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "eqf:", err)

@@ -37,7 +37,10 @@ func runOracleDemo(args []string) error {
 	if err != nil {
 		return err
 	}
-	eqf, _ := eqflib.NewOracle(data, eqflib.OracleEqF)
+	eqf, err := eqflib.NewOracle(data, eqflib.OracleEqF)
+	if err != nil {
+		return err
+	}
 	x0, err := eqflib.Randn(rng, *n, 1, *d, 1, 1)
 	if err != nil {
 		return err

@@ -16,6 +16,14 @@ type sampleArgs struct {
 	momentum                        float64
 	closed                          bool
 	seed                            uint64
+	explicit                        map[string]bool // flags given on the command line
+}
+
+// samplerFlags lists the sampler flags each sampler reads; giving one it does not read is an
+// error rather than a silently dropped setting.
+var samplerFlags = map[string][]string{
+	"euler": {"warp"}, "gd": {"warp", "closed"}, "nag": {"warp", "closed", "momentum"},
+	"budget": {"momentum"}, "earlystop": {"warp", "momentum"}, "ddim": {},
 }
 
 var defaultSample = sampleArgs{ckpt: "out/train", world: "maze", sampler: "nag", warp: "c", out: "out/sample",
@@ -39,7 +47,42 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	a.explicit = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { a.explicit[f.Name] = true })
 	return &a, nil
+}
+
+// frameSampler is the engine's rule for a.sampler with the flags it reads.
+func (a *sampleArgs) frameSampler() (eqflib.FrameSampler, error) {
+	reads, ok := samplerFlags[a.sampler]
+	if !ok {
+		return eqflib.FrameSampler{}, fmt.Errorf("-sampler %q unknown: must be one of euler, gd, nag, budget, earlystop, ddim", a.sampler)
+	}
+	read := map[string]bool{}
+	for _, f := range reads {
+		read[f] = true
+	}
+	for _, f := range []string{"warp", "closed", "momentum"} {
+		if a.explicit[f] && !read[f] {
+			return eqflib.FrameSampler{}, fmt.Errorf("-%s is not read by -sampler %s (it reads %v)", f, a.sampler, reads)
+		}
+	}
+	fs := eqflib.FrameSampler{Sampler: a.sampler}
+	if read["warp"] {
+		w, err := eqflib.ParseWarp(a.warp)
+		if err != nil {
+			return fs, fmt.Errorf("-warp: %w", err)
+		}
+		fs.Warp = w
+	}
+	fs.ClosedLoop = read["closed"] && a.closed
+	if read["momentum"] {
+		fs.Momentum = a.momentum
+	}
+	if a.sampler == "earlystop" {
+		fs.SigmaThresh, fs.Cleanup = 0.2, 8
+	}
+	return fs, nil
 }
 
 func runSample(args []string) error {
@@ -56,25 +99,14 @@ func runSample(args []string) error {
 // denoised, a frame takes `steps` sampler steps from noise to data and leaves the window one at
 // a time. Writes rollout.png, truth.png and rollout.gif.
 func sample(a *sampleArgs) error {
-	path := a.ckpt
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		if path = eqflib.LatestCheckpoint(a.ckpt); path == "" {
-			return fmt.Errorf("no checkpoint in %s", a.ckpt)
-		}
-	}
-	live, err := eqflib.LoadDiT(path)
+	fs, err := a.frameSampler()
 	if err != nil {
 		return err
 	}
-	m, err := live.EMA()
+	needsReadout := fs.ClosedLoop || a.sampler == "budget" || a.sampler == "earlystop"
+	m, path, err := loadEMA(a.ckpt, needsReadout)
 	if err != nil {
-		return err
-	}
-	needsReadout := a.closed && (a.sampler == "gd" || a.sampler == "nag") || a.sampler == "budget" || a.sampler == "earlystop"
-	if needsReadout {
-		if err := m.AttachReadout(eqflib.ParamReadoutProj); err != nil {
-			return fmt.Errorf("-sampler %s (closed loop) needs h_ω in the checkpoint: %w", a.sampler, err)
-		}
+		return fmt.Errorf("-ckpt: %w (-sampler %s, closed loop %v)", err, a.sampler, a.closed)
 	}
 	stats, err := data.LoadStats(filepath.Join(filepath.Dir(path), "stats.json"))
 	if err != nil {
@@ -95,10 +127,6 @@ func sample(a *sampleArgs) error {
 		return fmt.Errorf("-steps = %d out of range: must be a positive multiple of -window − -context = %d (sampler steps per frame; "+
 			"each evaluation advances the window's %d frames together)", a.steps, a.window-a.context, a.window-a.context)
 	}
-	w, err := eqflib.ParseWarp(a.warp)
-	if err != nil {
-		return err
-	}
 	truth, err := data.RenderClip(world, a.seed|1, a.frames, cfg.Height, cfg.Width) // an odd seed: a validation-style clip
 	if err != nil {
 		return err
@@ -112,17 +140,15 @@ func sample(a *sampleArgs) error {
 		return err
 	}
 	C, H, R := a.context, a.window-a.context, a.frames-a.context
-	ctx, _ := gt.SliceFrames(0, C)
+	ctx, err := gt.SliceFrames(0, C)
+	if err != nil {
+		return err
+	}
 	d := cfg.CondDim
 	timeline := make([]float64, 0, (C+R+H-1)*d) // the clip's actions, the last one repeated
 	for t := 0; t < C+R+H-1; t++ {
 		src := min(t, a.frames-1)
 		timeline = append(timeline, cond[src*d:(src+1)*d]...)
-	}
-	fs := eqflib.FrameSampler{Sampler: a.sampler, Options: eqflib.Options{Warp: w, ClosedLoop: a.closed && needsReadout,
-		Momentum: a.momentum, Cleanup: 8, SigmaThresh: 0.2}}
-	if a.sampler == "gd" || a.sampler == "euler" || a.sampler == "ddim" {
-		fs.Momentum = 0
 	}
 	res, err := eqflib.Roll(m, ctx, eqflib.RollOptions{RollConfig: eqflib.RollConfig{Context: C, Horizon: H, Stride: 1, Depth: a.steps},
 		Sampler: fs, Frames: R, Conditions: timeline, CondDim: d, Seed: a.seed})

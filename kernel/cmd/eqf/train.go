@@ -76,6 +76,7 @@ func applySettings(s settings, tc *eqflib.TrainConfig, dc *eqflib.DiTConfig) err
 
 type trainArgs struct {
 	world, preset, objective string
+	trainPreset              string
 	frames, steps            int
 	readoutSteps             int
 	seed                     uint64
@@ -92,6 +93,7 @@ func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs,
 	fs.StringVar(&a.world, "world", a.world, "data world: maze, shapes or pan")
 	fs.StringVar(&a.preset, "preset", a.preset, "DiT preset: tiny, small or paper")
 	fs.StringVar(&a.objective, "objective", a.objective, "eqf, fm, eqm, nufm or diffusion")
+	fs.StringVar(&a.trainPreset, "train", a.trainPreset, "training preset (optimiser, schedule, EMA, h_ω), -set overrides its values:\n"+strings.TrimRight(eqflib.DescribeTrainPresets(), "\n")+"\n")
 	fs.IntVar(&a.frames, "frames", a.frames, "frames per training window")
 	fs.IntVar(&a.steps, "steps", a.steps, "optimiser steps (total, counting resumed ones)")
 	fs.IntVar(&a.readoutSteps, "readout-steps", a.readoutSteps, "h_ω training steps after the backbone (EqF-type objectives; 0 skips)")
@@ -107,7 +109,7 @@ func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs,
 	return &a, nil
 }
 
-var defaultTrain = trainArgs{world: "maze", preset: "tiny", objective: "eqf", frames: 4, steps: 200, seed: 1, out: "out/train", ckptEvery: 100, evalEvery: 50}
+var defaultTrain = trainArgs{world: "maze", preset: "tiny", objective: "eqf", trainPreset: "cpu", frames: 4, steps: 200, seed: 1, out: "out/train", ckptEvery: 100, evalEvery: 50}
 
 func runTrain(args []string) error {
 	a, err := parseTrainArgs("train", args, defaultTrain)
@@ -133,10 +135,17 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc := eqflib.DefaultTrainConfig(obj)
-	tc.Seed, tc.Warmup = a.seed, 100
+	tp, err := eqflib.TrainPresetByName(a.trainPreset)
+	if err != nil {
+		return nil, err
+	}
+	tc := tp.Config(obj, a.steps)
+	tc.Seed = a.seed
 	if err := applySettings(a.set, &tc, &dc); err != nil {
 		return nil, err
+	}
+	if tc.CosineSteps != 0 && tc.CosineSteps <= tc.Warmup {
+		tc.CosineSteps = 0 // the warm-up covers the whole run: nothing left to decay
 	}
 	dc.CondDim = world.CondDim()
 	trainDS, valDS, err := data.NewWorldSplits(world, a.frames, dc.Height, dc.Width, 100000, 512, a.seed)
@@ -180,7 +189,9 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 		return nil, err
 	}
 	if a.readoutSteps > 0 && !obj.NoiseConditional() {
-		rt, err := eqflib.NewReadoutTrainer(m, trainDS, eqflib.ProbeConfig{Batch: 8, LR: 2e-3, Warmup: 50, Seed: a.seed, Proj: eqflib.ParamReadoutProj})
+		pc := tp.Readout
+		pc.Seed = a.seed
+		rt, err := eqflib.NewReadoutTrainer(m, trainDS, pc)
 		if err != nil {
 			return nil, err
 		}

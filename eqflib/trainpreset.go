@@ -1,0 +1,119 @@
+package eqflib
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Training presets: the one place where training hyperparameters get their values, beside
+// DiTPresets for the backbone. "paper" is the paper's Minecraft setting (App. D, Table
+// training_details); "cpu" is what trains the small maze models best on two cores (measured by
+// the zoo's recipe sweep, README "Model zoo"); "quick" is for tests and CI. The command line
+// (`eqf train -train cpu`), the Makefile, the demo and the model zoo only pick a name.
+
+// TrainPreset is a named set of training settings; Config turns it into a TrainConfig.
+type TrainPreset struct {
+	Batch  int     `json:"batch"`
+	LR     float64 `json:"lr"`
+	Warmup int     `json:"warmup"` // linear warm-up steps
+	// Cosine decays the rate after warm-up along a half cosine over the run to MinLR·LR.
+	Cosine      bool    `json:"cosine"`
+	MinLR       float64 `json:"min_lr"`
+	WeightDecay float64 `json:"weight_decay"`
+	ClipNorm    float64 `json:"clip_norm"`
+	EMADecay    float64 `json:"ema"`
+	EMAWarmup   bool    `json:"ema_warmup"` // decay min(EMADecay, (1+t)/(10+t))
+	// MaxContext > 0 trains with the random-length-context noise strategy; 0 draws every
+	// frame's level independently (Diffusion Forcing), as the paper's Minecraft models do.
+	MaxContext int `json:"max_context"`
+	// Readout trains h_ω on the frozen backbone, GPhi the framewise predictor g_φ, ActionNet the
+	// maze action net whose features are "maze-I3D".
+	Readout   ProbeConfig `json:"readout"`
+	GPhi      ProbeConfig `json:"gphi"`
+	ActionNet ProbeConfig `json:"action_net"`
+}
+
+// Default training values: the paper's Minecraft settings (App. D, Table training_details).
+const (
+	DefaultLR          = 2e-4
+	DefaultWarmup      = 2000
+	DefaultBeta1       = 0.9
+	DefaultBeta2       = 0.99
+	DefaultAdamEps     = 1e-8
+	DefaultWeightDecay = 1e-3
+	DefaultClipNorm    = 1.0
+	DefaultEMADecay    = 0.9999
+	DefaultBatch       = 8
+)
+
+// TrainPresets are the named training presets.
+var TrainPresets = map[string]TrainPreset{
+	"paper": {Batch: DefaultBatch, LR: DefaultLR, Warmup: DefaultWarmup, WeightDecay: DefaultWeightDecay,
+		ClipNorm: DefaultClipNorm, EMADecay: DefaultEMADecay,
+		Readout: ProbeConfig{Batch: 8, LR: 1e-3, Warmup: 50, Proj: DefaultReadoutProj},
+		GPhi:    ProbeConfig{Batch: 8, LR: 1e-3, Warmup: 50}, ActionNet: ProbeConfig{Batch: 16, LR: 3e-3, Warmup: 50}},
+	"cpu": {Batch: 8, LR: 2e-3, Warmup: 100, Cosine: true, MinLR: 0.1, WeightDecay: DefaultWeightDecay,
+		ClipNorm: DefaultClipNorm, EMADecay: 0.999, EMAWarmup: true,
+		Readout: ProbeConfig{Batch: 16, LR: 2e-3, Warmup: 50, Proj: DefaultReadoutProj},
+		GPhi:    ProbeConfig{Batch: 8, LR: 3e-3, Warmup: 50}, ActionNet: ProbeConfig{Batch: 16, LR: 3e-3, Warmup: 50}},
+	"quick": {Batch: 8, LR: 2e-3, Warmup: 20, Cosine: true, MinLR: 0.1, WeightDecay: DefaultWeightDecay,
+		ClipNorm: DefaultClipNorm, EMADecay: 0.99, EMAWarmup: true,
+		Readout: ProbeConfig{Batch: 16, LR: 2e-3, Warmup: 20, Proj: DefaultReadoutProj},
+		GPhi:    ProbeConfig{Batch: 8, LR: 3e-3, Warmup: 20}, ActionNet: ProbeConfig{Batch: 16, LR: 3e-3, Warmup: 20}},
+}
+
+// TrainPresetByName returns a named training preset.
+func TrainPresetByName(name string) (TrainPreset, error) {
+	p, ok := TrainPresets[name]
+	if !ok {
+		return TrainPreset{}, paramErr("train preset", name, oneOf(TrainPresets))
+	}
+	return p, nil
+}
+
+// Config is the preset as a TrainConfig for an objective and a run of `steps` optimiser steps
+// (the length of the cosine decay; ≤ Warmup or 0 keeps the rate constant after warm-up).
+// Diffusion always draws levels independently (it has no clean-context strategy).
+func (p TrainPreset) Config(obj Objective, steps int) TrainConfig {
+	tc := TrainConfig{Objective: obj, Batch: p.Batch, LR: p.LR, Warmup: p.Warmup, MinLR: p.MinLR,
+		EMAWarmup: p.EMAWarmup, Beta1: DefaultBeta1, Beta2: DefaultBeta2, Eps: DefaultAdamEps,
+		WeightDecay: p.WeightDecay, ClipNorm: p.ClipNorm, EMADecay: p.EMADecay, MaxContext: p.MaxContext}
+	if p.Cosine && steps > p.Warmup {
+		tc.CosineSteps = steps
+	}
+	if obj.Kind == Diffusion {
+		tc.MaxContext = 0
+	}
+	return tc
+}
+
+// String lists the preset's values, as `eqf train -h` shows them.
+func (p TrainPreset) String() string {
+	s := fmt.Sprintf("batch %d, lr %g, warm-up %d", p.Batch, p.LR, p.Warmup)
+	if p.Cosine {
+		s += fmt.Sprintf(", cosine to %g·lr", p.MinLR)
+	}
+	s += fmt.Sprintf(", weight decay %g, clip %g, EMA %g", p.WeightDecay, p.ClipNorm, p.EMADecay)
+	if p.EMAWarmup {
+		s += " (warm-up)"
+	}
+	if p.MaxContext > 0 {
+		s += fmt.Sprintf(", random-length context ≤ %d", p.MaxContext)
+	}
+	return s + fmt.Sprintf("; h_ω: batch %d, lr %g; g_φ: batch %d, lr %g", p.Readout.Batch, p.Readout.LR, p.GPhi.Batch, p.GPhi.LR)
+}
+
+// DescribeTrainPresets lists every preset, one per line, sorted by name.
+func DescribeTrainPresets() string {
+	names := make([]string, 0, len(TrainPresets))
+	for n := range TrainPresets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-6s %s\n", n, TrainPresets[n])
+	}
+	return b.String()
+}
