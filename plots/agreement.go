@@ -40,7 +40,7 @@ func XPredWeightFigure(lambda, alpha float64) (*Figure, error) {
 		lambda = 4
 	}
 	if alpha == 0 {
-		alpha = eqflib.ParamCAlpha
+		alpha = eqflib.DefaultCAlpha
 	}
 	if lambda <= 0 || alpha <= 0 || alpha >= 1 {
 		return nil, fmt.Errorf("plots: XPredWeightFigure: λ = %g, α = %g out of range: need λ > 0 and α ∈ (0, 1)", lambda, alpha)

@@ -121,8 +121,8 @@ func WarpExplorerHTML() ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	err = explorerTmpl.Execute(&buf, map[string]any{
-		"ECharts": template.JS(js), "R": eqflib.ParamSD3Shift, "Alpha": eqflib.ParamCAlpha, "SigmaEnd": eqflib.ParamCSigmaEnd,
-		"LMin": eqflib.ParamLogSNRMin, "LMax": eqflib.ParamLogSNRMax, "N": 10,
+		"ECharts": template.JS(js), "R": eqflib.DefaultSD3Shift, "Alpha": eqflib.DefaultCAlpha, "SigmaEnd": eqflib.DefaultCSigmaEnd,
+		"LMin": eqflib.DefaultLogSNRMin, "LMax": eqflib.DefaultLogSNRMax, "N": 10,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plots: %w", err)

@@ -20,16 +20,18 @@ func init() {
 		"Open":           reflect.ValueOf(zoo.Open),
 		"RecipeByName":   reflect.ValueOf(zoo.RecipeByName),
 		"Recipes":        reflect.ValueOf(&zoo.Recipes).Elem(),
+		"Samplers":       reflect.ValueOf(zoo.Samplers),
 		"SpecByName":     reflect.ValueOf(zoo.SpecByName),
 		"Specs":          reflect.ValueOf(&zoo.Specs).Elem(),
 
 		// type definitions
-		"Card":       reflect.ValueOf((*zoo.Card)(nil)),
-		"EvalConfig": reflect.ValueOf((*zoo.EvalConfig)(nil)),
-		"Model":      reflect.ValueOf((*zoo.Model)(nil)),
-		"Quality":    reflect.ValueOf((*zoo.Quality)(nil)),
-		"Recipe":     reflect.ValueOf((*zoo.Recipe)(nil)),
-		"Spec":       reflect.ValueOf((*zoo.Spec)(nil)),
-		"Zoo":        reflect.ValueOf((*zoo.Zoo)(nil)),
+		"Card":        reflect.ValueOf((*zoo.Card)(nil)),
+		"EvalConfig":  reflect.ValueOf((*zoo.EvalConfig)(nil)),
+		"EvalSampler": reflect.ValueOf((*zoo.EvalSampler)(nil)),
+		"Model":       reflect.ValueOf((*zoo.Model)(nil)),
+		"Quality":     reflect.ValueOf((*zoo.Quality)(nil)),
+		"Recipe":      reflect.ValueOf((*zoo.Recipe)(nil)),
+		"Spec":        reflect.ValueOf((*zoo.Spec)(nil)),
+		"Zoo":         reflect.ValueOf((*zoo.Zoo)(nil)),
 	}
 }

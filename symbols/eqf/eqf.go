@@ -27,8 +27,8 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 )
 
-// ParamPreview is how many values Describe shows before eliding the rest.
-const ParamPreview = 8
+// DefaultPreview is how many values Describe shows before eliding the rest.
+const DefaultPreview = 8
 
 // catch turns a panic into an error naming the helper.
 func catch(name string, err *error) {
@@ -41,7 +41,7 @@ func catch(name string, err *error) {
 	}
 }
 
-// Backend is eqflib's process-wide backend ($GOMLX_BACKEND, default eqflib.ParamBackend).
+// Backend is eqflib's process-wide backend ($GOMLX_BACKEND, default eqflib.DefaultBackend).
 func Backend() (compute.Backend, error) { return eqflib.Backend() }
 
 // Func is a compiled GoMLX computation: build it once with Exec1, Exec2, ExecN or ExecG and
@@ -242,7 +242,7 @@ func Floats(t *tensors.Tensor) (vals []float64, err error) {
 	return out, nil
 }
 
-// Describe is a one-line summary of a tensor: dtype and shape, the first ParamPreview values,
+// Describe is a one-line summary of a tensor: dtype and shape, the first DefaultPreview values,
 // and for floating-point tensors of more than one value their mean, std, min and max, e.g.
 //
 //	float32[2 3] [1 2 3 4 5 6]  mean 3.5 std 1.708 min 1 max 6
@@ -262,8 +262,8 @@ func Describe(t *tensors.Tensor) string {
 	b.WriteString(head)
 	b.WriteString(" [")
 	for i, v := range vals {
-		if i == ParamPreview {
-			fmt.Fprintf(&b, " … +%d", len(vals)-ParamPreview)
+		if i == DefaultPreview {
+			fmt.Fprintf(&b, " … +%d", len(vals)-DefaultPreview)
 			break
 		}
 		if i > 0 {
