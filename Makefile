@@ -13,11 +13,12 @@ GO ?= go
 
 all: test
 
-## test: vet, gofmt check, the symbol tables' regeneration check, every test (race detector off,
-## -short off), the XLA build's checks, then the quickstart notebook executed headless on the
-## "Go (eqf)" kernel
+## test: vet, gofmt check, the symbol tables' regeneration check, every test (-short off), the
+## REPL session under the race detector (it holds state shared by concurrent notebook cells),
+## the XLA build's checks, then the quickstart notebook executed headless on the "Go (eqf)" kernel
 test: vet fmt-check symbols-check echarts browser
 	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race ./kernel/repl/
 	$(MAKE) --no-print-directory test-xla
 	$(MAKE) --no-print-directory test-notebooks
 

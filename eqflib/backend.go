@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -129,9 +131,56 @@ func firstLine(s string) string {
 }
 
 func newGoBackend(opts string) (compute.Backend, error) {
-	// The Go backend prints a line to stdout when parallelism is set; keep notebooks and
-	// command output clean by discarding stdout while it is created (once per process).
-	return withStdoutDiscarded(func() (compute.Backend, error) { return gobackend.New(opts) })
+	// compute v0.1.14's Go backend prints "Go backend: parallelism set to N" on stdout when the
+	// option is in its configuration. Rather than silence the whole process's stdout while it
+	// starts (other goroutines print too), the option is taken out and applied afterwards through
+	// the backend's exported Workers pool; if that ever stops working, the option goes back into
+	// the configuration (and the line is printed).
+	var rest []string
+	parallelism, hasParallelism := 0, false
+	for _, part := range strings.Split(opts, ",") {
+		if v, ok := strings.CutPrefix(part, "parallelism="); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, paramErr("$"+BackendEnv, part, "parallelism=<int> (−1: unlimited)")
+			}
+			parallelism, hasParallelism = n, true
+			continue
+		}
+		rest = append(rest, part)
+	}
+	b, err := gobackend.New(strings.Join(rest, ","))
+	if err != nil || !hasParallelism {
+		return b, err
+	}
+	if setParallelism(b, parallelism) {
+		return b, nil
+	}
+	return gobackend.New(opts)
+}
+
+// setParallelism calls b.Workers.SetMaxParallelism(n) on the Go backend (its type is internal to
+// compute, its field and method are exported) and reports whether it could.
+func setParallelism(b compute.Backend, n int) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	v := reflect.ValueOf(b)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	w := v.Elem().FieldByName("Workers")
+	if !w.IsValid() {
+		return false
+	}
+	m := w.MethodByName("SetMaxParallelism")
+	if !m.IsValid() {
+		return false
+	}
+	m.Call([]reflect.Value{reflect.ValueOf(n)})
+	return true
 }
 
 // isGoBackend reports whether b is the pure-Go backend (named "go" or "Go Backend" depending on
@@ -140,14 +189,3 @@ func isGoBackend(b compute.Backend) bool {
 	return strings.HasPrefix(strings.ToLower(b.Name()), gobackend.BackendName)
 }
 
-func withStdoutDiscarded(fn func() (compute.Backend, error)) (compute.Backend, error) {
-	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		return fn()
-	}
-	defer devNull.Close()
-	saved := os.Stdout
-	os.Stdout = devNull
-	defer func() { os.Stdout = saved }()
-	return fn()
-}

@@ -2,6 +2,8 @@ package eqflib
 
 import (
 	"bytes"
+	"io"
+	"os"
 	"strings"
 	"testing"
 )
@@ -50,4 +52,29 @@ func TestBackendAutoFallsBackToGo(t *testing.T) {
 	if !strings.Contains(line, want) {
 		t.Errorf("auto's message %q does not say why (%q)", line, want)
 	}
+}
+
+// The default configuration's parallelism=-1 reaches the Go backend (its description says so)
+// without the line compute prints on stdout when the option is in its configuration.
+func TestGoBackendParallelismQuietly(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stdout
+	os.Stdout = w
+	b, err := newGoBackend("parallelism=-1")
+	os.Stdout = saved
+	w.Close()
+	printed, _ := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(printed) != 0 {
+		t.Errorf("creating the backend printed %q", printed)
+	}
+	if d := b.Description(); !strings.Contains(d, "parallelism=-1") {
+		t.Errorf("backend description %q: parallelism=-1 was not applied", d)
+	}
+	assertParamErr(t, "parallelism=x", second(newGoBackend("parallelism=x")), "$GOMLX_BACKEND")
 }

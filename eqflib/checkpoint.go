@@ -22,6 +22,12 @@ import (
 // variables), the variables' raw little-endian bytes, and a SHA-256 of everything before it.
 // They are written to a temporary file and renamed into place, so a crash never leaves a
 // half-written checkpoint; a truncated or corrupted file fails its hash and is never loaded.
+//
+// Why not GoMLX's checkpoints package (v0.28.16): a reloaded variable comes back trainable
+// whatever it was saved as (the frozen backbone under a readout would train again), the files
+// are a JSON + binary pair created in place (os.Create) rather than one atomic, hash-checked file,
+// and they do not carry the trainer's random stream, history and configuration that an exact
+// resume needs.
 
 const checkpointMagic = "EQFCKPT1\n"
 

@@ -179,68 +179,96 @@ func (c DiTConfig) Forward(scope *model.Scope, x, level, cond *Node) (v *Node, z
 	if dims[2] != c.Channels || dims[3] != c.Height || dims[4] != c.Width {
 		panic(paramErr("x.Shape", dims, fmt.Sprintf("[B, T, %d, %d, %d]", c.Channels, c.Height, c.Width)))
 	}
-	p, hp, wp, d := c.Patch, c.Height/c.Patch, c.Width/c.Patch, c.Hidden
-	n, pp := hp*wp, c.Channels*c.Patch*c.Patch
+	if c.CondDim > 0 && cond == nil {
+		panic(paramErr("cond", "nil", fmt.Sprintf("[B, T, %d] conditions", c.CondDim)))
+	}
+	level.AssertDims(B, T)
 
-	// Patchify: reshape + transpose + dense (no even-sized convolution: its input gradient is
-	// wrong in GoMLX v0.28.16).
+	h := c.patchify(x)                                     // [B, T, N, C·p·p]
+	h = dense(scope.In("patch_embed"), h, c.Hidden, false) // [B, T, N, D]
+	h = Add(h, BroadcastToDims(InsertAxes(c.positions(x.Graph(), T, x), 0), h.Shape().Dimensions...))
+	ce := c.frameConditioning(scope, level, cond) // [B, T, D]
+	for l := 0; l < c.Depth; l++ {
+		h = c.block(scope.In("block_%d", l), h, ce)
+		z = append(z, ReduceMean(h, 2)) // [B, T, D]: this block's activations pooled per frame
+	}
+	return c.unpatchify(c.finalLayer(scope, h, ce)), z
+}
+
+// patchify cuts frames into non-overlapping p×p patches: [B, T, C, H, W] → [B, T, N, C·p·p].
+// Reshape + transpose rather than a strided convolution: GoMLX v0.28.16's even-sized
+// convolution has a wrong input gradient (README "Known GoMLX gaps").
+func (c DiTConfig) patchify(x *Node) *Node {
+	B, T := x.Shape().Dimensions[0], x.Shape().Dimensions[1]
+	p, hp, wp := c.Patch, c.Height/c.Patch, c.Width/c.Patch
 	h := Reshape(x, B, T, c.Channels, hp, p, wp, p) // [B, T, C, hp, p, wp, p]
 	h = TransposeAllAxes(h, 0, 1, 3, 5, 2, 4, 6)    // [B, T, hp, wp, C, p, p]
-	h = Reshape(h, B, T, n, pp)                     // [B, T, N, C·p·p]
-	h = dense(scope.In("patch_embed"), h, d, false) // [B, T, N, D]
-	h = Add(h, BroadcastToDims(InsertAxes(c.positions(x.Graph(), T, x), 0), B, T, n, d))
+	return Reshape(h, B, T, hp*wp, c.Channels*p*p)  // [B, T, N, C·p·p]
+}
 
-	// Per-frame conditioning: noise-level embedding (+ condition embedding).
+// unpatchify is patchify's inverse: [B, T, N, C·p·p] → [B, T, C, H, W].
+func (c DiTConfig) unpatchify(h *Node) *Node {
+	B, T := h.Shape().Dimensions[0], h.Shape().Dimensions[1]
+	p, hp, wp := c.Patch, c.Height/c.Patch, c.Width/c.Patch
+	h = Reshape(h, B, T, hp, wp, c.Channels, p, p) // [B, T, hp, wp, C, p, p]
+	h = TransposeAllAxes(h, 0, 1, 4, 2, 5, 3, 6)   // [B, T, C, hp, p, wp, p]
+	return Reshape(h, B, T, c.Channels, c.Height, c.Width)
+}
+
+// frameConditioning is the per-frame vector every block is modulated by: the noise-level
+// embedding (an MLP on sinusoidal features of 1000·level; EqF feeds level 0) plus the
+// condition embedding, through SiLU. level [B, T], cond [B, T, CondDim] → [B, T, D].
+func (c DiTConfig) frameConditioning(scope *model.Scope, level, cond *Node) *Node {
+	d := c.Hidden
 	ls := scope.In("level_embed")
 	e := sinusoidal(MulScalar(level, 1000), c.LevelFreqs, 10000) // [B, T, F]
 	e = dense(ls.In("fc1"), e, d, false)                         // [B, T, D]
 	e = dense(ls.In("fc2"), activation.Swish(e), d, false)       // [B, T, D]
 	if c.CondDim > 0 {
-		if cond == nil {
-			panic(paramErr("cond", "nil", fmt.Sprintf("[B, T, %d] conditions", c.CondDim)))
-		}
 		e = Add(e, dense(scope.In("cond_embed"), cond, d, false)) // [B, T, D]
 	}
-	ce := activation.Swish(e) // [B, T, D]
+	return activation.Swish(e)
+}
 
-	mlp := int(c.MLPRatio * float64(d))
+// block is one DiT block: full spatiotemporal self-attention over the window's T·N tokens and
+// an MLP, each behind a LayerNorm modulated per frame and a gate (AdaLN-Zero: the six vectors
+// come from a zero-initialised layer, so every block starts as the identity).
+// h [B, T, N, D], ce [B, T, D] → [B, T, N, D].
+func (c DiTConfig) block(scope *model.Scope, h, ce *Node) *Node {
+	dims := h.Shape().Dimensions
+	B, T, n, d := dims[0], dims[1], dims[2], dims[3]
 	hd := d / c.Heads
-	for l := 0; l < c.Depth; l++ {
-		bs := scope.In("block_%d", l)
-		// AdaLN-Zero: six per-frame vectors, zero-initialised so every block starts as identity.
-		mod := dense(bs.In("adaln"), ce, 6*d, true) // [B, T, 6D]
-		chunk := func(i int) *Node { return Slice(mod, AxisRange(), AxisRange(), AxisRange(i*d, (i+1)*d)) }
-		shift1, scale1, gate1, shift2, scale2, gate2 := chunk(0), chunk(1), chunk(2), chunk(3), chunk(4), chunk(5)
+	mod := dense(scope.In("adaln"), ce, 6*d, true) // [B, T, 6D], zero-initialised
+	chunk := func(i int) *Node { return Slice(mod, AxisRange(), AxisRange(), AxisRange(i*d, (i+1)*d)) }
+	shift1, scale1, gate1, shift2, scale2, gate2 := chunk(0), chunk(1), chunk(2), chunk(3), chunk(4), chunk(5)
+	gate := func(g, x *Node) *Node { return Mul(BroadcastToDims(InsertAxes(g, 2), B, T, n, d), x) }
 
-		// Full spatiotemporal self-attention over the window's T·N tokens.
-		a := modulate(layerNorm(h), shift1, scale1)                   // [B, T, N, D]
-		qkv := dense(bs.In("qkv"), Reshape(a, B, T*n, d), 3*d, false) // [B, T·N, 3D]
-		q := Reshape(Slice(qkv, AxisRange(), AxisRange(), AxisRange(0, d)), B, T*n, c.Heads, hd)
-		k := Reshape(Slice(qkv, AxisRange(), AxisRange(), AxisRange(d, 2*d)), B, T*n, c.Heads, hd)
-		vv := Reshape(Slice(qkv, AxisRange(), AxisRange(), AxisRange(2*d, 3*d)), B, T*n, c.Heads, hd)
-		att := attend(q, k, vv)                                       // [B, T·N, heads, hd]
-		att = dense(bs.In("proj"), Reshape(att, B, T*n, d), d, false) // [B, T·N, D]
-		h = Add(h, Mul(BroadcastToDims(InsertAxes(gate1, 2), B, T, n, d), Reshape(att, B, T, n, d)))
-
-		// MLP (exact GELU: GoMLX v0.28.16's tanh-approximate GELU has a wrong gradient).
-		m := modulate(layerNorm(h), shift2, scale2) // [B, T, N, D]
-		m = dense(bs.In("fc2"), activation.Gelu(dense(bs.In("fc1"), m, mlp, false)), d, false)
-		h = Add(h, Mul(BroadcastToDims(InsertAxes(gate2, 2), B, T, n, d), m)) // [B, T, N, D]
-
-		z = append(z, ReduceMean(h, 2)) // [B, T, D]: this block's activations pooled per frame
+	// Attention.
+	a := modulate(layerNorm(h), shift1, scale1)                      // [B, T, N, D]
+	qkv := dense(scope.In("qkv"), Reshape(a, B, T*n, d), 3*d, false) // [B, T·N, 3D]
+	head := func(i int) *Node {
+		return Reshape(Slice(qkv, AxisRange(), AxisRange(), AxisRange(i*d, (i+1)*d)), B, T*n, c.Heads, hd)
 	}
+	att := attend(head(0), head(1), head(2))                         // [B, T·N, heads, hd]
+	att = dense(scope.In("proj"), Reshape(att, B, T*n, d), d, false) // [B, T·N, D]
+	h = Add(h, gate(gate1, Reshape(att, B, T, n, d)))
 
-	// Head: modulated LayerNorm and a zero-initialised linear map back to patches, so v̂ = 0 at
-	// initialisation.
-	fm := dense(scope.In("final_adaln"), ce, 2*d, true) // [B, T, 2D]
+	// MLP (exact GELU: GoMLX v0.28.16's tanh-approximate GELU has a wrong gradient).
+	m := modulate(layerNorm(h), shift2, scale2) // [B, T, N, D]
+	m = dense(scope.In("fc2"), activation.Gelu(dense(scope.In("fc1"), m, int(c.MLPRatio*float64(d)), false)), d, false)
+	h = Add(h, gate(gate2, m))
+	h.AssertDims(B, T, n, d)
+	return h
+}
+
+// finalLayer is the head: a LayerNorm modulated per frame and a zero-initialised linear map back
+// to patch values, so v̂ = 0 at initialisation. h [B, T, N, D] → [B, T, N, C·p·p].
+func (c DiTConfig) finalLayer(scope *model.Scope, h, ce *Node) *Node {
+	d := c.Hidden
+	fm := dense(scope.In("final_adaln"), ce, 2*d, true) // [B, T, 2D], zero-initialised
 	shift := Slice(fm, AxisRange(), AxisRange(), AxisRange(0, d))
 	scale := Slice(fm, AxisRange(), AxisRange(), AxisRange(d, 2*d))
-	out := dense(scope.In("head"), modulate(layerNorm(h), shift, scale), pp, true) // [B, T, N, C·p·p]
-
-	// Unpatchify.
-	out = Reshape(out, B, T, hp, wp, c.Channels, p, p) // [B, T, hp, wp, C, p, p]
-	out = TransposeAllAxes(out, 0, 1, 4, 2, 5, 3, 6)   // [B, T, C, hp, p, wp, p]
-	return Reshape(out, B, T, c.Channels, c.Height, c.Width), z
+	return dense(scope.In("head"), modulate(layerNorm(h), shift, scale), c.Channels*c.Patch*c.Patch, true)
 }
 
 // DefaultAttentionBlockBytes bounds the score matrix that attention materialises at once on

@@ -9,6 +9,12 @@ import (
 	"github.com/gomlx/gomlx/ml/model/initializer"
 )
 
+// The optimiser: AdamW with global-norm gradient clipping, warm-up and cosine decay, and the EMA.
+// Why not GoMLX's optimizer.Adam (v0.28.16): it clips only by value (ParamClipStepByValue), not
+// by the global norm the paper uses (clip 1.0); its weight decay applies to every variable,
+// biases and LayerNorm gains included (its own TODO), where AdamW as the paper trains it decays
+// weight matrices only; and it keeps no EMA. Drop this file when upstream has all three.
+
 // optimConfig configures applyAdamW.
 type optimConfig struct {
 	LR          float64

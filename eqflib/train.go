@@ -14,11 +14,21 @@ import (
 	"github.com/gomlx/gomlx/ml/model/initializer"
 )
 
-// Training (paper §4.1, §5.1, App. D, Table training_details): one trainer for all five objectives. Each step draws a batch, noise
-// ε and per-frame levels on the host from one serialisable PCG stream (so a resumed run draws
-// exactly what the uninterrupted one would), then runs one compiled graph that computes the
-// objective's loss, its gradients, clips them by global norm, and applies AdamW (linear warm-up,
-// decoupled weight decay on matrices only) and the EMA update.
+// Training (paper §4.1, §5.1, App. D, Table training_details): one trainer for all five
+// objectives. Each step draws a batch, noise ε and per-frame levels on the host from one
+// serialisable PCG stream (so a resumed run draws exactly what the uninterrupted one would),
+// then runs one compiled graph that computes the objective's loss, its gradients, clips them by
+// global norm, and applies AdamW (linear warm-up, decoupled weight decay on matrices only) and
+// the EMA update.
+//
+// Why not GoMLX's train.Trainer and train.Loop (v0.28.16): this trainer draws its own noise and
+// levels per frame on the host from a resumable stream (the objectives need per-frame σ and the
+// random-length-context masks, and an exact resume needs the stream's state in the checkpoint),
+// keeps an EMA copy of every weight beside the live one, and compiles its step graph marked as
+// training — a graph GoMLX's Go backend does not mark embeds variables as constants, so their
+// updates would be lost (pinned in TestKnownGoMLXGaps). The optimiser (optim.go) and the
+// checkpoint format (checkpoint.go) say why they are not GoMLX's either. When an upgrade fixes
+// these, train.Trainer with a custom loss is the natural replacement.
 
 // Variable scopes of the optimiser state next to the backbone's /dit variables.
 const (

@@ -52,7 +52,7 @@ type Recipe struct {
 var Recipes = map[string]Recipe{
 	"cpu": {
 		Name: "cpu", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2, DiT: cpuDiT,
-		Train: eqflib.TrainPresets["cpu"], Steps: 4500, Finetune: 500,
+		Train: eqflib.TrainPresets["cpu"], Steps: 3500, Finetune: 500,
 		ReadoutSteps: 600, GPhiSteps: 800, ActionSteps: 600, Seed: 1, Eval: EvalConfig{Clips: 8, Frames: 100},
 	},
 	"demo": { // make demo: the CPU recipe on a ten-minute budget (compile included)
@@ -114,6 +114,26 @@ func (r Recipe) TrainConfig(obj eqflib.Objective, steps int) eqflib.TrainConfig 
 // Data returns the recipe's train and validation datasets (normalised with train statistics).
 func (r Recipe) Data() (train, val *data.WorldDataset, err error) {
 	return data.NewWorldSplits(data.NewMaze(r.World), r.Frames, r.Size, r.Size, 1_000_000, 512, r.Seed)
+}
+
+// settingsFor is the part of the recipe a model depends on.
+func (r Recipe) settingsFor(s Spec) any {
+	switch s.Kind {
+	case "action-net":
+		return map[string]any{"world": r.World, "size": r.Size, "steps": r.ActionSteps, "train": r.Train.ActionNet, "seed": r.Seed}
+	case "gphi":
+		return map[string]any{"world": r.World, "size": r.Size, "frames": r.Frames, "steps": r.GPhiSteps, "train": r.Train.GPhi, "seed": r.Seed}
+	}
+	m := map[string]any{"world": r.World, "size": r.Size, "frames": r.Frames, "context": r.Context, "dit": r.DiT,
+		"train": r.Train, "steps": r.Steps, "seed": r.Seed, "eval": r.Eval}
+	if s.Readout {
+		m["readout_steps"] = r.ReadoutSteps
+	}
+	if s.From != "" {
+		from, _ := SpecByName(s.From)
+		m["from"], m["finetune_steps"] = r.settingsFor(from), r.Finetune
+	}
+	return m
 }
 
 // hash identifies a model's configuration: the recipe and the model's spec.

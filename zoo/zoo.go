@@ -124,8 +124,10 @@ func (z *Zoo) logf(format string, a ...any) {
 
 func (z *Zoo) dir(name string) string { return filepath.Join(z.Dir, name) }
 
-// configHash is what a model's card must carry to count as trained with this recipe.
-func (z *Zoo) configHash(s Spec) string { return hash(z.Recipe, s) }
+// configHash is what a model's card must carry to count as trained with this recipe: a hash of
+// the spec and of the recipe settings the model depends on (a longer backbone run does not
+// retrain the action net), including those of the model it is finetuned from.
+func (z *Zoo) configHash(s Spec) string { return hash(z.Recipe.settingsFor(s), s) }
 
 // Card reads a model's card; an error if the model is not trained with this zoo's recipe.
 func (z *Zoo) Card(name string) (*Card, error) {

@@ -77,6 +77,15 @@ func TestQuickZoo(t *testing.T) {
 	if _, err := other.Load("eqf"); err == nil || !strings.Contains(err.Error(), "another configuration") {
 		t.Errorf("a changed recipe loaded: %v", err)
 	}
+	// A model depends only on its own settings: longer backbone runs keep the action net.
+	longer := &Zoo{Dir: z.Dir, Recipe: Recipes["quick"]}
+	longer.Recipe.Steps++
+	if _, err := longer.LoadActionNet(); err != nil {
+		t.Errorf("the action net was invalidated by the backbone's step count: %v", err)
+	}
+	if _, err := longer.Load("fm"); err == nil {
+		t.Error("fm loaded although the backbone's step count changed")
+	}
 	empty := &Zoo{Dir: t.TempDir(), Recipe: Recipes["quick"]}
 	if _, err := empty.Load("eqf"); err == nil || !strings.Contains(err.Error(), "QUICK=1 make models") {
 		t.Errorf("a missing model: %v", err)

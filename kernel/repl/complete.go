@@ -67,6 +67,8 @@ func isWordByte(b byte) bool {
 }
 
 func (s *Session) topLevel() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []string
 	for name := range s.imports {
 		out = append(out, name)
@@ -81,10 +83,14 @@ func (s *Session) topLevel() []string {
 // methods of a global variable's value (one level: "w." but not "w.x.").
 func (s *Session) members(owner string) []string {
 	index()
-	if p, ok := s.imports[owner]; ok {
+	s.mu.Lock()
+	p, ok := s.imports[owner]
+	in := s.in
+	s.mu.Unlock()
+	if ok {
 		return pkgNames[p]
 	}
-	v, ok := s.in.Globals()[owner]
+	v, ok := in.Globals()[owner]
 	if !ok || !v.IsValid() {
 		return nil
 	}

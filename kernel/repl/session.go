@@ -58,15 +58,17 @@ type Options struct {
 	Dir string
 }
 
-// Session is one interpreter with the preloads. Its methods are safe to call from one
-// goroutine at a time (the loop); Eval may be cancelled through its context.
+// Session is one interpreter with the preloads. Evaluations (Eval, Load, LoadSource, Reset) run
+// one at a time: a second one from another goroutine (two notebook cells) waits for the first;
+// Eval may be cancelled through its context.
 type Session struct {
 	opts     Options
 	in       *interp.Interpreter
 	imports  map[string]string // name → import path
 	loads    int
 	stmts    int // compound statements run as __stmtN
-	mu       sync.Mutex
+	mu       sync.Mutex // guards in and imports (read by completion)
+	evalMu   sync.Mutex // one evaluation at a time; guards loads and stmts
 	serveURL string         // set by Serve
 	sigint   chan os.Signal // SIGINT while a loop runs
 }
@@ -99,6 +101,8 @@ func (s *Session) Dir() string { return s.opts.Dir }
 
 // Reset throws away every definition and starts a fresh interpreter with the preloads.
 func (s *Session) Reset() error {
+	s.evalMu.Lock()
+	defer s.evalMu.Unlock()
 	in := interp.New(interp.Options{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, GoPath: os.DevNull})
 	if err := in.Use(stdlib.Symbols); err != nil {
 		return fmt.Errorf("repl: loading the standard library's symbols: %w", err)
@@ -161,6 +165,8 @@ func index() {
 // rejects a name bound to another path.
 func (s *Session) filterImports(specs []importSpec) (keep []importSpec, err error) {
 	index()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, sp := range specs {
 		name := sp.name
 		if name == "_" || name == "." {
@@ -191,6 +197,13 @@ var ErrInterrupted = errors.New("interrupted")
 // expression to Stdout. Imports are idempotent; a panic in interpreted code comes back as an
 // error; cancelling ctx stops the evaluation and returns ErrInterrupted.
 func (s *Session) Eval(ctx context.Context, src string) error {
+	s.evalMu.Lock()
+	defer s.evalMu.Unlock()
+	return s.evalInput(ctx, src)
+}
+
+// evalInput is Eval with evalMu held.
+func (s *Session) evalInput(ctx context.Context, src string) error {
 	if strings.TrimSpace(src) == "" {
 		return nil
 	}
@@ -212,11 +225,13 @@ func (s *Session) Eval(ctx context.Context, src string) error {
 		if _, err := s.eval(ctx, b.String()); err != nil {
 			return err
 		}
+		s.mu.Lock()
 		for _, sp := range keep {
 			if sp.name != "_" && sp.name != "." {
 				s.imports[sp.name] = sp.path
 			}
 		}
+		s.mu.Unlock()
 		return nil
 	}
 	if e, ok := isExpr(src); ok && !quietCall(e) {
@@ -250,7 +265,10 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 			err = fmt.Errorf("panic: %v", r)
 		}
 	}()
-	v, err = s.in.EvalWithContext(ctx, src)
+	s.mu.Lock()
+	in := s.in
+	s.mu.Unlock()
+	v, err = in.EvalWithContext(ctx, src)
 	if err != nil && ctx.Err() != nil {
 		return v, ErrInterrupted
 	}
@@ -300,6 +318,8 @@ func (s *Session) Load(ctx context.Context, file string) error {
 
 // LoadSource is Load for source already read; name is used in error messages.
 func (s *Session) LoadSource(ctx context.Context, name, src string) error {
+	s.evalMu.Lock()
+	defer s.evalMu.Unlock()
 	s.loads++
 	mainName := fmt.Sprintf("__main%d", s.loads)
 	script, hasMain, err := fileToScript(src, mainName)
@@ -307,11 +327,11 @@ func (s *Session) LoadSource(ctx context.Context, name, src string) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if hasMain || script != src { // a Go file: its declarations in one evaluation
-		if err := s.Eval(ctx, script); err != nil {
+		if err := s.evalInput(ctx, script); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if hasMain {
-			if err := s.Eval(ctx, mainName+"()"); err != nil {
+			if err := s.evalInput(ctx, mainName+"()"); err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 		}
@@ -326,7 +346,7 @@ func (s *Session) LoadSource(ctx context.Context, name, src string) error {
 		if incomplete(pending.String()) {
 			continue
 		}
-		if err := s.Eval(ctx, pending.String()); err != nil {
+		if err := s.evalInput(ctx, pending.String()); err != nil {
 			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		pending.Reset()

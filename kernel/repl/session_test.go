@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -151,5 +152,40 @@ func TestCommandsAndServe(t *testing.T) {
 	}
 	if _, err := (&Session{opts: Options{Dir: t.TempDir()}}).Serve("99999"); err == nil || !strings.Contains(err.Error(), "[0, 65535]") {
 		t.Errorf("bad port: %v", err)
+	}
+}
+
+// Two goroutines evaluating in one session (two notebook cells at once) both work: evaluations
+// run one at a time, and completion may run beside them. go test -race checks the locking.
+func TestConcurrentEval(t *testing.T) {
+	s, out := newTestSession(t)
+	if err := s.Eval(context.Background(), "var total int"); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for g := 0; g < 2; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 10; i++ {
+				errs <- s.Eval(context.Background(), "import \"strings\"\ntotal += len(strings.Repeat(\"x\", 1))")
+				s.Complete("stri", 4)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	out.Reset()
+	if err := s.Eval(context.Background(), "total"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(out.String()); got != "20" {
+		t.Errorf("total after 2 × 10 concurrent evaluations = %q, want 20", got)
 	}
 }
