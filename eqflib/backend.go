@@ -188,4 +188,3 @@ func setParallelism(b compute.Backend, n int) (ok bool) {
 func isGoBackend(b compute.Backend) bool {
 	return strings.HasPrefix(strings.ToLower(b.Name()), gobackend.BackendName)
 }
-

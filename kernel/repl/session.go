@@ -66,9 +66,9 @@ type Session struct {
 	in       *interp.Interpreter
 	imports  map[string]string // name → import path
 	loads    int
-	stmts    int // compound statements run as __stmtN
-	mu       sync.Mutex // guards in and imports (read by completion)
-	evalMu   sync.Mutex // one evaluation at a time; guards loads and stmts
+	stmts    int            // compound statements run as __stmtN
+	mu       sync.Mutex     // guards in and imports (read by completion)
+	evalMu   sync.Mutex     // one evaluation at a time; guards loads and stmts
 	serveURL string         // set by Serve
 	sigint   chan os.Signal // SIGINT while a loop runs
 }
