@@ -47,7 +47,7 @@ type ActionNet struct {
 }
 
 // NewActionNet builds an untrained action net for frames [C, H, W] and `actions` classes.
-func NewActionNet(channels, height, width, actions int, cfg ProbeConfig, seed int64) (n *ActionNet, err error) {
+func NewActionNet(channels, height, width, actions int, cfg ProbeConfig, seed uint64) (n *ActionNet, err error) {
 	defer catch(&err)
 	switch {
 	case channels < 1 || height < 4 || width < 4:
@@ -60,7 +60,7 @@ func NewActionNet(channels, height, width, actions int, cfg ProbeConfig, seed in
 	}
 	n = &ActionNet{NetConfig: NetConfig{Kind: "action-net", Channels: channels, Height: height, Width: width, Actions: actions,
 		Widths: []int{16, 32, 32}, Hidden: DefaultActionHidden}, Store: model.NewStore(), DType: dtypes.Float32, Config: cfg}
-	if err := n.Store.SetRNGStateFromSeed(seed); err != nil {
+	if err := n.Store.SetRNGStateFromSeed(int64(seed)); err != nil {
 		return nil, err
 	}
 	return n, n.compile()

@@ -23,9 +23,8 @@ import (
 //     pure-Go backend; one line on standard error says which it picked and why.
 const BackendEnv = compute.ConfigEnvVar // "GOMLX_BACKEND"
 
-// DefaultBackend is the default backend: the pure-Go backend with unlimited parallelism, measured
-// ~1.5–1.8× faster than plain "go" on a 512³ matmul (128 vs 70–85 GFLOP/s on 2 cores) and ~1.8×
-// on a small DiT training step.
+// DefaultBackend is the default backend: the pure-Go backend with unlimited parallelism (faster
+// than its default worker pool; README "Measurements").
 const DefaultBackend = "go:parallelism=-1"
 
 // BackendAuto is the $GOMLX_BACKEND value that picks XLA on an NVIDIA GPU when it can and the

@@ -278,9 +278,8 @@ const DefaultAttentionBlockBytes = 256 << 20
 // attend is softmax(q·kᵀ/√hd)·v over all tokens, q, k, v [B, S, heads, hd] → [B, S, heads, hd].
 // On XLA it is GoMLX's attention.Core (fused where the backend can). On the pure-Go backend its
 // fused attention (compute v0.1.14) is a generic scalar loop, so attend uses the decomposed
-// form, whose two products run on the SIMD matmul kernels — measured on 2 cores, one training
-// step (batch 8 × 4 frames): small preset 3.7 → 5.6 steps/s, patch 4 / width 128 (256 tokens)
-// 0.51 → 2.6 steps/s — and splits the queries into blocks so that no block's scores
+// form, whose two products run on the SIMD matmul kernels (README "Measurements"), and splits
+// the queries into blocks so that no block's scores
 // [B, rows, heads, S] exceed DefaultAttentionBlockBytes (the paper preset's 12,800-token window
 // would need 7.8 GB of scores per layer at once).
 func attend(q, k, v *Node) *Node {

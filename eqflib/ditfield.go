@@ -30,7 +30,7 @@ type DiT struct {
 }
 
 // NewDiT builds a DiT with freshly initialised variables (seeded) of the given float type.
-func NewDiT(cfg DiTConfig, noiseConditional bool, seed int64, dtype dtypes.DType) (d *DiT, err error) {
+func NewDiT(cfg DiTConfig, noiseConditional bool, seed uint64, dtype dtypes.DType) (d *DiT, err error) {
 	defer catch(&err)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func NewDiT(cfg DiTConfig, noiseConditional bool, seed int64, dtype dtypes.DType
 		return nil, err
 	}
 	d = &DiT{Config: cfg, NoiseConditional: noiseConditional, Store: model.NewStore(), DType: dtype}
-	if err := d.Store.SetRNGStateFromSeed(seed); err != nil {
+	if err := d.Store.SetRNGStateFromSeed(int64(seed)); err != nil {
 		return nil, err
 	}
 	if err := d.buildExec(backend); err != nil {

@@ -16,14 +16,15 @@ import (
 // and come from gonum's symmetric eigendecomposition; eigenvalues that round below zero are
 // clamped to zero.
 
-// Gaussian is a mean and covariance fitted to features.
-type Gaussian struct {
+// GaussianFit is a mean and covariance fitted to features (the data distributions of the oracle
+// are Mixture values; NewGaussian builds a one-component one).
+type GaussianFit struct {
 	Mean []float64
 	Cov  *mat.SymDense
 }
 
 // FitGaussian fits the sample mean and the unbiased covariance to n ≥ 2 feature vectors.
-func FitGaussian(features [][]float64) (*Gaussian, error) {
+func FitGaussian(features [][]float64) (*GaussianFit, error) {
 	n := len(features)
 	if n < 2 {
 		return nil, paramErr("features", fmt.Sprintf("%d vectors", n), "at least 2 feature vectors")
@@ -49,7 +50,7 @@ func FitGaussian(features [][]float64) (*Gaussian, error) {
 		}
 		cov.SymRankOne(cov, 1/float64(n-1), mat.NewVecDense(d, c))
 	}
-	return &Gaussian{Mean: mean, Cov: cov}, nil
+	return &GaussianFit{Mean: mean, Cov: cov}, nil
 }
 
 // sqrtSym returns the symmetric square root of a PSD matrix by eigendecomposition.
@@ -102,7 +103,7 @@ func traceSqrtProduct(a, b *mat.SymDense) (float64, error) {
 }
 
 // FrechetDistance is d² between two Gaussians of the same dimension.
-func FrechetDistance(p, q *Gaussian) (d2 float64, err error) {
+func FrechetDistance(p, q *GaussianFit) (d2 float64, err error) {
 	defer catch(&err)
 	if p == nil || q == nil {
 		return 0, paramErr("p, q", "nil", "two fitted Gaussians")

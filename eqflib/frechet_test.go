@@ -64,8 +64,8 @@ func TestFrechetDistanceReferences(t *testing.T) {
 		t.Errorf("identical sets: %g, want 0", d0)
 	}
 	// Diagonal (commuting) covariances: ‖μ₁ − μ₂‖² + Σ (√a − √b)².
-	p := &Gaussian{Mean: []float64{0, 1, 2}, Cov: mat.NewSymDense(3, []float64{4, 0, 0, 0, 1, 0, 0, 0, 9})}
-	q := &Gaussian{Mean: []float64{1, 1, 0}, Cov: mat.NewSymDense(3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 16})}
+	p := &GaussianFit{Mean: []float64{0, 1, 2}, Cov: mat.NewSymDense(3, []float64{4, 0, 0, 0, 1, 0, 0, 0, 9})}
+	q := &GaussianFit{Mean: []float64{1, 1, 0}, Cov: mat.NewSymDense(3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 16})}
 	got, _ := FrechetDistance(p, q)
 	want := 1.0 + 4 + (2-1)*(2-1) + 0 + (3-4)*(3-4)
 	if math.Abs(got-want) > 1e-12 {
@@ -77,8 +77,8 @@ func TestFrechetDistanceReferences(t *testing.T) {
 		var prod mat.Dense
 		prod.Mul(a, b)
 		ref := mat.Trace(a) + mat.Trace(b) - 2*mat.Trace(denmanBeavers(&prod))
-		g1 := &Gaussian{Mean: make([]float64, 5), Cov: a}
-		g2 := &Gaussian{Mean: make([]float64, 5), Cov: b}
+		g1 := &GaussianFit{Mean: make([]float64, 5), Cov: a}
+		g2 := &GaussianFit{Mean: make([]float64, 5), Cov: b}
 		got, err := FrechetDistance(g1, g2)
 		if err != nil {
 			t.Fatal(err)

@@ -21,7 +21,7 @@ func TestSamplersReproduceDataMoments(t *testing.T) {
 	cases := []struct {
 		name    string
 		d       int
-		sampler Sampler
+		sampler SamplerFunc
 		kind    OracleKind
 		opts    Options
 	}{

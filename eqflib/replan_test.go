@@ -9,7 +9,7 @@ import (
 func TestInpaintKeepsKnownFramesExact(t *testing.T) {
 	data, _, fm, eqf := gaussianOracles(t, 3)
 	diff, _ := NewOracle(data, OracleDiffusion)
-	cw, _ := NewCFunction(0.8, 0.001)
+	cw, _ := CFunctionWarp(0.8, 0.001)
 	x, _ := data.Sample(NewRNG(4), 2, 6, 3, 1, 1)
 	known, err := InpaintEnds(6, 2, 1)
 	if err != nil {

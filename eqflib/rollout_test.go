@@ -94,12 +94,12 @@ func TestRollOneGroupEqualsSampler(t *testing.T) {
 	data, _, fm, eqf := gaussianOracles(t, 3)
 	diff, _ := NewOracle(data, OracleDiffusion)
 	const B, H, D, seed = 2, 3, 6, 11
-	c, _ := NewCFunction(0.8, 0.001)
+	c, _ := CFunctionWarp(0.8, 0.001)
 	cases := []struct {
 		name string
 		f    Field
 		fs   FrameSampler
-		one  Sampler
+		one  SamplerFunc
 	}{
 		{"euler", fm, FrameSampler{Sampler: "euler"}, SampleEuler},
 		{"euler closed", fm, FrameSampler{Sampler: "euler", Options: Options{ClosedLoop: true, Estimator: eqf}}, SampleEuler},
@@ -248,7 +248,7 @@ func TestRollEarlyStopping(t *testing.T) {
 	_, _, _, eqf := gaussianOracles(t, 2)
 	ctx, _ := Randn(NewRNG(3), 1, 2, 2, 1, 1)
 	nfe := map[float64]float64{}
-	cw, _ := NewCFunction(0.8, 0.001)
+	cw, _ := CFunctionWarp(0.8, 0.001)
 	for _, th := range []float64{0, 0.3, 0.7} {
 		res, err := Roll(eqf, ctx, RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 20},
 			Sampler: FrameSampler{Sampler: "earlystop", Options: Options{Warp: cw, SigmaThresh: th, Cleanup: 3}}, Frames: 6, KeepTrace: true})

@@ -15,8 +15,8 @@ import (
 // opts.Callback after each step. Warps and schedules are separate from samplers (warp.go,
 // diffusion.go) and come in through Options.
 
-// Sampler is the common signature of every sampler.
-type Sampler func(f Field, x *Window, opts Options) (*Result, error)
+// SamplerFunc is the common signature of every sampler (FrameSampler.Sampler names one).
+type SamplerFunc func(f Field, x *Window, opts Options) (*Result, error)
 
 // Options configures a sampler; each sampler documents which fields it reads.
 type Options struct {
@@ -213,7 +213,7 @@ func negate(v []float64) []float64 {
 }
 
 // Samplers lists every sampler by the name the command line and notebooks use.
-var Samplers = map[string]Sampler{
+var Samplers = map[string]SamplerFunc{
 	"euler":     SampleEuler,
 	"gd":        SampleGD,
 	"nag":       SampleNAG,
@@ -224,7 +224,7 @@ var Samplers = map[string]Sampler{
 }
 
 // SamplerByName returns the sampler registered under name.
-func SamplerByName(name string) (Sampler, error) {
+func SamplerByName(name string) (SamplerFunc, error) {
 	s, ok := Samplers[name]
 	if !ok {
 		return nil, paramErr("sampler", name, oneOf(Samplers))

@@ -247,7 +247,7 @@ func TestSamplerBadInput(t *testing.T) {
 	// An option a sampler does not read is an error naming it, never silently dropped.
 	for _, c := range []struct {
 		name    string
-		s       Sampler
+		s       SamplerFunc
 		opts    Options
 		unread  string
 		sampler string

@@ -86,8 +86,8 @@ func (identityWarp) String() string             { return "identity" }
 
 type sd3Warp struct{ r float64 }
 
-// SD3 returns the SD3 time-shift warp with shift r > 0. η(1) = 1/r, η(0) = r.
-func SD3(r float64) (Warp, error) {
+// SD3Warp returns the SD3 time-shift warp with shift r > 0. η(1) = 1/r, η(0) = r.
+func SD3Warp(r float64) (Warp, error) {
 	if !(r > 0) || math.IsInf(r, 0) {
 		return nil, paramErr("r", r, "> 0 and finite")
 	}
@@ -120,8 +120,8 @@ func (w sd3Warp) EtaGraph(sigma *Node) *Node {
 // A_α = ∫_{σ_end}^1 du/c̃(u) = α + (1−α)·ln((1−α)/σ_end)  (= 0.2·ln 200 + 0.8 for the defaults).
 // ρ(s) = 1 − A s until σ = 1−α, then (1−α)·exp(−A(s − s₁)/(1−α)), reaching σ_end at s = 1.
 
-// CFunction is the c-function warp. Build it with NewCFunction (analytic A and ρ) or
-// NewCFunctionTabulated (the authors' numerics: trapezoid A on a grid and interpolated ρ).
+// CFunction is the c-function warp. Build it with CFunctionWarp (analytic A and ρ) or
+// TabulatedCFunctionWarp (the authors' numerics: trapezoid A on a grid and interpolated ρ).
 type CFunction struct {
 	Alpha, End, A float64
 	// tabulated schedule (nil for the analytic warp): solver time sTab[j] (descending) at
@@ -142,20 +142,20 @@ func checkCArgs(alpha, sigmaEnd float64) error {
 	return nil
 }
 
-// NewCFunction returns the c-function warp with the analytic normalisation
+// CFunctionWarp returns the c-function warp with the analytic normalisation
 // A_α = α + (1−α)·ln((1−α)/σ_end) and the exact induced ρ.
-func NewCFunction(alpha, sigmaEnd float64) (*CFunction, error) {
+func CFunctionWarp(alpha, sigmaEnd float64) (*CFunction, error) {
 	if err := checkCArgs(alpha, sigmaEnd); err != nil {
 		return nil, err
 	}
 	return &CFunction{Alpha: alpha, End: sigmaEnd, A: alpha + (1-alpha)*math.Log((1-alpha)/sigmaEnd)}, nil
 }
 
-// NewCFunctionTabulated reproduces the authors' release: A is the trapezoid rule of 1/c̃ on
+// TabulatedCFunctionWarp reproduces the authors' release: A is the trapezoid rule of 1/c̃ on
 // `points` evenly spaced levels in [σ_end, 1] (1.86065 for the defaults and 4096 points, against
 // the exact 1.859663), and ρ(s) is the linear interpolation of that tabulation, clamped to
 // [σ_end, 1]. Its N = 10 levels are the golden grid of TestGoldenLevelGrids (derivation in docs/derivations.md).
-func NewCFunctionTabulated(alpha, sigmaEnd float64, points int) (*CFunction, error) {
+func TabulatedCFunctionWarp(alpha, sigmaEnd float64, points int) (*CFunction, error) {
 	if err := checkCArgs(alpha, sigmaEnd); err != nil {
 		return nil, err
 	}
@@ -236,8 +236,8 @@ func (c *CFunction) rhoTabulated(s float64) float64 {
 
 type logSNRWarp struct{ lmin, lmax float64 }
 
-// LinearLogSNR returns the linear log-SNR warp between λmin (noise side) and λmax (data side).
-func LinearLogSNR(lambdaMin, lambdaMax float64) (Warp, error) {
+// LinearLogSNRWarp returns the linear log-SNR warp between λmin (noise side) and λmax (data side).
+func LinearLogSNRWarp(lambdaMin, lambdaMax float64) (Warp, error) {
 	if math.IsNaN(lambdaMin) || math.IsInf(lambdaMin, 0) {
 		return nil, paramErr("lambdaMin", lambdaMin, "finite")
 	}
@@ -306,13 +306,13 @@ func ParseWarp(spec string) (Warp, error) {
 	case "identity":
 		return IdentityWarp(), nil
 	case "sd3":
-		return SD3(arg(0, DefaultSD3Shift))
+		return SD3Warp(arg(0, DefaultSD3Shift))
 	case "c":
-		return asWarp(NewCFunction(arg(0, DefaultCAlpha), arg(1, DefaultCSigmaEnd)))
+		return asWarp(CFunctionWarp(arg(0, DefaultCAlpha), arg(1, DefaultCSigmaEnd)))
 	case "c-trapezoid":
-		return asWarp(NewCFunctionTabulated(arg(0, DefaultCAlpha), arg(1, DefaultCSigmaEnd), DefaultTrapezoidPts))
+		return asWarp(TabulatedCFunctionWarp(arg(0, DefaultCAlpha), arg(1, DefaultCSigmaEnd), DefaultTrapezoidPts))
 	default: // logsnr
-		return LinearLogSNR(arg(0, DefaultLogSNRMin), arg(1, DefaultLogSNRMax))
+		return LinearLogSNRWarp(arg(0, DefaultLogSNRMin), arg(1, DefaultLogSNRMax))
 	}
 }
 

@@ -32,7 +32,7 @@ func mustWarp(t *testing.T, spec string) Warp {
 }
 
 func TestCFunctionNormalisation(t *testing.T) {
-	c, err := NewCFunction(0.8, 0.001)
+	c, err := CFunctionWarp(0.8, 0.001)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestCFunctionNormalisation(t *testing.T) {
 	near(t, "ρ(0)", c.Rho(0), 1, 0)
 	near(t, "T(σ_end)", c.Time(0.001), 1, 1e-15)
 
-	tab, err := NewCFunctionTabulated(0.8, 0.001, 4096)
+	tab, err := TabulatedCFunctionWarp(0.8, 0.001, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestCFunctionNormalisation(t *testing.T) {
 func TestGoldenLevelGrids(t *testing.T) {
 	// Paper App. G: the c-function's open-loop levels for N = 10 (data→noise) come from the authors'
 	// tabulation (trapezoid A, interpolated ρ, clamp at σ_end).
-	tab, _ := NewCFunctionTabulated(0.8, 0.001, 4096)
+	tab, _ := TabulatedCFunctionWarp(0.8, 0.001, 4096)
 	got, err := Levels(tab, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func TestGoldenLevelGrids(t *testing.T) {
 		near(t, "c-trapezoid level", g, want[i], 1.5e-6)
 	}
 	// The analytic warp differs from that grid by < 1% and follows its closed form.
-	c, _ := NewCFunction(0.8, 0.001)
+	c, _ := CFunctionWarp(0.8, 0.001)
 	an, _ := Levels(c, 10)
 	for i, g := range reversed(an) {
 		if math.Abs(g-want[i]) > 0.01*want[i] {
@@ -71,7 +71,7 @@ func TestGoldenLevelGrids(t *testing.T) {
 	}
 	near(t, "analytic ρ(0.9)", an[9], 0.2*math.Exp(-(c.A*0.9-0.8)/0.2), 1e-15)
 
-	sd3, _ := SD3(3)
+	sd3, _ := SD3Warp(3)
 	got, _ = Levels(sd3, 10)
 	want = []float64{0, .25, .428571, .5625, .666667, .75, .818182, .875, .923077, .964286, 1}
 	for i, g := range reversed(got) {
@@ -88,7 +88,7 @@ func TestEqMScaleGolden(t *testing.T) {
 }
 
 func TestSD3Endpoints(t *testing.T) {
-	w, _ := SD3(3)
+	w, _ := SD3Warp(3)
 	near(t, "η(1)", w.Eta(1), 1.0/3, 1e-15)
 	near(t, "η(0)", w.Eta(0), 3, 1e-15)
 	near(t, "ρ(0)", w.Rho(0), 1, 0)
@@ -147,7 +147,7 @@ func TestWarpProperties(t *testing.T) {
 }
 
 func TestLogSNRWarp(t *testing.T) {
-	w, _ := LinearLogSNR(-15, 15)
+	w, _ := LinearLogSNRWarp(-15, 15)
 	near(t, "ρ(0)", w.Rho(0), 1/(1+math.Exp(-7.5)), 1e-15)
 	near(t, "ρ(1)", w.Rho(1), 1/(1+math.Exp(7.5)), 1e-15)
 	near(t, "λ(ρ(0.3))", LogSNR(w.Rho(0.3)), -15+0.3*30, 1e-9)
@@ -159,16 +159,16 @@ func TestWarpBadInput(t *testing.T) {
 		name, param string
 		err         error
 	}{
-		{"sd3 r=0", "r", second(SD3(0))},
-		{"sd3 r<0", "r", second(SD3(-1))},
-		{"c alpha=0", "alpha", second(NewCFunction(0, 0.001))},
-		{"c alpha=1", "alpha", second(NewCFunction(1, 0.001))},
-		{"c sigmaEnd=0", "sigmaEnd", second(NewCFunction(0.8, 0))},
-		{"c sigmaEnd=1", "sigmaEnd", second(NewCFunction(0.8, 1))},
-		{"c sigmaEnd<0", "sigmaEnd", second(NewCFunction(0.8, -0.1))},
-		{"c-tab points", "points", second(NewCFunctionTabulated(0.8, 0.001, 1))},
-		{"logsnr min=max", "lambdaMin", second(LinearLogSNR(3, 3))},
-		{"logsnr min>max", "lambdaMin", second(LinearLogSNR(5, -5))},
+		{"sd3 r=0", "r", second(SD3Warp(0))},
+		{"sd3 r<0", "r", second(SD3Warp(-1))},
+		{"c alpha=0", "alpha", second(CFunctionWarp(0, 0.001))},
+		{"c alpha=1", "alpha", second(CFunctionWarp(1, 0.001))},
+		{"c sigmaEnd=0", "sigmaEnd", second(CFunctionWarp(0.8, 0))},
+		{"c sigmaEnd=1", "sigmaEnd", second(CFunctionWarp(0.8, 1))},
+		{"c sigmaEnd<0", "sigmaEnd", second(CFunctionWarp(0.8, -0.1))},
+		{"c-tab points", "points", second(TabulatedCFunctionWarp(0.8, 0.001, 1))},
+		{"logsnr min=max", "lambdaMin", second(LinearLogSNRWarp(3, 3))},
+		{"logsnr min>max", "lambdaMin", second(LinearLogSNRWarp(5, -5))},
 		{"levels N=0", "N", second(Levels(IdentityWarp(), 0))},
 		{"parse", "warp", second(ParseWarp("cosine"))},
 		{"parse args", "warp", second(ParseWarp("sd3:x"))},

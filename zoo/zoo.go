@@ -359,7 +359,7 @@ func (z *Zoo) buildActionNet(card *Card) error {
 	}
 	cfg := r.Train.ActionNet
 	cfg.Seed = r.Seed
-	n, err := eqflib.NewActionNet(3, r.Size, r.Size, 3, cfg, int64(r.Seed))
+	n, err := eqflib.NewActionNet(3, r.Size, r.Size, 3, cfg, r.Seed)
 	if err != nil {
 		return err
 	}
@@ -395,7 +395,7 @@ func (z *Zoo) buildGPhi(card *Card) error {
 	}
 	cfg := r.Train.GPhi
 	cfg.Seed = r.Seed
-	g, err := eqflib.NewNoisePredictor(3, r.Size, r.Size, nil, cfg, int64(r.Seed))
+	g, err := eqflib.NewNoisePredictor(3, r.Size, r.Size, nil, cfg, r.Seed)
 	if err != nil {
 		return err
 	}
@@ -435,7 +435,7 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 		if m, err = eqflib.EquilibriumFinetune(from); err != nil {
 			return err
 		}
-	} else if m, err = eqflib.NewDiT(r.DiT, obj.NoiseConditional(), int64(r.Seed), dtypes.Float32); err != nil {
+	} else if m, err = eqflib.NewDiT(r.DiT, obj.NoiseConditional(), r.Seed, dtypes.Float32); err != nil {
 		return err
 	}
 	tr, err := eqflib.NewTrainer(m, train, val, r.TrainConfig(obj, steps))

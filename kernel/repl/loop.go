@@ -272,7 +272,7 @@ func Help() string {
 		fmt.Fprintf(&b, "  %-14s %s\n", strings.TrimSpace(c.Name+" "+c.Args), c.Doc)
 	}
 	b.WriteString("\nExamples:\n")
-	b.WriteString("  w, _ := eqflib.NewCFunction(0.5, 0.01)     // the c-function warp (α, σ_end)\n")
+	b.WriteString("  w, _ := eqflib.CFunctionWarp(0.5, 0.01)     // the c-function warp (α, σ_end)\n")
 	b.WriteString("  w.A                                         // its normaliser A\n")
 	b.WriteString("  plots.WarpFigure([]eqflib.Warp{w}, 10)      // η, ρ, η∘ρ and step sizes → PNG + HTML\n")
 	b.WriteString("  f, _ := eqf.Exec1(func(x *graph.Node) *graph.Node { return graph.Mul(x, x) })\n")

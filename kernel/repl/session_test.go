@@ -84,7 +84,7 @@ func TestEvalImportsResetAndErrors(t *testing.T) {
 
 func TestComplete(t *testing.T) {
 	s, _ := newTestSession(t)
-	if err := s.Eval(context.Background(), "w, _ := eqflib.NewCFunction(0.8, 0.001)"); err != nil {
+	if err := s.Eval(context.Background(), "w, _ := eqflib.CFunctionWarp(0.8, 0.001)"); err != nil {
 		t.Fatal(err)
 	}
 	has := func(list []string, x string) bool {
@@ -95,9 +95,9 @@ func TestComplete(t *testing.T) {
 		}
 		return false
 	}
-	head, c, tail := s.Complete("x := eqflib.NewCF) + 1", len("x := eqflib.NewCF"))
-	if head != "x := eqflib." || tail != ") + 1" || !has(c, "NewCFunction") || !has(c, "NewCFunctionTabulated") || len(c) != 2 {
-		t.Errorf("eqflib.NewCF: %q %q %q", head, c, tail)
+	head, c, tail := s.Complete("x := eqflib.CFunction) + 1", len("x := eqflib.CFunction"))
+	if head != "x := eqflib." || tail != ") + 1" || !has(c, "CFunction") || !has(c, "CFunctionWarp") || len(c) != 2 {
+		t.Errorf("eqflib.CFunction: %q %q %q", head, c, tail)
 	}
 	if _, c, _ := s.Complete("graph.ReduceAllS", 16); !has(c, "ReduceAllSum") {
 		t.Errorf("graph.ReduceAllS: %q", c)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/eqflib/onnxfeat"
 	"github.com/equilibriumforcing/eqf/internal/fsutil"
 	"github.com/equilibriumforcing/eqf/plots"
 )
@@ -27,7 +28,7 @@ type compareArgs struct {
 	momentum                       float64
 	seed                           uint64
 	featureSteps, timeChunk        int
-	onnx                           eqflib.ONNXOptions
+	onnx                           onnxfeat.Options
 	onnxPath                       string
 }
 
@@ -55,7 +56,7 @@ func runCompare(args []string) error {
 	fs.StringVar(&a.onnxPath, "onnx", "", "also report FVD in the features of this ONNX video model (e.g. an exported I3D)")
 	fs.StringVar(&a.onnx.Name, "onnx-name", "", "name of the ONNX feature space, e.g. I3D-Kinetics400 (required with -onnx)")
 	fs.StringVar(&a.onnx.Output, "onnx-output", "", "ONNX output used as features (default: the first)")
-	fs.StringVar(&a.onnx.Layout, "onnx-layout", eqflib.LayoutBCTHW, "clip layout the ONNX model takes: BCTHW or BTCHW")
+	fs.StringVar(&a.onnx.Layout, "onnx-layout", onnxfeat.LayoutBCTHW, "clip layout the ONNX model takes: BCTHW or BTCHW")
 	fs.IntVar(&a.onnx.Size, "onnx-size", 0, "resize frames to this size for the ONNX model (I3D: 224; 0 keeps them)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -100,7 +101,7 @@ func actionNet(path string, h, w, steps int, seed uint64) (*eqflib.ActionNet, er
 	if err != nil {
 		return nil, err
 	}
-	n, err := eqflib.NewActionNet(3, h, w, 3, eqflib.TrainPresets["cpu"].ActionNet, int64(seed))
+	n, err := eqflib.NewActionNet(3, h, w, 3, eqflib.TrainPresets["cpu"].ActionNet, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -209,9 +210,9 @@ func compare(a *compareArgs) error {
 		{fmt.Sprintf("EqF NAG μ=%.2g (closed loop, %s)", a.momentum, a.warp), eq, eqflib.FrameSampler{Sampler: "nag", Options: eqflib.Options{Warp: warp, ClosedLoop: true, Momentum: a.momentum}}},
 		{fmt.Sprintf("EqF budget-adaptive NAG μ=%.2g", a.momentum), eq, eqflib.FrameSampler{Sampler: "budget", Options: eqflib.Options{Momentum: a.momentum}}},
 	}
-	var onnxFeat *eqflib.ONNXFeatures
+	var onnxFeat *onnxfeat.Extractor
 	if a.onnxPath != "" {
-		if onnxFeat, err = eqflib.LoadONNXFeatures(a.onnxPath, a.onnx); err != nil {
+		if onnxFeat, err = onnxfeat.Load(a.onnxPath, a.onnx); err != nil {
 			return err
 		}
 	}

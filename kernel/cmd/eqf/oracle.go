@@ -51,7 +51,7 @@ func runOracleDemo(args []string) error {
 	}
 	runs := []struct {
 		name, field string
-		sample      eqflib.Sampler
+		sample      eqflib.SamplerFunc
 		f           eqflib.Field
 		opts        eqflib.Options
 	}{

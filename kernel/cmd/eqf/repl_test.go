@@ -178,8 +178,8 @@ func TestREPLOnTerminal(t *testing.T) {
 		t.Errorf("the loop did not run before Ctrl-C: n > 1000 printed %q", out)
 	}
 	// Tab completes package members.
-	s.typeKeys("eqflib.NewCFunc\t")
-	s.expect("eqflib.NewCFunction")
+	s.typeKeys("eqflib.CFunctionW\t")
+	s.expect("eqflib.CFunctionWarp")
 	s.typeKeys("(0.8, 0.001)\r")
 	s.expect("(0.8, 0.001)")
 	if out := s.expect("eqf> "); !strings.Contains(out, "warp c(α=0.8") {
@@ -187,7 +187,7 @@ func TestREPLOnTerminal(t *testing.T) {
 	}
 	// Up-arrow recalls the previous line.
 	s.typeKeys("\x1b[A")
-	s.expect("eqflib.NewCFunction(0.8, 0.001)")
+	s.expect("eqflib.CFunctionWarp(0.8, 0.001)")
 	s.typeKeys("\r")
 	if out := s.expect("eqf> "); !strings.Contains(out, "warp c(α=0.8") {
 		t.Errorf("history recall printed %q", out)
@@ -195,7 +195,7 @@ func TestREPLOnTerminal(t *testing.T) {
 	s.typeKeys(":quit\r")
 	s.expectExit(":quit")
 	h, err := os.ReadFile(hist)
-	if err != nil || !strings.Contains(string(h), "40 + 2") || !strings.Contains(string(h), "eqflib.NewCFunction(0.8, 0.001)") {
+	if err != nil || !strings.Contains(string(h), "40 + 2") || !strings.Contains(string(h), "eqflib.CFunctionWarp(0.8, 0.001)") {
 		t.Errorf("history file %s: %v\n%s", hist, err, h)
 	}
 	// A new session recalls the last session's lines.
@@ -225,7 +225,7 @@ func (s *screen) expectExit(what string) {
 // printed, and a failing input makes the exit status non-zero.
 func TestREPLFromPipe(t *testing.T) {
 	cmd := exec.Command(eqfBinary(t), "repl", "-dir", t.TempDir())
-	cmd.Stdin = strings.NewReader("w, _ := eqflib.NewCFunction(0.8, 0.001)\nfmt.Printf(\"%.6f\\n\", w.A)\nw.Eta(1) == w.A\n")
+	cmd.Stdin = strings.NewReader("w, _ := eqflib.CFunctionWarp(0.8, 0.001)\nfmt.Printf(\"%.6f\\n\", w.A)\nw.Eta(1) == w.A\n")
 	out, err := cmd.CombinedOutput()
 	if err != nil || string(out) != "1.859663\ntrue\n" {
 		t.Errorf("piped REPL: %v\n%q", err, out)
@@ -243,7 +243,7 @@ func TestRunScript(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "warp.go")
 	src := "package main\n\nimport (\n\t\"fmt\"\n\n\t\"github.com/equilibriumforcing/eqf/eqflib\"\n\t\"github.com/equilibriumforcing/eqf/plots\"\n)\n\n" +
-		"func main() {\n\tw, _ := eqflib.NewCFunction(0.8, 0.001)\n\tfmt.Printf(\"A %.4f\\n\", w.A)\n\tfig, _ := plots.WarpFigure([]eqflib.Warp{w}, 10)\n\tpaths, err := eqf.Show(fig)\n\tfmt.Println(len(paths), err)\n}\n"
+		"func main() {\n\tw, _ := eqflib.CFunctionWarp(0.8, 0.001)\n\tfmt.Printf(\"A %.4f\\n\", w.A)\n\tfig, _ := plots.WarpFigure([]eqflib.Warp{w}, 10)\n\tpaths, err := eqf.Show(fig)\n\tfmt.Println(len(paths), err)\n}\n"
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}

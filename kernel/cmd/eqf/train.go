@@ -158,7 +158,7 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 	if err := trainDS.Stats.Save(filepath.Join(a.out, "stats.json")); err != nil {
 		return nil, err
 	}
-	m, err := eqflib.NewDiT(dc, obj.NoiseConditional(), int64(a.seed), dtypes.Float32)
+	m, err := eqflib.NewDiT(dc, obj.NoiseConditional(), a.seed, dtypes.Float32)
 	if err != nil {
 		return nil, err
 	}

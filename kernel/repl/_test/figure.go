@@ -13,7 +13,7 @@ import (
 )
 
 func main() {
-	w, _ := eqflib.NewCFunction(0.8, 0.001)
+	w, _ := eqflib.CFunctionWarp(0.8, 0.001)
 	fig, err := plots.WarpFigure([]eqflib.Warp{w}, 10)
 	if err != nil {
 		panic(err)

@@ -28,7 +28,7 @@ func main() {
 	fmt.Printf("FM Euler: NFE %d, |mean err| < 0.05: %v, var ratio within 10%%: %v\n",
 		res.NFE, math.Abs(rep.MeanErr) < 0.05, math.Abs(rep.VarRatio-1) < 0.1)
 
-	c, _ := eqflib.NewCFunction(0.8, 0.001)
+	c, _ := eqflib.CFunctionWarp(0.8, 0.001)
 	res, err = eqflib.SampleNAG(eqfField, x0, eqflib.Options{Steps: 100, Warp: c, ClosedLoop: true, Momentum: 0.3})
 	if err != nil {
 		panic(err)

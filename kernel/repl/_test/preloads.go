@@ -3,7 +3,7 @@
 import "github.com/equilibriumforcing/eqf/eqflib"
 import "fmt"
 backend != nil
-w, _ := eqflib.NewCFunction(0.8, 0.001)
+w, _ := eqflib.CFunctionWarp(0.8, 0.001)
 fmt.Printf("%.4f\n", w.A)
 x, _ := eqf.Tensor32([][]float64{{1, 2}, {3, 4}})
 x
@@ -13,11 +13,11 @@ err == nil
 clip, _ := data.RenderClip(data.Worlds()["maze"], 1, 4, 16, 16)
 fmt.Println(clip.Frames, clip.Channels, clip.Height, clip.Width, len(clip.Pixels))
 for i := 1; i <= 3; i++ {
-	v, err := eqflib.SD3(float64(i))
+	v, err := eqflib.SD3Warp(float64(i))
 	fmt.Println(v.Eta(1), err)
 }
 math.Sqrt(2) > 1.41 && strings.HasPrefix(compute.ConfigEnvVar, "GOMLX")
-eqflib.SD3(0)
+eqflib.SD3Warp(0)
 
 // Output:
 // true

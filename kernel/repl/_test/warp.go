@@ -8,20 +8,20 @@ import (
 )
 
 func main() {
-	c, err := eqflib.NewCFunction(0.8, 0.001)
+	c, err := eqflib.CFunctionWarp(0.8, 0.001)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Printf("A = %.6f\n", c.A) // 0.2·ln(200) + 0.8
 	fmt.Printf("rho(1) = %.4f\n", c.Rho(1))
-	sd3, _ := eqflib.SD3(3)
+	sd3, _ := eqflib.SD3Warp(3)
 	fmt.Printf("eta(1) = %.4f, eta(0) = %.4f\n", sd3.Eta(1), sd3.Eta(0))
 	levels, _ := eqflib.Levels(sd3, 10)
 	for i := len(levels) - 1; i >= 0; i-- { // data → noise, the tabulation's order
 		fmt.Printf("%.6f ", levels[i])
 	}
 	fmt.Println()
-	_, err = eqflib.SD3(-1)
+	_, err = eqflib.SD3Warp(-1)
 	fmt.Println(err)
 }
 

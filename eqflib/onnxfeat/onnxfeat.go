@@ -1,4 +1,13 @@
-package eqflib
+// Package onnxfeat computes FVD features with any ONNX video network: the way to compute FVD in
+// the real I3D feature space (export the I3D network you trust to ONNX once, e.g. with
+// torch.onnx.export, and load it here), or in any other video network's. The graph is converted
+// to GoMLX by github.com/gomlx/onnx-gomlx and runs on eqflib's backend; no ONNX Runtime or
+// Python is needed. Ops that onnx-gomlx does not convert are reported when Features first
+// builds the graph.
+//
+// It is a package of its own so that importing eqflib (every notebook cell, the REPL) does not
+// compile onnx-gomlx and protobuf.
+package onnxfeat
 
 import (
 	"fmt"
@@ -7,18 +16,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/onnx-gomlx/onnx"
 	"github.com/gomlx/onnx-gomlx/onnx/parser"
 )
-
-// A FeatureExtractor read from an ONNX file: the way to compute FVD in the real I3D feature
-// space (export the I3D network you trust to ONNX once, e.g. with torch.onnx.export, and load
-// it here), or in any other video network's. The graph is converted to GoMLX by
-// github.com/gomlx/onnx-gomlx and runs on eqflib's backend; no ONNX Runtime or Python is needed.
-// Ops that onnx-gomlx does not convert are reported when Features first builds the graph.
 
 // Clip layouts an ONNX video model may expect.
 const (
@@ -26,8 +31,8 @@ const (
 	LayoutBTCHW = "BTCHW" // eqflib's own layout
 )
 
-// ONNXOptions says how clips are fed to an ONNX video model.
-type ONNXOptions struct {
+// Options says how clips are fed to an ONNX video model.
+type Options struct {
 	// Name labels the features in every output, e.g. "I3D-Kinetics400". Required: FVDs are only
 	// comparable within one feature space, so the space must be named.
 	Name string
@@ -46,9 +51,9 @@ type ONNXOptions struct {
 	Scale, Shift float64
 }
 
-// ONNXFeatures is a FeatureExtractor backed by an ONNX graph.
-type ONNXFeatures struct {
-	opts   ONNXOptions
+// Extractor is an eqflib.FeatureExtractor backed by an ONNX graph.
+type Extractor struct {
+	opts   Options
 	m      onnx.Model
 	store  *model.Store
 	input  string
@@ -58,39 +63,39 @@ type ONNXFeatures struct {
 	exec   *model.Exec
 }
 
-// LoadONNXFeatures reads an ONNX video model from path.
-func LoadONNXFeatures(path string, opts ONNXOptions) (f *ONNXFeatures, err error) {
+// Load reads an ONNX video model from path.
+func Load(path string, opts Options) (f *Extractor, err error) {
 	defer catch(&err)
 	if strings.TrimSpace(opts.Name) == "" {
-		return nil, paramErr("ONNXOptions.Name", `""`, `a name for the feature space, e.g. "I3D-Kinetics400"`)
+		return nil, paramErr("Options.Name", `""`, `a name for the feature space, e.g. "I3D-Kinetics400"`)
 	}
 	if opts.Layout == "" {
 		opts.Layout = LayoutBCTHW
 	}
 	if opts.Layout != LayoutBCTHW && opts.Layout != LayoutBTCHW {
-		return nil, paramErr("ONNXOptions.Layout", opts.Layout, LayoutBCTHW+" or "+LayoutBTCHW)
+		return nil, paramErr("Options.Layout", opts.Layout, LayoutBCTHW+" or "+LayoutBTCHW)
 	}
 	if opts.Size < 0 {
-		return nil, paramErr("ONNXOptions.Size", opts.Size, "≥ 0 (0 keeps the frames' size)")
+		return nil, paramErr("Options.Size", opts.Size, "≥ 0 (0 keeps the frames' size)")
 	}
 	if opts.Scale == 0 {
 		opts.Scale = 1
 	}
 	if math.IsNaN(opts.Scale) || math.IsInf(opts.Scale, 0) || math.IsNaN(opts.Shift) || math.IsInf(opts.Shift, 0) {
-		return nil, paramErr("ONNXOptions.Scale/Shift", fmt.Sprint(opts.Scale, opts.Shift), "finite numbers")
+		return nil, paramErr("Options.Scale/Shift", fmt.Sprint(opts.Scale, opts.Shift), "finite numbers")
 	}
 	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("eqflib: ONNX model %s: %w", path, err)
+		return nil, fmt.Errorf("onnxfeat: ONNX model %s: %w", path, err)
 	}
 	m, err := parser.ParseFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("eqflib: ONNX model %s: %w", path, err)
+		return nil, fmt.Errorf("onnxfeat: ONNX model %s: %w", path, err)
 	}
-	f = &ONNXFeatures{opts: opts, m: m, store: model.NewStore()}
+	f = &Extractor{opts: opts, m: m, store: model.NewStore()}
 	names, shapes := m.Inputs()
 	switch {
 	case opts.Input == "" && len(names) != 1:
-		return nil, paramErr("ONNXOptions.Input", `""`, "one of the model's inputs "+fmt.Sprint(names)+" (it has more than one)")
+		return nil, paramErr("Options.Input", `""`, "one of the model's inputs "+fmt.Sprint(names)+" (it has more than one)")
 	case opts.Input == "":
 		f.input = names[0]
 	default:
@@ -98,29 +103,29 @@ func LoadONNXFeatures(path string, opts ONNXOptions) (f *ONNXFeatures, err error
 	}
 	i := slices.Index(names, f.input)
 	if i < 0 {
-		return nil, paramErr("ONNXOptions.Input", opts.Input, "one of the model's inputs "+fmt.Sprint(names))
+		return nil, paramErr("Options.Input", opts.Input, "one of the model's inputs "+fmt.Sprint(names))
 	}
 	if shapes[i].Rank() != 5 {
-		return nil, fmt.Errorf("eqflib: ONNX input %q has shape %s; a video model takes a rank-5 clip tensor", f.input, shapes[i])
+		return nil, fmt.Errorf("onnxfeat: ONNX input %q has shape %s; a video model takes a rank-5 clip tensor", f.input, shapes[i])
 	}
 	f.dtype, f.dims = shapes[i].DType, shapes[i].Dimensions
 	if !f.dtype.IsFloat() {
-		return nil, fmt.Errorf("eqflib: ONNX input %q is %s; a video model takes floating-point pixels", f.input, f.dtype)
+		return nil, fmt.Errorf("onnxfeat: ONNX input %q is %s; a video model takes floating-point pixels", f.input, f.dtype)
 	}
 	outs, _ := m.Outputs()
 	switch {
 	case opts.Output == "":
 		if len(outs) == 0 {
-			return nil, fmt.Errorf("eqflib: ONNX model %s has no outputs", path)
+			return nil, fmt.Errorf("onnxfeat: ONNX model %s has no outputs", path)
 		}
 		f.output = outs[0]
 	default:
 		f.output = opts.Output // intermediate values may be named too; checked when the graph is built
 	}
 	if err := m.VariablesToScope(f.store.RootScope()); err != nil {
-		return nil, fmt.Errorf("eqflib: ONNX model %s: %w", path, err)
+		return nil, fmt.Errorf("onnxfeat: ONNX model %s: %w", path, err)
 	}
-	backend, err := Backend()
+	backend, err := eqflib.Backend()
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +139,7 @@ func LoadONNXFeatures(path string, opts ONNXOptions) (f *ONNXFeatures, err error
 
 // prepare maps clips [B, T, C, H, W] (float32) to the model's input: scaled, resized, laid out
 // and converted to the model's dtype.
-func (f *ONNXFeatures) prepare(clips *Node) *Node {
+func (f *Extractor) prepare(clips *Node) *Node {
 	x := clips // [B, T, C, H, W]
 	if f.opts.Scale != 1 || f.opts.Shift != 0 {
 		x = AddScalar(MulScalar(x, f.opts.Scale), f.opts.Shift)
@@ -148,11 +153,11 @@ func (f *ONNXFeatures) prepare(clips *Node) *Node {
 	return ConvertDType(x, f.dtype)
 }
 
-// Name implements FeatureExtractor: the name given in ONNXOptions.
-func (f *ONNXFeatures) Name() string { return f.opts.Name }
+// Name implements FeatureExtractor: the name given in Options.
+func (f *Extractor) Name() string { return f.opts.Name }
 
 // Features implements FeatureExtractor: the chosen output, flattened per clip.
-func (f *ONNXFeatures) Features(clips *Window) (out [][]float64, err error) {
+func (f *Extractor) Features(clips *eqflib.Window) (out [][]float64, err error) {
 	defer catch(&err)
 	if err := clips.Validate("clips"); err != nil {
 		return nil, err
@@ -163,7 +168,15 @@ func (f *ONNXFeatures) Features(clips *Window) (out [][]float64, err error) {
 			return nil, paramErr("clips.Shape", clips.Shape, fmt.Sprintf("clips the ONNX input %q accepts: %s %v (−1 = any), got %v after layout and resizing", f.input, f.opts.Layout, f.dims, want))
 		}
 	}
-	v, err := callFloats(f.exec, dtypes.Float64, toTensorAs(dtypes.Float32, clips.Data, clips.Shape[:]...))
+	in := make([]float32, len(clips.Data))
+	for i, x := range clips.Data {
+		in[i] = float32(x)
+	}
+	outs, err := f.exec.Call(tensors.FromFlatDataAndDimensions(in, clips.Shape[:]...))
+	if err != nil {
+		return nil, err
+	}
+	v, err := tensors.CopyFlatData[float64](outs[0])
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +186,7 @@ func (f *ONNXFeatures) Features(clips *Window) (out [][]float64, err error) {
 		row := v[b*d : (b+1)*d]
 		for _, x := range row {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("eqflib: ONNX features %q are not finite", f.opts.Name)
+				return nil, fmt.Errorf("onnxfeat: ONNX features %q are not finite", f.opts.Name)
 			}
 		}
 		out = append(out, row)
@@ -182,7 +195,7 @@ func (f *ONNXFeatures) Features(clips *Window) (out [][]float64, err error) {
 }
 
 // modelShape is the shape the model sees for clips: laid out and resized.
-func (f *ONNXFeatures) modelShape(clips *Window) []int {
+func (f *Extractor) modelShape(clips *eqflib.Window) []int {
 	B, T, C, H, W := clips.Shape[0], clips.Shape[1], clips.Shape[2], clips.Shape[3], clips.Shape[4]
 	if f.opts.Size > 0 {
 		H, W = f.opts.Size, f.opts.Size
@@ -191,4 +204,19 @@ func (f *ONNXFeatures) modelShape(clips *Window) []int {
 		return []int{B, C, T, H, W}
 	}
 	return []int{B, T, C, H, W}
+}
+
+func paramErr(param string, value any, allowed string) error {
+	return &eqflib.ParamError{Param: param, Value: value, Allowed: allowed}
+}
+
+// catch turns a panic of GoMLX (or onnx-gomlx) into an error.
+func catch(err *error) {
+	if r := recover(); r != nil {
+		if e, ok := r.(error); ok {
+			*err = fmt.Errorf("onnxfeat: %w", e)
+		} else {
+			*err = fmt.Errorf("onnxfeat: %v", r)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package eqflib
+package onnxfeat
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -103,16 +105,16 @@ func writeTestONNX(t *testing.T, dims []int, w []float32, b []float32) string {
 func TestONNXFeatures(t *testing.T) {
 	const B, T, C, H, W, F = 3, 4, 2, 4, 4, 5
 	in := C * T * H * W
-	rng := NewRNG(7)
+	rng := eqflib.NewRNG(7)
 	w := make([]float32, in*F)
 	for i := range w {
 		w[i] = float32(rng.NormFloat64() * 0.1)
 	}
 	bias := []float32{0.1, -0.2, 0.05, 0, 0.3}
-	clips, _ := Randn(rng, B, T, C, H, W)
+	clips, _ := eqflib.Randn(rng, B, T, C, H, W)
 
 	// want evaluates the network in float64 on clips laid out as the model sees them.
-	want := func(x *Window, layout string, scale, shift float64, relu bool) [][]float64 {
+	want := func(x *eqflib.Window, layout string, scale, shift float64, relu bool) [][]float64 {
 		_, Tx, Cx, Hx, Wx := x.Shape[0], x.Shape[1], x.Shape[2], x.Shape[3], x.Shape[4]
 		out := make([][]float64, B)
 		for b := 0; b < B; b++ {
@@ -172,7 +174,7 @@ func TestONNXFeatures(t *testing.T) {
 	}
 
 	dyn := writeTestONNX(t, []int{-1, C, T, H, W}, w, bias)
-	fe, err := LoadONNXFeatures(dyn, ONNXOptions{Name: "toy-ONNX"})
+	fe, err := Load(dyn, Options{Name: "toy-ONNX"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +185,7 @@ func TestONNXFeatures(t *testing.T) {
 	check("BCTHW", got, want(clips, LayoutBCTHW, 1, 0, true))
 
 	// Scale/shift and the pre-Relu output.
-	fe2, err := LoadONNXFeatures(dyn, ONNXOptions{Name: "toy-ONNX-pre", Output: "pre", Scale: 0.5, Shift: 0.25})
+	fe2, err := Load(dyn, Options{Name: "toy-ONNX-pre", Output: "pre", Scale: 0.5, Shift: 0.25})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +196,7 @@ func TestONNXFeatures(t *testing.T) {
 
 	// eqflib's own layout: the model's input is [N, T, C, H, W].
 	btchw := writeTestONNX(t, []int{-1, T, C, H, W}, w, bias)
-	fe3, err := LoadONNXFeatures(btchw, ONNXOptions{Name: "toy-ONNX", Layout: LayoutBTCHW})
+	fe3, err := Load(btchw, Options{Name: "toy-ONNX", Layout: LayoutBTCHW})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,15 +207,15 @@ func TestONNXFeatures(t *testing.T) {
 
 	// Resizing 8×8 frames to 4×4: bilinear with half-pixel centres at exactly half size is the
 	// mean of each 2×2 block.
-	big, _ := Randn(rng, B, T, C, 2*H, 2*W)
-	small := MustNewWindow(B, T, C, H, W)
+	big, _ := eqflib.Randn(rng, B, T, C, 2*H, 2*W)
+	small := eqflib.MustNewWindow(B, T, C, H, W)
 	for i := range small.Data {
 		x, y := i%W, (i/W)%H
 		frame := i / (H * W)
 		at := func(yy, xx int) float64 { return big.Data[frame*4*H*W+yy*2*W+xx] }
 		small.Data[i] = (at(2*y, 2*x) + at(2*y, 2*x+1) + at(2*y+1, 2*x) + at(2*y+1, 2*x+1)) / 4
 	}
-	fe4, err := LoadONNXFeatures(dyn, ONNXOptions{Name: "toy-ONNX", Size: H})
+	fe4, err := Load(dyn, Options{Name: "toy-ONNX", Size: H})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +225,7 @@ func TestONNXFeatures(t *testing.T) {
 	check("resized", got, want(small, LayoutBCTHW, 1, 0, true))
 
 	// FVD carries the extractor's name, and equal sets are at distance ~0.
-	fvd, err := ComputeFVD(fe, clips, clips)
+	fvd, err := eqflib.ComputeFVD(fe, clips, clips)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,36 +234,36 @@ func TestONNXFeatures(t *testing.T) {
 	}
 
 	// Errors name the parameter.
-	var pe *ParamError
-	if _, err := fe.Features(MustNewWindow(1, T+1, C, H, W)); err == nil {
+	var pe *eqflib.ParamError
+	if _, err := fe.Features(eqflib.MustNewWindow(1, T+1, C, H, W)); err == nil {
 		t.Fatal("a clip of the wrong length was accepted by a model with fixed T")
 	} else if !errors.As(err, &pe) || pe.Param != "clips.Shape" {
 		t.Fatalf("wrong-length clip: %v, want a ParamError on clips.Shape", err)
 	}
 	for _, bad := range []struct {
-		opts  ONNXOptions
+		opts  Options
 		param string
 	}{
-		{ONNXOptions{}, "ONNXOptions.Name"},
-		{ONNXOptions{Name: "x", Layout: "NHWC"}, "ONNXOptions.Layout"},
-		{ONNXOptions{Name: "x", Input: "frames"}, "ONNXOptions.Input"},
-		{ONNXOptions{Name: "x", Size: -1}, "ONNXOptions.Size"},
+		{Options{}, "Options.Name"},
+		{Options{Name: "x", Layout: "NHWC"}, "Options.Layout"},
+		{Options{Name: "x", Input: "frames"}, "Options.Input"},
+		{Options{Name: "x", Size: -1}, "Options.Size"},
 	} {
-		if _, err := LoadONNXFeatures(dyn, bad.opts); !errors.As(err, &pe) || pe.Param != bad.param {
-			t.Errorf("LoadONNXFeatures(%+v) = %v, want a ParamError on %s", bad.opts, err, bad.param)
+		if _, err := Load(dyn, bad.opts); !errors.As(err, &pe) || pe.Param != bad.param {
+			t.Errorf("Load(%+v) = %v, want a ParamError on %s", bad.opts, err, bad.param)
 		}
 	}
-	if _, err := LoadONNXFeatures(filepath.Join(t.TempDir(), "missing.onnx"), ONNXOptions{Name: "x"}); err == nil {
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.onnx"), Options{Name: "x"}); err == nil {
 		t.Error("a missing file was accepted")
 	}
 	garbage := filepath.Join(t.TempDir(), "garbage.onnx")
 	if err := os.WriteFile(garbage, []byte("not a protobuf\xff\xff"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadONNXFeatures(garbage, ONNXOptions{Name: "x"}); err == nil {
+	if _, err := Load(garbage, Options{Name: "x"}); err == nil {
 		t.Error("a corrupt file was accepted")
 	}
-	if _, err := (&ONNXFeatures{}).Features(nil); err == nil {
+	if _, err := (&Extractor{}).Features(nil); err == nil {
 		t.Error("nil clips were accepted")
 	}
 }
