@@ -9,7 +9,7 @@ export GOEXPERIMENT := simd
 GO ?= go
 
 .PHONY: all test vet fmt-check demo models bench bench-matmul bench-peer peer-deps compare echarts browser \
-	symbols symbols-check jupyter-deps gonb kernel jupyter test-notebooks repl test-xla gpu-check
+	symbols symbols-check jupyter-deps gonb kernel jupyter test-notebooks repl test-xla gpu-check soak
 
 all: test
 
@@ -81,6 +81,12 @@ demo:
 ZOO_RECIPE := $(if $(QUICK),quick,cpu)
 models:
 	$(GO) run ./kernel/cmd/eqf models -recipe $(ZOO_RECIPE)
+
+## soak: kill -9 eqf train (tiny preset, a checkpoint every 2 steps) at random moments and
+## resume, SOAK_TRIALS times (default 25); prints "N trials, 0 corrupt, max steps lost K"
+SOAK_TRIALS ?= 25
+soak:
+	EQF_SOAK=$(SOAK_TRIALS) $(GO) test -count=1 -run '^TestSoak$$' -v -timeout 30m ./kernel/cmd/eqf/ | grep -E 'trials|FAIL|Error|--- '
 
 ## bench: every benchmark of the library
 bench:

@@ -80,13 +80,28 @@ func (t *Trainer) SaveCheckpoint(dir string, keep int) (path string, err error) 
 	if err := fsutil.WriteFileAtomic(path, file); err != nil {
 		return "", fmt.Errorf("eqflib: %w", err)
 	}
-	// Keep the newest `keep`.
+	// Keep the newest `keep`, and drop temporary files that a killed writer left behind (a
+	// checkpoint folder has one trainer writing to it).
 	old, _ := filepath.Glob(filepath.Join(dir, "ckpt-*.eqf"))
 	sort.Strings(old)
 	for i := 0; i < len(old)-keep; i++ {
 		os.Remove(old[i])
 	}
+	stale, _ := filepath.Glob(filepath.Join(dir, ".ckpt-*.eqf.tmp-*"))
+	for _, f := range stale {
+		os.Remove(f)
+	}
 	return path, nil
+}
+
+// CheckpointInfo reads a checkpoint's step and loss history (the file is verified whole, as for
+// loading).
+func CheckpointInfo(path string) (step int, history []LossPoint, err error) {
+	h, _, err := readCheckpoint(path)
+	if err != nil {
+		return 0, nil, err
+	}
+	return h.Step, h.History, nil
 }
 
 // encodeStore serialises every variable of store after the header h: magic, header length,

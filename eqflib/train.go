@@ -1,6 +1,7 @@
 package eqflib
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -451,7 +452,13 @@ type RunOptions struct {
 	CheckpointDir   string
 	CheckpointEvery int
 	KeepCheckpoints int
+	// Stop, when closed (or when its context is done: see StopOnSignal), ends Run after the
+	// current step with a final checkpoint; Run then returns ErrStopped.
+	Stop <-chan struct{}
 }
+
+// ErrStopped is returned by Run when RunOptions.Stop ended it; the final checkpoint was saved.
+var ErrStopped = errors.New("eqflib: training stopped (checkpoint saved)")
 
 // Run trains until Step reaches `until`.
 func (t *Trainer) Run(until int, o RunOptions) error {
@@ -463,6 +470,19 @@ func (t *Trainer) Run(until int, o RunOptions) error {
 	}
 	start, startStep := time.Now(), t.Step
 	for t.Step < until {
+		select {
+		case <-o.Stop:
+			if o.Progress != nil {
+				fmt.Fprintln(o.Progress)
+			}
+			if o.CheckpointDir != "" && t.Step > startStep {
+				if _, err := t.SaveCheckpoint(o.CheckpointDir, o.KeepCheckpoints); err != nil {
+					return err
+				}
+			}
+			return ErrStopped
+		default:
+		}
 		loss, err := t.TrainStep()
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package eqflib_test
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -238,4 +239,62 @@ func TestEqFMatchesFMAndFinetunes(t *testing.T) {
 	if _, err := eqflib.EquilibriumFinetune(filepath.Join(fmDir, "missing.eqf")); err == nil {
 		t.Error("a missing checkpoint was accepted")
 	}
+}
+
+// Closing RunOptions.Stop ends Run after the current step with a checkpoint of that step, and
+// Run says so with ErrStopped; resuming from it continues the same history.
+func TestRunStop(t *testing.T) {
+	train, val := tinyMaze(t, 4)
+	obj, _ := eqflib.NewObjective(eqflib.EqF)
+	m, err := eqflib.NewDiT(eqflib.DiTPresets["tiny"], false, 1, dtypes.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := eqflib.TrainPresets["quick"].Config(obj, 0)
+	cfg.Batch = 2
+	tr, err := eqflib.NewTrainer(m, train, val, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	stop := make(chan struct{})
+	var progress stopAfter
+	progress.n, progress.stop = 3, stop
+	err = tr.Run(1000, eqflib.RunOptions{Progress: &progress, CheckpointDir: dir, CheckpointEvery: 100, Stop: stop})
+	if err != eqflib.ErrStopped {
+		t.Fatalf("Run returned %v, want ErrStopped", err)
+	}
+	if tr.Step < 3 || tr.Step > 4 {
+		t.Fatalf("stopped at step %d, want right after step 3", tr.Step)
+	}
+	last := eqflib.LatestCheckpoint(dir)
+	if want := filepath.Join(dir, fmt.Sprintf(eqflib.CheckpointPattern, tr.Step)); last != want {
+		t.Fatalf("latest checkpoint %q, want %q", last, want)
+	}
+	again, err := eqflib.NewTrainer(m, train, val, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := again.RestoreCheckpoint(last); err != nil {
+		t.Fatal(err)
+	}
+	if again.Step != tr.Step || len(again.History) != tr.Step {
+		t.Errorf("resumed at step %d with %d history points, want %d", again.Step, len(again.History), tr.Step)
+	}
+}
+
+// stopAfter closes stop once n progress lines have been written.
+type stopAfter struct {
+	n, seen int
+	stop    chan struct{}
+}
+
+func (s *stopAfter) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), "loss") {
+		s.seen++
+		if s.seen == s.n {
+			close(s.stop)
+		}
+	}
+	return len(p), nil
 }

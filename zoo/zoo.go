@@ -64,6 +64,9 @@ type Zoo struct {
 	Dir    string
 	Recipe Recipe
 	Log    io.Writer // progress (nil: quiet)
+	// Stop, when closed, ends a backbone's training after its current step with a checkpoint
+	// (Build then returns eqflib.ErrStopped; building again resumes).
+	Stop <-chan struct{}
 }
 
 // EnvZoo names the recipe Default uses ("cpu" unless set, e.g. EQF_ZOO=quick).
@@ -449,7 +452,7 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 		z.logf("%-10s resumed from %s at step %d\n", s.Name, filepath.Base(last), tr.Step)
 	}
 	z.logf("%-10s %s on %s %d×%d, %d parameters, %d steps\n", s.Name, obj.Kind, r.World.Policy+" maze", r.Size, r.Size, r.DiT.NumParams(), steps)
-	if err := tr.Run(steps, eqflib.RunOptions{EvalEvery: max(steps/10, 1), Progress: z.Log, CheckpointDir: dir,
+	if err := tr.Run(steps, eqflib.RunOptions{EvalEvery: max(steps/10, 1), Progress: z.Log, CheckpointDir: dir, Stop: z.Stop,
 		CheckpointEvery: max(steps/10, 50), KeepCheckpoints: 2}); err != nil {
 		return err
 	}

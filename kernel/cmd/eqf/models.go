@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/zoo"
 )
 
@@ -40,8 +42,14 @@ func runModels(args []string) error {
 		return listModels(z)
 	}
 	z.Log = os.Stdout
+	stop, release := stopOnSignal()
+	defer release()
+	z.Stop = stop
 	fmt.Printf("model zoo %s (recipe %q)\n", z.Dir, z.Recipe.Name)
-	if err := z.Build(fs.Args()...); err != nil {
+	if err := z.Build(fs.Args()...); errors.Is(err, eqflib.ErrStopped) {
+		fmt.Println("stopped: the model in training saved a checkpoint; the same command resumes it")
+		return nil
+	} else if err != nil {
 		return err
 	}
 	return listModels(z)

@@ -2,13 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
@@ -177,7 +180,17 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 	fmt.Printf("training %s (%s, %d parameters) with %s on %s %dx%d, %d frames, batch %d, backend %s%s\n",
 		a.preset, m.Info().Name, dc.NumParams(), obj.Kind, a.world, dc.Height, dc.Width, a.frames, tc.Batch,
 		eqflib.MustBackend().Name(), dataParallelNote(tr))
-	if err := tr.Run(a.steps, eqflib.RunOptions{EvalEvery: a.evalEvery, Progress: os.Stdout, CheckpointDir: a.out, CheckpointEvery: a.ckptEvery}); err != nil {
+	stop, release := stopOnSignal()
+	defer release()
+	err = tr.Run(a.steps, eqflib.RunOptions{EvalEvery: a.evalEvery, Progress: os.Stdout, CheckpointDir: a.out, CheckpointEvery: a.ckptEvery, Stop: stop})
+	if errors.Is(err, eqflib.ErrStopped) {
+		if err := writeHistory(a.out, tr.History); err != nil {
+			return nil, err
+		}
+		fmt.Printf("stopped at step %d: checkpoint and history saved in %s (continue with -resume)\n", tr.Step, a.out)
+		return m, nil
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := writeHistory(a.out, tr.History); err != nil {
@@ -228,4 +241,21 @@ func dataParallelNote(tr *eqflib.Trainer) string {
 		return fmt.Sprintf(" (data-parallel over %d devices)", n)
 	}
 	return ""
+}
+
+// stopOnSignal returns a channel closed by the first SIGINT (Ctrl-C) or SIGTERM, for
+// RunOptions.Stop: training then saves a checkpoint and stops cleanly. release restores the
+// default signal handling.
+func stopOnSignal() (stop <-chan struct{}, release func()) {
+	ch, done := make(chan struct{}), make(chan struct{})
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sig:
+			close(ch)
+		case <-done:
+		}
+	}()
+	return ch, func() { signal.Stop(sig); close(done) }
 }
