@@ -31,7 +31,7 @@ func SampleDDIM(f Field, x0 *Window, opts Options) (res *Result, err error) {
 		t := sched.Time(ks[i])
 		out, err := evalChecked(f, z, fill(nf, t), EvalOptions{})
 		if err != nil {
-			return nil, err
+			return nil, atStep(err, i+1, nil)
 		}
 		res.NFE++
 		a, s := sched.AlphaSigma(t)

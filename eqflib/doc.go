@@ -22,7 +22,8 @@
 //	                                         optim.go, checkpoint.go, trainpreset.go, dataparallel.go
 //	App. E equilibrium finetuning            train.go (EquilibriumFinetune)
 //	App. D.1 metrics, FVD                    metrics.go, frechet.go, actionnet.go ("maze-I3D"),
-//	                                         quality.go (action agreement, colour drift, next-chunk error)
+//	                                         quality.go (action agreement, colour drift, next-chunk error),
+//	                                         eqflib/onnxfeat (FVD in any ONNX video network's features)
 //
 // Not from the paper: the exact oracle (docs/derivations.md derives it and every golden number
 // the tests check), GraphField (graphfield.go: any GoMLX graph function as a Field), Window

@@ -64,7 +64,7 @@ func SampleEarlyStopping(f Field, x0 *Window, opts Options) (res *Result, err er
 		axpyFrames(look, x, fill(nf, -mu), m)
 		out, err := evalChecked(f, look, fill(nf, 1), EvalOptions{Readout: true})
 		if err != nil {
-			return nil, err
+			return nil, atStep(err, i+1, nil)
 		}
 		res.NFE++
 		res.SigmaHat = out.SigmaHat

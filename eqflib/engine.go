@@ -303,7 +303,7 @@ func (e *engine) step(active func(b, t int) bool, cond []float64, emitted int, b
 	readout := kind == "budget" || kind == "earlystop" || ((kind == "gd" || kind == "nag") && e.s.ClosedLoop)
 	out, err := evalChecked(f, look, level, EvalOptions{Readout: readout})
 	if err != nil {
-		return rec, err
+		return rec, atStep(err, e.nfe+1, func(t int) int { return e.frame[t] })
 	}
 	e.nfe++
 	rec = RollStep{Eval: e.nfe, Emitted: emitted, BakeIn: bakeIn}

@@ -35,7 +35,7 @@ func SampleEuler(f Field, x0 *Window, opts Options) (res *Result, err error) {
 		}
 		out, err := evalChecked(f, x, cond, EvalOptions{})
 		if err != nil {
-			return nil, err
+			return nil, atStep(err, i+1, nil)
 		}
 		res.NFE++
 		dSigma := fill(nf, levels[i]-levels[i+1])

@@ -1,5 +1,11 @@
 package eqflib
 
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
 // Field is what a sampler needs from a model: the oracle, the DiT and any user model implement
 // it. Samplers are plain functions over a Field (see sampler.go).
 //
@@ -64,5 +70,53 @@ func evalChecked(f Field, x *Window, level []float64, opts EvalOptions) (out *Ou
 			return nil, err
 		}
 	}
+	if err := checkFinite(out, x.Frames()); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// NonFiniteError reports a NaN or ±Inf in what a field returned: the sampler, rollout,
+// inpainting or replanning that met it stops there instead of returning garbage.
+type NonFiniteError struct {
+	What  string // "velocity" or "σ̂"
+	Value float64
+	Batch int // batch element
+	Frame int // frame: the window position (window samplers) or the rollout frame index (rolling)
+	Step  int // the sampler step (window samplers) or network evaluation (rolling), from 1
+}
+
+func (e *NonFiniteError) Error() string {
+	return fmt.Sprintf("eqflib: the field returned a non-finite %s (%g) at step %d, batch element %d, frame %d: sampling stopped (check the model's weights and inputs)",
+		e.What, e.Value, e.Step, e.Batch, e.Frame)
+}
+
+// checkFinite returns a *NonFiniteError (Step unset) for the first non-finite output value.
+func checkFinite(out *Output, T int) error {
+	fs := out.V.FrameSize()
+	for i, v := range out.V.Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			fr := i / fs
+			return &NonFiniteError{What: "velocity", Value: v, Batch: fr / T, Frame: fr % T}
+		}
+	}
+	for fr, v := range out.SigmaHat {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return &NonFiniteError{What: "σ̂", Value: v, Batch: fr / T, Frame: fr % T}
+		}
+	}
+	return nil
+}
+
+// atStep sets the step (and, through frame, maps the window position to another index) of a
+// *NonFiniteError; other errors pass through.
+func atStep(err error, step int, frame func(t int) int) error {
+	var nf *NonFiniteError
+	if errors.As(err, &nf) {
+		nf.Step = step
+		if frame != nil {
+			nf.Frame = frame(nf.Frame)
+		}
+	}
+	return err
 }

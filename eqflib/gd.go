@@ -26,7 +26,7 @@ func SampleGD(f Field, x0 *Window, opts Options) (res *Result, err error) {
 		sched := fill(nf, w.Rho(float64(i)/n))
 		out, err := evalChecked(f, x, sched, EvalOptions{Readout: opts.ClosedLoop})
 		if err != nil {
-			return nil, err
+			return nil, atStep(err, i+1, nil)
 		}
 		res.NFE++
 		level := sched

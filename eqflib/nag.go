@@ -69,7 +69,7 @@ func momentumLoop(f Field, x0 *Window, opts Options, lookaheadOnly, readout bool
 		sched := fill(nf, opts.warp().Rho(float64(i)/float64(opts.Steps)))
 		out, err := evalChecked(f, look, sched, EvalOptions{Readout: readout})
 		if err != nil {
-			return nil, err
+			return nil, atStep(err, i+1, nil)
 		}
 		res.NFE++
 		if readout {

@@ -274,3 +274,49 @@ func TestSamplerBadInput(t *testing.T) {
 	assertParamErr(t, "step size", second(SampleNAG(eqf, x, Options{Steps: 2, StepSize: -1})), "Options.StepSize")
 	assertParamErr(t, "sampler name", second(SamplerByName("heun")), "sampler")
 }
+
+// nanField is an oracle that returns NaN in one frame's velocity from its n-th evaluation on.
+type nanField struct {
+	Field
+	n, calls, frame int
+}
+
+func (f *nanField) Eval(x *Window, level []float64, opts EvalOptions) (*Output, error) {
+	out, err := f.Field.Eval(x, level, opts)
+	if err != nil {
+		return nil, err
+	}
+	f.calls++
+	if f.calls >= f.n {
+		out.V.Frame(f.frame)[0] = math.NaN()
+	}
+	return out, nil
+}
+
+// A field that returns NaN stops every sampler and the rolling engine with the step and frame.
+func TestSamplersStopOnNaN(t *testing.T) {
+	_, _, fm, eqf := gaussianOracles(t, 4)
+	x := MustNewWindow(2, 3, 4, 1, 1) // flat frame 4 = batch element 1, frame 1
+	for name, s := range map[string]SamplerFunc{"euler": SampleEuler, "gd": SampleGD, "nag": SampleNAG} {
+		base := Field(eqf)
+		if name == "euler" {
+			base = fm
+		}
+		res, err := s(&nanField{Field: base, n: 3, frame: 4}, x, Options{Steps: 10})
+		var nf *NonFiniteError
+		if !errors.As(err, &nf) || nf.Step != 3 || nf.Batch != 1 || nf.Frame != 1 || nf.What != "velocity" || res != nil {
+			t.Errorf("%s: %v (%+v), want a NonFiniteError at step 3, batch element 1, frame 1", name, err, nf)
+		}
+	}
+	// Rolling: C = 1, H = 2, S = 1; window position 2 of batch element 0 is flat frame 2.
+	ctx := MustNewWindow(1, 1, 4, 1, 1)
+	_, err := Roll(&nanField{Field: eqf, n: 5, frame: 2}, ctx, RollOptions{RollConfig: RollConfig{Context: 1, Horizon: 2, Stride: 1, Depth: 2},
+		Sampler: FrameSampler{Sampler: "gd"}, Frames: 6})
+	var nf *NonFiniteError
+	// After the bake-in (evaluation 1) every evaluation emits a frame: at evaluation 5 the
+	// window's last position holds rollout frame 4.
+	if !errors.As(err, &nf) || nf.Step != 5 || nf.Batch != 0 || nf.Frame != 4 {
+		t.Fatalf("rollout: %v, want a NonFiniteError at evaluation 5, rollout frame 4", err)
+	}
+	t.Logf("rollout: %v", err)
+}
