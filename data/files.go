@@ -110,12 +110,31 @@ func decodeImage(path string) (image.Image, error) {
 		return nil, fmt.Errorf("data: frame %s: %w", path, err)
 	}
 	defer f.Close()
+	// The declared size bounds the decoder's allocation: refuse one that no file of this size
+	// can hold (deflate and JPEG compress at most about 1000:1) before decoding.
+	cfg, _, err := image.DecodeConfig(f)
+	if err != nil {
+		return nil, fmt.Errorf("data: frame %s is not a readable PNG/JPEG image: %w", path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("data: frame %s: %w", path, err)
+	}
+	if px := float64(cfg.Width) * float64(cfg.Height); px > float64(MaxFramePixels) || px > 1024*float64(st.Size())+1<<16 {
+		return nil, fmt.Errorf("data: frame %s declares %d×%d pixels: implausible for a %d-byte file (at most %d pixels)", path, cfg.Width, cfg.Height, st.Size(), MaxFramePixels)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("data: frame %s: %w", path, err)
+	}
 	img, _, err := image.Decode(f)
 	if err != nil {
 		return nil, fmt.Errorf("data: frame %s is not a readable PNG/JPEG image: %w", path, err)
 	}
 	return img, nil
 }
+
+// MaxFramePixels is the largest frame LoadFrameDir decodes (Width·Height).
+const MaxFramePixels = 1 << 26
 
 func readActions(path string) ([][]float64, error) {
 	raw, err := os.ReadFile(path)
@@ -294,8 +313,22 @@ func LoadNpy(path string) (shape []int, values []float64, err error) {
 	default:
 		return nil, nil, bad("dtype %q is not supported: must be little-endian float16, float32 or float64", descr)
 	}
+	// The data must fit in what is left of the file: a header declaring a huge shape is an
+	// error, never an allocation (nor an overflowing product).
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, bad("%v", err)
+	}
+	pos, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, nil, bad("%v", err)
+	}
+	left := st.Size() - pos
 	n := 1
 	for _, d := range shape {
+		if d != 0 && n > int(left)/size/d {
+			return nil, nil, bad("truncated data: shape %v needs more than the %d bytes left after the header", shape, left)
+		}
 		n *= d
 	}
 	raw := make([]byte, n*size)

@@ -224,6 +224,17 @@ func LoadDiT(path string) (d *DiT, err error) {
 	if h.DType == dtypes.Float64.String() {
 		dt = dtypes.Float64
 	}
+	// The header's configuration sizes the model built before its weights are read: a file
+	// whose configuration needs more bytes than it carries is refused before any allocation.
+	if err := h.Config.Validate(); err != nil {
+		return nil, fmt.Errorf("eqflib: checkpoint %s: %w", path, err)
+	}
+	c := h.Config
+	hid, pp := float64(c.Hidden), float64(c.Channels*c.Patch)*float64(c.Patch)
+	weights := 2*pp*hid + float64(c.Depth)*(4*hid*hid+2*hid*c.MLPRatio*hid) // patch embedding, head and blocks: a lower bound, in float64 (no overflow)
+	if need := weights * float64(dt.Size()); need > float64(len(payload)) {
+		return nil, fmt.Errorf("eqflib: checkpoint %s: its DiT configuration needs %.0f bytes of weights, the file holds %d", path, need, len(payload))
+	}
 	if d, err = NewDiT(h.Config, h.NoiseConditional, 0, dt); err != nil {
 		return nil, err
 	}
@@ -287,6 +298,9 @@ func tensorBytes(t *tensors.Tensor) ([]byte, error) {
 func tensorFromBytes(cv ckptVar, b []byte) (*tensors.Tensor, error) {
 	n := 1
 	for _, d := range cv.Shape {
+		if d < 0 || (d > 0 && n > len(b)/d) {
+			return nil, fmt.Errorf("shape %v does not fit its %d bytes", cv.Shape, len(b))
+		}
 		n *= d
 	}
 	dims := cv.Shape

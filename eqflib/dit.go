@@ -55,7 +55,19 @@ func DiTPreset(name string) (DiTConfig, error) {
 
 // Validate checks the configuration.
 func (c DiTConfig) Validate() error {
+	const most = 1 << 16 // a bound on every size, so that parameter counts cannot overflow
+	for _, v := range []struct {
+		name string
+		val  int
+	}{{"Channels", c.Channels}, {"Height", c.Height}, {"Width", c.Width}, {"Patch", c.Patch}, {"Hidden", c.Hidden},
+		{"Depth", c.Depth}, {"Heads", c.Heads}, {"CondDim", c.CondDim}, {"LevelFreqs", c.LevelFreqs}} {
+		if v.val > most {
+			return paramErr("DiTConfig."+v.name, v.val, fmt.Sprintf("≤ %d", most))
+		}
+	}
 	switch {
+	case c.MLPRatio > 64:
+		return paramErr("DiTConfig.MLPRatio", c.MLPRatio, "≤ 64")
 	case c.Channels < 1:
 		return paramErr("DiTConfig.Channels", c.Channels, "≥ 1")
 	case c.Patch < 1:

@@ -71,7 +71,7 @@ func onnxNode(op string, in []string, out string, attrs ...pb) pb {
 
 // writeTestONNX writes features = Relu(Flatten(video) · W + b) with a second output "pre"
 // (before the Relu), for video [N, C, T, H, W] where a negative dimension is dynamic.
-func writeTestONNX(t *testing.T, dims []int, w []float32, b []float32) string {
+func writeTestONNX(t testing.TB, dims []int, w []float32, b []float32) string {
 	t.Helper()
 	in := 1
 	for _, d := range dims[1:] {
@@ -266,4 +266,32 @@ func TestONNXFeatures(t *testing.T) {
 	if _, err := (&Extractor{}).Features(nil); err == nil {
 		t.Error("nil clips were accepted")
 	}
+}
+
+// FuzzLoad feeds hostile ONNX files to Load (and a loaded model one clip): an error, never a
+// panic. `go test -fuzz FuzzLoad ./eqflib/onnxfeat/` runs it; `go test` replays the seeds.
+func FuzzLoad(f *testing.F) {
+	const C, T, H, W, F = 1, 2, 2, 2, 3
+	w := make([]float32, C*T*H*W*F)
+	for i := range w {
+		w[i] = float32(i%5) * 0.1
+	}
+	good, err := os.ReadFile(writeTestONNX(f, []int{-1, C, T, H, W}, w, []float32{0.1, 0, -0.1}))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add([]byte("not a protobuf\xff\xff"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(t.TempDir(), "m.onnx")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e, err := Load(path, Options{Name: "fuzz"})
+		if err != nil {
+			return
+		}
+		e.Features(eqflib.MustNewWindow(1, T, C, H, W))
+	})
 }
