@@ -24,6 +24,7 @@ func init() {
 		"LoadLatentClip":       reflect.ValueOf(data.LoadLatentClip),
 		"LoadNpy":              reflect.ValueOf(data.LoadNpy),
 		"LoadStats":            reflect.ValueOf(data.LoadStats),
+		"MaxFramePixels":       reflect.ValueOf(constant.MakeFromLiteral("67108864", token.INT, 0)),
 		"NewClipDataset":       reflect.ValueOf(data.NewClipDataset),
 		"NewMaze":              reflect.ValueOf(data.NewMaze),
 		"NewPan":               reflect.ValueOf(data.NewPan),
