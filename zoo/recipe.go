@@ -57,8 +57,8 @@ var Recipes = map[string]Recipe{
 	},
 	"demo": { // make demo: the CPU recipe on a ten-minute budget (compile included)
 		Name: "demo", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2, DiT: cpuDiT,
-		Train: eqflib.TrainPresets["cpu"], Steps: 1400, Finetune: 200,
-		ReadoutSteps: 300, GPhiSteps: 300, ActionSteps: 300, Seed: 1,
+		Train: eqflib.TrainPresets["cpu"], Steps: 1200, Finetune: 200,
+		ReadoutSteps: 300, GPhiSteps: 300, ActionSteps: 250, Seed: 1,
 	},
 	"quick": {
 		Name: "quick", World: data.DefaultMazeConfig(), Size: 16, Frames: 4, Context: 2,
