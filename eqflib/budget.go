@@ -13,7 +13,7 @@ func SampleBudgetAdaptive(f Field, x0 *Window, opts Options) (res *Result, err e
 	if err := opts.validate("budget", f, x0); err != nil {
 		return nil, err
 	}
-	if err := opts.needReadout(f, "budget-adaptive sampling"); err != nil {
+	if err := needReadout(f, "budget-adaptive sampling"); err != nil {
 		return nil, err
 	}
 	n := opts.Steps

@@ -14,10 +14,10 @@ import "math"
 // Reads Steps, Warp, Momentum, SigmaThresh, Cleanup, MaxSteps, Callback; needs a readout.
 func SampleEarlyStopping(f Field, x0 *Window, opts Options) (res *Result, err error) {
 	defer catch(&err)
-	if err := opts.validate("earlystop", f, x0); err != nil {
+	if err := opts.validate("earlystop", f, x0, "MaxSteps"); err != nil {
 		return nil, err
 	}
-	if err := opts.needReadout(f, "adaptive early stopping"); err != nil {
+	if err := needReadout(f, "adaptive early stopping"); err != nil {
 		return nil, err
 	}
 	if !(opts.SigmaThresh >= 0 && opts.SigmaThresh <= 1) {

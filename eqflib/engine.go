@@ -45,11 +45,8 @@ func (s *FrameSampler) validate(f Field) error {
 	if s.Depth < 1 {
 		return paramErr("Depth", s.Depth, "≥ 1")
 	}
-	if s.MaxSteps != 0 {
-		return paramErr("Options.MaxSteps", s.MaxSteps, "unset: rolling inference caps early stopping's adaptive phase at Depth")
-	}
 	if err := s.Options.checkRead(s.Sampler); err != nil {
-		return err // the engine reads Depth, never Options.Steps or Callback
+		return err // the engine reads Depth, never Options.Steps, MaxSteps or Callback
 	}
 	if !(s.Momentum >= 0 && s.Momentum < 1) {
 		return paramErr("Options.Momentum", s.Momentum, "in [0, 1)")

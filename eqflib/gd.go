@@ -14,7 +14,7 @@ func SampleGD(f Field, x0 *Window, opts Options) (res *Result, err error) {
 		return nil, err
 	}
 	if opts.ClosedLoop {
-		if err := opts.needReadout(f, "closed-loop GD"); err != nil {
+		if err := needReadout(f, "closed-loop GD"); err != nil {
 			return nil, err
 		}
 	}

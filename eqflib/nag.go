@@ -30,7 +30,7 @@ func momentumSampler(f Field, x0 *Window, opts Options, lookaheadOnly bool) (res
 		return nil, err
 	}
 	if opts.ClosedLoop {
-		if err := opts.needReadout(f, "closed-loop NAG"); err != nil {
+		if err := needReadout(f, "closed-loop NAG"); err != nil {
 			return nil, err
 		}
 	}

@@ -2,6 +2,7 @@ package eqflib
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -74,18 +75,23 @@ func (o *Options) warp() Warp {
 	return o.Warp
 }
 
-// optionsRead lists, per sampler, the Options fields it reads besides Steps and Callback
-// (which every window sampler reads). budget and earlystop are closed loop by construction:
-// they accept ClosedLoop = true.
+// optionsRead lists, per sampler, the Options fields it reads besides Steps and Callback (which
+// every window sampler reads) and MaxSteps (SampleEarlyStopping's cap; rolling inference caps
+// with Depth). budget and earlystop are closed loop by construction: they accept ClosedLoop.
 var optionsRead = map[string][]string{
 	"euler":     {"Warp", "ClosedLoop", "Estimator"},
 	"gd":        {"Warp", "ClosedLoop", "StepSize"},
 	"nag":       {"Warp", "ClosedLoop", "Momentum", "StepSize"},
 	"lgd":       {"Warp", "ClosedLoop", "Momentum", "StepSize"},
 	"budget":    {"ClosedLoop", "Momentum"},
-	"earlystop": {"Warp", "ClosedLoop", "Momentum", "SigmaThresh", "Cleanup", "MaxSteps"},
+	"earlystop": {"Warp", "ClosedLoop", "Momentum", "SigmaThresh", "Cleanup"},
 	"ddim":      {"Schedule"},
 }
+
+// OptionsRead lists the Options fields a sampler reads, as FrameSampler (rolling inference,
+// inpainting, replanning) takes them; window samplers also read Steps and Callback, and
+// SampleEarlyStopping MaxSteps. Any other field set is an error.
+func OptionsRead(sampler string) []string { return append([]string(nil), optionsRead[sampler]...) }
 
 // setOptions names the fields of o that differ from their zero value, in declaration order.
 func (o *Options) setOptions() []string {
@@ -112,13 +118,9 @@ func (o *Options) setOptions() []string {
 // checkRead rejects an option that the sampler would silently ignore. extra are fields read in
 // this context beyond optionsRead (the window samplers: Steps and Callback).
 func (o *Options) checkRead(sampler string, extra ...string) error {
-	read := map[string]bool{}
-	for _, n := range append(optionsRead[sampler], extra...) {
-		read[n] = true
-	}
+	reads := append(OptionsRead(sampler), extra...)
 	for _, n := range o.setOptions() {
-		if !read[n] {
-			reads := append(append([]string(nil), optionsRead[sampler]...), extra...)
+		if !slices.Contains(reads, n) {
 			return paramErr("Options."+n, fmt.Sprintf("set (%s)", o.describe(n)),
 				fmt.Sprintf("unset: sampler %q does not read it (it reads %s)", sampler, strings.Join(reads, ", ")))
 		}
@@ -148,8 +150,8 @@ func (o *Options) describe(name string) string {
 }
 
 // validate checks the options shared by all samplers and rejects any the sampler does not read.
-func (o *Options) validate(sampler string, f Field, x *Window) error {
-	if err := o.checkRead(sampler, "Steps", "Callback"); err != nil {
+func (o *Options) validate(sampler string, f Field, x *Window, extra ...string) error {
+	if err := o.checkRead(sampler, append([]string{"Steps", "Callback"}, extra...)...); err != nil {
 		return err
 	}
 	if f == nil {
@@ -169,8 +171,6 @@ func (o *Options) validate(sampler string, f Field, x *Window) error {
 	}
 	return nil
 }
-
-func (o *Options) needReadout(f Field, why string) error { return needReadout(f, why) }
 
 // MissingReadoutError says that a sampler needs a noise-level readout the field does not have.
 type MissingReadoutError struct{ Field, Why string }

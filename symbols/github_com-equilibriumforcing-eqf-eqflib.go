@@ -112,6 +112,7 @@ func init() {
 		"Noise":                       reflect.ValueOf(eqflib.Noise),
 		"NoiseDivergence":             reflect.ValueOf(eqflib.NoiseDivergence),
 		"NoiseGraph":                  reflect.ValueOf(eqflib.NoiseGraph),
+		"OptionsRead":                 reflect.ValueOf(eqflib.OptionsRead),
 		"OracleDiffusion":             reflect.ValueOf(eqflib.OracleDiffusion),
 		"OracleEqF":                   reflect.ValueOf(eqflib.OracleEqF),
 		"OracleEqM":                   reflect.ValueOf(eqflib.OracleEqM),

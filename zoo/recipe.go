@@ -71,7 +71,7 @@ var Recipes = map[string]Recipe{
 // cpuDiT is the backbone of the CPU recipes: the "small" preset (8×8 patches, width 256, depth
 // 4). At equal wall time on two cores it matched patch 4 / width 128 (twice the tokens, half the
 // steps per second) and beat width 128 at patch 8; README "Model zoo" has the measurements.
-var cpuDiT = eqflib.DiTConfig{Channels: 3, Height: 32, Width: 32, Patch: 8, Hidden: 256, Depth: 4, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 128}
+var cpuDiT = eqflib.DiTPresets["small"]
 
 // RecipeByName returns a named recipe.
 func RecipeByName(name string) (Recipe, error) {

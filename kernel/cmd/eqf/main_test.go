@@ -62,6 +62,26 @@ func TestTrainThenSample(t *testing.T) {
 	if err := sample(bad); err == nil {
 		t.Error("-context 4 with a 4-frame window was accepted")
 	}
+	// A sampler flag the sampler does not read is an error; defaults it does not read are dropped.
+	for _, c := range []struct {
+		args    []string
+		wantErr bool
+	}{
+		{[]string{"-sampler", "gd", "-momentum", "0.5"}, true},
+		{[]string{"-sampler", "ddim", "-warp", "sd3"}, true},
+		{[]string{"-sampler", "euler"}, false},
+		{[]string{"-sampler", "budget", "-momentum", "0.2"}, false},
+		{[]string{"-sampler", "heun"}, true},
+	} {
+		a, _ := parseSampleArgs("sample", c.args, defaultSample)
+		fs, err := a.frameSampler()
+		if (err != nil) != c.wantErr {
+			t.Errorf("%v: error %v, want one: %v", c.args, err, c.wantErr)
+		}
+		if err == nil && c.args[1] == "euler" && (fs.ClosedLoop || fs.Momentum != 0) {
+			t.Errorf("euler got closed loop %v, momentum %g: defaults it does not read", fs.ClosedLoop, fs.Momentum)
+		}
+	}
 }
 
 // A tiny FM and EqF pair goes through eqf compare: four methods, results written, FVDs named.

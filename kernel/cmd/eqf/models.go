@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -42,9 +44,9 @@ func runModels(args []string) error {
 		return listModels(z)
 	}
 	z.Log = os.Stdout
-	stop, release := stopOnSignal()
+	ctx, release := signal.NotifyContext(context.Background(), stopSignals...)
 	defer release()
-	z.Stop = stop
+	z.Stop = ctx.Done()
 	fmt.Printf("model zoo %s (recipe %q)\n", z.Dir, z.Recipe.Name)
 	if err := z.Build(fs.Args()...); errors.Is(err, eqflib.ErrStopped) {
 		fmt.Println("stopped: the model in training saved a checkpoint; the same command resumes it")

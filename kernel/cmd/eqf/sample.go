@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
@@ -19,12 +20,9 @@ type sampleArgs struct {
 	explicit                        map[string]bool // flags given on the command line
 }
 
-// samplerFlags lists the sampler flags each sampler reads; giving one it does not read is an
-// error rather than a silently dropped setting.
-var samplerFlags = map[string][]string{
-	"euler": {"warp"}, "gd": {"warp", "closed"}, "nag": {"warp", "closed", "momentum"},
-	"budget": {"momentum"}, "earlystop": {"warp", "momentum"}, "ddim": {},
-}
+// samplerFlags maps the sampler flags to the Options fields they set: a flag whose field the
+// sampler does not read (eqflib.OptionsRead) is an error rather than a silently dropped setting.
+var samplerFlags = map[string]string{"warp": "Warp", "closed": "ClosedLoop", "momentum": "Momentum"}
 
 var defaultSample = sampleArgs{ckpt: "out/train", world: "maze", sampler: "nag", warp: "c", out: "out/sample",
 	frames: 16, context: 2, window: 4, steps: 10, momentum: 0.3, closed: true, seed: 7}
@@ -54,17 +52,16 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 
 // frameSampler is the engine's rule for a.sampler with the flags it reads.
 func (a *sampleArgs) frameSampler() (eqflib.FrameSampler, error) {
-	reads, ok := samplerFlags[a.sampler]
-	if !ok {
+	fields := eqflib.OptionsRead(a.sampler)
+	if len(fields) == 0 {
 		return eqflib.FrameSampler{}, fmt.Errorf("-sampler %q unknown: must be one of euler, gd, nag, budget, earlystop, ddim", a.sampler)
 	}
 	read := map[string]bool{}
-	for _, f := range reads {
-		read[f] = true
-	}
-	for _, f := range []string{"warp", "closed", "momentum"} {
-		if a.explicit[f] && !read[f] {
-			return eqflib.FrameSampler{}, fmt.Errorf("-%s is not read by -sampler %s (it reads %v)", f, a.sampler, reads)
+	for flag, field := range samplerFlags {
+		// Closed-loop Euler steers by g_φ, which eqf sample has no flag to load.
+		read[flag] = slices.Contains(fields, field) && !(flag == "closed" && a.sampler == "euler")
+		if a.explicit[flag] && !read[flag] {
+			return eqflib.FrameSampler{}, fmt.Errorf("-%s is not read by -sampler %s (it reads Options %v)", flag, a.sampler, fields)
 		}
 	}
 	fs := eqflib.FrameSampler{Sampler: a.sampler}

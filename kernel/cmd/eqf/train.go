@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -180,9 +181,9 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 	fmt.Printf("training %s (%s, %d parameters) with %s on %s %dx%d, %d frames, batch %d, backend %s%s\n",
 		a.preset, m.Info().Name, dc.NumParams(), obj.Kind, a.world, dc.Height, dc.Width, a.frames, tc.Batch,
 		eqflib.MustBackend().Name(), dataParallelNote(tr))
-	stop, release := stopOnSignal()
+	ctx, release := signal.NotifyContext(context.Background(), stopSignals...)
 	defer release()
-	err = tr.Run(a.steps, eqflib.RunOptions{EvalEvery: a.evalEvery, Progress: os.Stdout, CheckpointDir: a.out, CheckpointEvery: a.ckptEvery, Stop: stop})
+	err = tr.Run(a.steps, eqflib.RunOptions{EvalEvery: a.evalEvery, Progress: os.Stdout, CheckpointDir: a.out, CheckpointEvery: a.ckptEvery, Stop: ctx.Done()})
 	if errors.Is(err, eqflib.ErrStopped) {
 		if err := writeHistory(a.out, tr.History); err != nil {
 			return nil, err
@@ -243,19 +244,5 @@ func dataParallelNote(tr *eqflib.Trainer) string {
 	return ""
 }
 
-// stopOnSignal returns a channel closed by the first SIGINT (Ctrl-C) or SIGTERM, for
-// RunOptions.Stop: training then saves a checkpoint and stops cleanly. release restores the
-// default signal handling.
-func stopOnSignal() (stop <-chan struct{}, release func()) {
-	ch, done := make(chan struct{}), make(chan struct{})
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case <-sig:
-			close(ch)
-		case <-done:
-		}
-	}()
-	return ch, func() { signal.Stop(sig); close(done) }
-}
+// stopSignals end a training run cleanly (RunOptions.Stop): Ctrl-C and SIGTERM.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
