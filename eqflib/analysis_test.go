@@ -58,7 +58,7 @@ func TestDivergenceAndTermination(t *testing.T) {
 	data, _, fm, eqf := gaussianOracles(t, 64)
 	ctx, _ := Randn(NewRNG(3), 2, 2, 64, 1, 1)
 	res, err := Roll(fm, ctx, RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 40},
-		Sampler: FrameSampler{Sampler: "euler", Probe: eqf}, Frames: 6, KeepTrace: true})
+		Sampler: FrameSampler{Sampler: Euler, Probe: eqf}, Frames: 6, KeepTrace: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,20 +8,28 @@ package eqflib
 // which re-plans the identity warp from the current estimate at every step (GD for μ = 0, NAG
 // otherwise). With a perfect readout starting at σ̂ = 1 and N = 4 the levels go .75, .5, .25, 0.
 // Reads Steps, Momentum, Callback; needs a readout.
-func SampleBudgetAdaptive(f Field, x0 *Window, opts Options) (res *Result, err error) {
-	defer catch(&err)
-	if err := opts.validate("budget", f, x0); err != nil {
-		return nil, err
-	}
-	if err := needReadout(f, "budget-adaptive sampling"); err != nil {
-		return nil, err
-	}
-	n := opts.Steps
-	return momentumLoop(f, x0, opts, false, true, func(i int, sigmaHat []float64, nf int) (level, step []float64) {
-		step = make([]float64, nf)
-		for fr, s := range sigmaHat {
-			step[fr] = s / float64(n-i)
-		}
-		return sigmaHat, step
-	})
+func SampleBudgetAdaptive(f Field, x0 *Window, opts Options) (*Result, error) {
+	return sampleWindow(Budget, f, x0, opts)
+}
+
+// budgetRule: β = σ̂/(N − c) for a frame that took c of its N steps. It is closed loop by
+// construction (it accepts ClosedLoop and ignores it).
+type budgetRule struct {
+	noPrepare
+	stepsDone
+}
+
+func (budgetRule) name() string    { return "budget" }
+func (budgetRule) reads() []string { return []string{"ClosedLoop", "Momentum"} }
+func (budgetRule) momentum(o *Options) (float64, float64) {
+	return o.Momentum, o.Momentum
+}
+func (budgetRule) readout(*Options) bool { return true }
+func (budgetRule) check(f Field, _ *Options) error {
+	return needReadout(f, "budget-adaptive sampling")
+}
+func (budgetRule) plan(r *run, st *frameState) plan {
+	p := fixedPlan(r.level(st.steps), 0)
+	p.from, p.value, p.hatLevel = betaHat, float64(r.n-min(st.steps, r.n-1)), true
+	return p
 }

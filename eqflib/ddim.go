@@ -8,45 +8,47 @@ package eqflib
 //
 // Timesteps follow Schedule.DDIMTimesteps(Steps); the trace's StepSize is the noise std removed,
 // √(1−ᾱ) − √(1−ᾱ'). Reads Steps, Schedule, Callback.
-func SampleDDIM(f Field, x0 *Window, opts Options) (res *Result, err error) {
-	defer catch(&err)
-	if err := opts.validate("ddim", f, x0); err != nil {
-		return nil, err
-	}
+func SampleDDIM(f Field, x0 *Window, opts Options) (*Result, error) {
+	return sampleWindow(DDIM, f, x0, opts)
+}
+
+// ddimRule writes the DDIM step as the loop's affine update: with a = √ᾱ, s = √(1−ᾱ) and a', s'
+// at the next timestep, z ← (a'a + s's) z − (a's − s'a) v̂, so α = a'a + s's and β = a's − s'a.
+// The field is fed the diffusion time; the recorded σ is the FM-equivalent s/(a + s).
+type ddimRule struct{ stepsDone }
+
+func (ddimRule) name() string                         { return "ddim" }
+func (ddimRule) reads() []string                      { return []string{"Schedule"} }
+func (ddimRule) momentum(*Options) (float64, float64) { return 0, 0 }
+func (ddimRule) readout(*Options) bool                { return false }
+func (ddimRule) check(f Field, _ *Options) error {
 	if !f.Info().Diffusion {
-		return nil, paramErr("f", f.Info().Name, "a Diffusion field (Info().Diffusion) for DDIM")
+		return paramErr("f", f.Info().Name, "a Diffusion field (Info().Diffusion) for DDIM")
 	}
-	sched := opts.Schedule
-	if sched == nil {
-		sched = DefaultDiffusion()
+	return nil
+}
+
+func (ddimRule) prepare(r *run) (err error) {
+	r.sched = r.o.Schedule
+	if r.sched == nil {
+		r.sched = DefaultDiffusion()
 	}
-	ks, err := sched.DDIMTimesteps(opts.Steps)
-	if err != nil {
-		return nil, err
+	r.ks, err = r.sched.DDIMTimesteps(r.n)
+	return err
+}
+
+func (ddimRule) plan(r *run, st *frameState) plan {
+	c := st.steps
+	if c >= r.n || r.ks[c] < 0 { // clean: time 0, nothing to move
+		return fixedPlan(0, 0)
 	}
-	z := x0.Clone()
-	nf := z.NumFrames()
-	res = &Result{}
-	for i := 0; i < opts.Steps; i++ {
-		t := sched.Time(ks[i])
-		out, err := evalChecked(f, z, fill(nf, t), EvalOptions{})
-		if err != nil {
-			return nil, atStep(err, i+1, nil)
-		}
-		res.NFE++
-		a, s := sched.AlphaSigma(t)
-		an, sn := 1.0, 0.0
-		if ks[i+1] >= 0 {
-			an, sn = sched.AlphaSigma(sched.Time(ks[i+1]))
-		}
-		for j, zj := range z.Data {
-			v := out.V.Data[j]
-			xh := a*zj - s*v
-			eh := a*v + s*zj
-			z.Data[j] = an*xh + sn*eh
-		}
-		res.record(&opts, StepInfo{Step: i, NFE: res.NFE, Level: fill(nf, t), StepSize: fill(nf, s-sn)}, z)
+	t := r.sched.Time(r.ks[c])
+	a, s := r.sched.AlphaSigma(t)
+	an, sn := 1.0, 0.0
+	if r.ks[c+1] >= 0 {
+		an, sn = r.sched.AlphaSigma(r.sched.Time(r.ks[c+1]))
 	}
-	res.X = z
-	return res, nil
+	p := fixedPlan(t, an*s-sn*a)
+	p.sched, p.alpha, p.size = s/(a+s), an*a+sn*s, s-sn
+	return p
 }

@@ -13,9 +13,11 @@
 //	§4.2 Prop. 4.1, App. A.3                 oracle.go (the exact Bayes-optimal fields for Gaussian mixtures)
 //	§4.3 readout h_ω, App. F                 readout.go (h_ω, the framewise predictor g_φ, SigmaMAE)
 //	§4.3 Eq. 7, §4.4, App. G warps           warp.go (identity, SD3, c-function, linear log-SNR; schedules)
-//	§4.3–4.5 samplers                        sampler.go (the Field/Options contract), euler.go, gd.go,
-//	                                         nag.go (App. H, Alg. nag_sampling_step), budget.go (Alg. 1),
-//	                                         earlystop.go (App. C.1), ddim.go
+//	§4.3–4.5 samplers                        rule.go (a sampler is a per-frame rule; the design),
+//	                                         sampler.go (the Field/Options contract), one rule per file:
+//	                                         euler.go, gd.go, nag.go (App. H, Alg. nag_sampling_step),
+//	                                         budget.go (Alg. 1), earlystop.go (App. C.1), ddim.go;
+//	                                         engine.go (the one loop that drives every rule)
 //	App. C.3 inpainting                      inpaint.go
 //	App. J online replanning                 replan.go
 //	App. D backbone and training             dit.go, ditfield.go (the video DiT as a Field), train.go,

@@ -12,102 +12,86 @@ import "math"
 // threshold of 0 gives the fixed budget N + C_s. With opts.Momentum > 0 both phases take NAG
 // steps. Result.NFEPerSample holds each element's evaluations; Result.NFE counts batched calls.
 // Reads Steps, Warp, Momentum, SigmaThresh, Cleanup, MaxSteps, Callback; needs a readout.
-func SampleEarlyStopping(f Field, x0 *Window, opts Options) (res *Result, err error) {
-	defer catch(&err)
-	if err := opts.validate("earlystop", f, x0, "MaxSteps"); err != nil {
-		return nil, err
-	}
-	if err := needReadout(f, "adaptive early stopping"); err != nil {
-		return nil, err
-	}
-	if !(opts.SigmaThresh >= 0 && opts.SigmaThresh <= 1) {
-		return nil, paramErr("Options.SigmaThresh", opts.SigmaThresh, "in [0, 1]")
-	}
-	if opts.Cleanup < 1 {
-		return nil, paramErr("Options.Cleanup", opts.Cleanup, "≥ 1 (C_s cleanup steps)")
-	}
-	if opts.MaxSteps < 0 {
-		return nil, paramErr("Options.MaxSteps", opts.MaxSteps, "≥ 0 (0 means Steps)")
-	}
-	maxSteps := opts.MaxSteps
-	if maxSteps == 0 {
-		maxSteps = opts.Steps
-	}
-	w, n := opts.warp(), float64(opts.Steps)
-	x := x0.Clone()
-	B, T, nf := x.Batch(), x.Frames(), x.NumFrames()
-	m, look := NewWindowLike(x), NewWindowLike(x)
-	mu := opts.Momentum
+func SampleEarlyStopping(f Field, x0 *Window, opts Options) (*Result, error) {
+	return sampleWindow(EarlyStop, f, x0, opts, "MaxSteps")
+}
 
-	// Per batch element: adaptive steps taken, cleanup steps taken, and the last σ̂.
-	adaptive := make([]int, B)
-	cleanup := make([]int, B)
-	maxHat := fill(B, 1)
-	res = &Result{NFEPerSample: make([]int, B)}
-	phase := func(b int) int { // 0 adaptive, 1 cleanup, 2 done
-		switch {
-		case adaptive[b] < maxSteps && maxHat[b] > opts.SigmaThresh && cleanup[b] == 0:
-			return 0
-		case cleanup[b] < opts.Cleanup:
-			return 1
-		}
-		return 2
+// earlyStopRule: a frame is in the adaptive phase while its chunk's largest σ̂ exceeds
+// σ_thresh (and its adaptive steps last), then takes C_s cleanup steps, then is done. The frames
+// of a chunk (a window sampler's batch element; rolling inference's S-frame group) stop together.
+type earlyStopRule struct{ noPrepare }
+
+func (earlyStopRule) name() string { return "earlystop" }
+func (earlyStopRule) reads() []string {
+	return []string{"Warp", "ClosedLoop", "Momentum", "SigmaThresh", "Cleanup"}
+}
+func (earlyStopRule) momentum(o *Options) (float64, float64) { return o.Momentum, o.Momentum }
+func (earlyStopRule) readout(*Options) bool                  { return true }
+func (earlyStopRule) check(f Field, o *Options) error {
+	if err := needReadout(f, "adaptive early stopping"); err != nil {
+		return err
 	}
-	for i := 0; ; i++ {
-		active := false
-		for b := 0; b < B; b++ {
-			active = active || phase(b) != 2
-		}
-		if !active {
-			break
-		}
-		axpyFrames(look, x, fill(nf, -mu), m)
-		out, err := evalChecked(f, look, fill(nf, 1), EvalOptions{Readout: true})
-		if err != nil {
-			return nil, atStep(err, i+1, nil)
-		}
-		res.NFE++
-		res.SigmaHat = out.SigmaHat
-		step := make([]float64, nf)
-		moved := make([]bool, B)
-		for b := 0; b < B; b++ {
-			p := phase(b)
-			if p == 2 {
+	if !(o.SigmaThresh >= 0 && o.SigmaThresh <= 1) {
+		return paramErr("Options.SigmaThresh", o.SigmaThresh, "in [0, 1]")
+	}
+	if o.Cleanup < 1 {
+		return paramErr("Options.Cleanup", o.Cleanup, "≥ 1 (C_s cleanup steps)")
+	}
+	return nil
+}
+
+// phase is 0 adaptive, 1 cleanup, 2 done.
+func (earlyStopRule) phase(r *run, st *frameState) int {
+	switch {
+	case st.steps < r.cap && st.maxHat > r.o.SigmaThresh && st.cleanup == 0:
+		return 0
+	case st.cleanup < r.o.Cleanup:
+		return 1
+	}
+	return 2
+}
+
+func (e earlyStopRule) plan(r *run, st *frameState) plan {
+	p := fixedPlan(r.level(st.steps), 0)
+	p.hatLevel = true
+	if e.phase(r, st) == 0 {
+		p.from, p.value = betaEta, float64(r.n)
+	} else {
+		p.from, p.value = betaHat, float64(r.o.Cleanup-min(st.cleanup, r.o.Cleanup-1))
+	}
+	return p
+}
+
+func (e earlyStopRule) done(r *run, st *frameState) bool { return e.phase(r, st) == 2 }
+
+func (e earlyStopRule) advance(r *run, st *frameState) {
+	if e.phase(r, st) == 1 {
+		st.cleanup++
+	} else {
+		st.steps++
+	}
+}
+
+// settle sets, for every chunk whose frames took an adaptive step, the chunk's largest σ̂ (the
+// stopping trigger) on each of its frames still in the adaptive phase.
+func (earlyStopRule) settle(_ *run, states []frameState, chunk []int, fixed []bool, T int, sigmaHat []float64, moved []bool) {
+	for b := 0; b < len(states)/T; b++ {
+		mx := map[int]float64{}
+		adaptive := map[int]bool{}
+		for t := 0; t < T; t++ {
+			fr := b*T + t
+			if fixed[t] || !moved[fr] || states[fr].cleanup > 0 {
 				continue
 			}
-			moved[b] = true
-			res.NFEPerSample[b]++
-			mx := 0.0
-			for t := 0; t < T; t++ {
-				fr := b*T + t
-				s := out.SigmaHat[fr]
-				mx = math.Max(mx, s)
-				if p == 0 {
-					step[fr] = w.Eta(s) / n
-				} else {
-					step[fr] = s / float64(opts.Cleanup-cleanup[b])
-				}
-			}
-			if p == 0 {
-				adaptive[b]++
-				maxHat[b] = mx
-			} else {
-				cleanup[b]++
+			q := chunk[t]
+			adaptive[q] = true
+			mx[q] = math.Max(mx[q], sigmaHat[fr])
+		}
+		for t := 0; t < T; t++ {
+			fr := b*T + t
+			if !fixed[t] && adaptive[chunk[t]] && states[fr].cleanup == 0 {
+				states[fr].maxHat = mx[chunk[t]]
 			}
 		}
-		// m ← μ m + step ⊙ v̂ and x ← x − m, only for the elements still sampling.
-		for fr := 0; fr < nf; fr++ {
-			if !moved[fr/T] {
-				continue
-			}
-			mf, xf, vf := m.Frame(fr), x.Frame(fr), out.V.Frame(fr)
-			for j := range mf {
-				mf[j] = mu*mf[j] + step[fr]*vf[j]
-				xf[j] -= mf[j]
-			}
-		}
-		res.record(&opts, StepInfo{Step: i, NFE: res.NFE, Level: out.SigmaHat, SigmaHat: out.SigmaHat, StepSize: step}, x)
 	}
-	res.X = x
-	return res, nil
 }

@@ -4,27 +4,32 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 )
 
-// The frame engine is what rolling inference (rollout.go), inpainting (inpaint.go) and online
-// replanning (replan.go) share: one window [B, T, C, H, W] in which some frame positions are
-// fixed (clean context or known frames, fed at level 0 and never moved) and every other frame
-// carries its own sampler state — steps taken, NAG momentum, early-stopping phase — so the
-// samplers of sampler.go run framewise inside a sliding window (paper App. I).
+// engine.go is the one loop every sampler runs in (see rule.go for the design). It holds one
+// window [B, T, C, H, W] in which some frame positions may be fixed (clean context or known
+// frames, fed at level 0 and never moved) while every other frame carries its own sampler state
+// (steps taken, momentum, early-stopping phase). One step evaluates the field once on the whole
+// window and moves, by its rule, every frame the caller lets move that is not done. A window
+// sampler runs it with nothing fixed until every frame is done (sampleWindow, below); rolling
+// inference, inpainting and replanning add fixed positions and a schedule of which frames move
+// (rollout.go, inpaint.go, replan.go; paper App. I). The engine holds no sampler arithmetic.
 
-// FrameSampler configures the per-frame rule of the engine. Sampler names follow the Samplers
-// registry; Options supplies everything else (Steps is replaced by Depth).
+// FrameSampler configures the per-frame rule of rolling inference, inpainting and replanning.
 type FrameSampler struct {
-	// Sampler is one of "euler" (FM, open loop or closed loop on Options.Estimator), "gd", "nag"
-	// (EqF, open loop on the warp's schedule or closed loop on the readout), "budget"
+	// Sampler is the rule: Euler (FM, open loop or closed loop on Options.Estimator), GD, NAG, LGD
+	// (EqF, open loop on the warp's schedule or closed loop on the readout), Budget
 	// (budget-adaptive: σ̂ over the frame's remaining steps, GD or NAG by Options.Momentum),
-	// "earlystop" (adaptive early stopping per chunk) and "ddim" (the Diffusion baseline).
-	Sampler string
+	// EarlyStop (adaptive early stopping per chunk) or DDIM (the Diffusion baseline).
+	// ParseSampler reads one from its name ("nag:0.3,closed").
+	Sampler Rule
 	// Depth D is the number of steps a frame takes from noise to data (early stopping: the cap
 	// on its adaptive phase).
 	Depth int
-	// Options: Warp, ClosedLoop, Momentum ("nag", "budget", "earlystop"), StepSize, Estimator,
-	// SigmaThresh, Cleanup, Schedule. Steps, MaxSteps and Callback are not read.
+	// Options: Warp, ClosedLoop, Momentum (NAG, LGD, Budget, EarlyStop), StepSize, Estimator,
+	// SigmaThresh, Cleanup, Schedule, as the rule reads them (OptionsRead). Steps, MaxSteps and
+	// Callback are not read.
 	Options
 	// Probe, if set, is a noise-level estimator (g_φ) evaluated on every state the field sees
 	// and recorded (RollStep.Estimate) without steering anything: the raw material of the
@@ -32,60 +37,36 @@ type FrameSampler struct {
 	Probe NoiseEstimator
 }
 
-// frameSamplers are the rules the engine knows.
-var frameSamplers = map[string]bool{"euler": true, "gd": true, "nag": true, "budget": true, "earlystop": true, "ddim": true}
+// String names the sampler and the options set, e.g. "nag(Warp=c, ClosedLoop, Momentum=0.3)".
+func (s FrameSampler) String() string {
+	set := s.Options.setOptions()
+	for i, n := range set {
+		switch n {
+		case "ClosedLoop", "Estimator", "Schedule", "Callback":
+		default:
+			set[i] = n + "=" + s.Options.describe(n)
+		}
+	}
+	return fmt.Sprintf("%s(%s)", s.Sampler.Name(), strings.Join(set, ", "))
+}
 
 func (s *FrameSampler) validate(f Field) error {
 	if f == nil {
 		return paramErr("f", "nil", "a Field")
 	}
-	if !frameSamplers[s.Sampler] {
-		return paramErr("Sampler", s.Sampler, oneOf(frameSamplers))
+	if s.Sampler.IsZero() {
+		return paramErr("Sampler", "unset", "a Rule: "+oneOf(Rules))
 	}
 	if s.Depth < 1 {
 		return paramErr("Depth", s.Depth, "≥ 1")
 	}
-	if err := s.Options.checkRead(s.Sampler); err != nil {
+	if err := s.Options.checkRead(s.Sampler.Name()); err != nil {
 		return err // the engine reads Depth, never Options.Steps, MaxSteps or Callback
 	}
-	if !(s.Momentum >= 0 && s.Momentum < 1) {
-		return paramErr("Options.Momentum", s.Momentum, "in [0, 1)")
+	if err := s.Options.validateShared(); err != nil {
+		return err
 	}
-	if !(s.StepSize >= 0) {
-		return paramErr("Options.StepSize", s.StepSize, "≥ 0 (0 means use the warp)")
-	}
-	info := f.Info()
-	switch s.Sampler {
-	case "euler":
-		if s.ClosedLoop && s.Estimator == nil {
-			return paramErr("Options.Estimator", "nil", "a NoiseEstimator (g_φ) for closed-loop Euler")
-		}
-	case "gd", "nag":
-		if s.ClosedLoop {
-			if err := needReadout(f, "closed-loop "+s.Sampler); err != nil {
-				return err
-			}
-		}
-	case "budget":
-		if err := needReadout(f, "budget-adaptive sampling"); err != nil {
-			return err
-		}
-	case "earlystop":
-		if err := needReadout(f, "adaptive early stopping"); err != nil {
-			return err
-		}
-		if !(s.SigmaThresh >= 0 && s.SigmaThresh <= 1) {
-			return paramErr("Options.SigmaThresh", s.SigmaThresh, "in [0, 1]")
-		}
-		if s.Cleanup < 1 {
-			return paramErr("Options.Cleanup", s.Cleanup, "≥ 1 (C_s cleanup steps)")
-		}
-	case "ddim":
-		if !info.Diffusion {
-			return paramErr("f", info.Name, "a Diffusion field (Info().Diffusion) for DDIM")
-		}
-	}
-	return nil
+	return s.Sampler.r.check(f, &s.Options)
 }
 
 // Conditioner is a Field whose per-frame conditions (actions, camera) can be set: the DiT. The
@@ -112,67 +93,40 @@ type RollStep struct {
 
 // engine holds a window and the per-frame sampler state.
 type engine struct {
-	f      Field
-	s      FrameSampler
-	x, m   *Window // state and NAG momentum, [B, T, C, H, W]
-	fixed  []bool  // per window position t
-	count  []int   // per frame (B·T): steps taken (early stopping: adaptive steps)
-	clean  []int   // per frame: early stopping's cleanup steps taken
-	maxHat []float64
-	chunk  []int // per window position: early stopping's chunk id (−1 for fixed)
-	frame  []int // per window position: the index recorded in RollStep.Frame
-	levels []float64
-	ks     []int
-	sched  *DiffusionSchedule
-	nfe    int
-	rng    *rand.Rand
+	f     Field
+	rl    rule
+	r     *run
+	probe NoiseEstimator
+	x, m  *Window      // state and momentum, [B, T, C, H, W]
+	fixed []bool       // per window position t
+	st    []frameState // per frame (B·T)
+	chunk []int        // per window position: the chunk whose frames stop together (early stopping)
+	frame []int        // per window position: the index recorded in RollStep.Frame
+	nfe   int
+	rng   *rand.Rand
 }
 
+// newEngine builds the engine of a FrameSampler (N = cap = Depth) on x (which it modifies).
 func newEngine(f Field, s FrameSampler, x *Window, fixed []bool, rng *rand.Rand) (*engine, error) {
-	e := &engine{f: f, s: s, x: x, m: NewWindowLike(x), fixed: fixed, rng: rng}
+	return newEngineRun(f, s.Sampler.r, s.Options, s.Depth, s.Depth, s.Probe, x, fixed, rng)
+}
+
+func newEngineRun(f Field, rl rule, o Options, n, cap int, probe NoiseEstimator, x *Window, fixed []bool, rng *rand.Rand) (*engine, error) {
+	r, err := newRun(rl, o, n, cap)
+	if err != nil {
+		return nil, err
+	}
+	e := &engine{f: f, rl: rl, r: r, probe: probe, x: x, m: NewWindowLike(x), fixed: fixed, rng: rng}
 	nf, T := x.NumFrames(), x.Frames()
-	e.count, e.clean, e.maxHat = make([]int, nf), make([]int, nf), fill(nf, 1)
+	e.st = make([]frameState, nf)
+	for i := range e.st {
+		e.st[i] = freshState()
+	}
 	e.chunk, e.frame = make([]int, T), make([]int, T)
 	for t := range e.frame {
 		e.frame[t] = t
 	}
-	var err error
-	if e.levels, err = Levels(s.warp(), s.Depth); err != nil {
-		return nil, err
-	}
-	if s.Sampler == "ddim" {
-		e.sched = s.Schedule
-		if e.sched == nil {
-			e.sched = DefaultDiffusion()
-		}
-		if e.ks, err = e.sched.DDIMTimesteps(s.Depth); err != nil {
-			return nil, err
-		}
-	}
 	return e, nil
-}
-
-func (e *engine) momentum() float64 {
-	if e.s.Sampler == "nag" || e.s.Sampler == "budget" || e.s.Sampler == "earlystop" {
-		return e.s.Momentum
-	}
-	return 0
-}
-
-// schedLevel is the scheduled σ of a frame that has taken c steps.
-func (e *engine) schedLevel(c int) float64 {
-	c = min(c, e.s.Depth)
-	switch e.s.Sampler {
-	case "budget":
-		return 1 - float64(c)/float64(e.s.Depth)
-	case "ddim":
-		if e.ks[c] < 0 {
-			return 0
-		}
-		a, s := e.sched.AlphaSigma(e.sched.Time(e.ks[c]))
-		return s / (a + s)
-	}
-	return e.levels[c]
 }
 
 // resetFrames puts window positions [from, from+n) of every batch element back to fresh N(0, I)
@@ -186,7 +140,7 @@ func (e *engine) resetFrames(from, n int) {
 		for t := from; t < from+n; t++ {
 			fr := b*T + t
 			clear(e.m.Frame(fr))
-			e.count[fr], e.clean[fr], e.maxHat[fr] = 0, 0, 1
+			e.st[fr] = freshState()
 		}
 	}
 }
@@ -204,7 +158,7 @@ func (e *engine) shift(s int) {
 			if e.fixed[t] {
 				clear(e.m.Data[dst*n : (dst+1)*n])
 			}
-			e.count[dst], e.clean[dst], e.maxHat[dst] = e.count[src], e.clean[src], e.maxHat[src]
+			e.st[dst] = e.st[src]
 		}
 	}
 	for t := 0; t+s < T; t++ {
@@ -213,28 +167,31 @@ func (e *engine) shift(s int) {
 	e.resetFrames(T-s, s)
 }
 
-// phase is early stopping's state of a frame: 0 adaptive, 1 cleanup, 2 done.
-func (e *engine) phase(fr int) int {
-	switch {
-	case e.count[fr] < e.s.Depth && e.maxHat[fr] > e.s.SigmaThresh && e.clean[fr] == 0:
-		return 0
-	case e.clean[fr] < e.s.Cleanup:
-		return 1
+// done reports whether frame fr (= b·T + t) needs no more steps.
+func (e *engine) done(fr int) bool { return e.rl.done(e.r, &e.st[fr]) }
+
+// busy reports whether some moving frame is not done.
+func (e *engine) busy() bool {
+	T := e.x.Frames()
+	for fr := range e.st {
+		if !e.fixed[fr%T] && !e.done(fr) {
+			return true
+		}
 	}
-	return 2
+	return false
 }
 
-// done reports whether a frame needs no more steps.
-func (e *engine) done(fr int) bool {
-	if e.s.Sampler == "earlystop" {
-		return e.phase(fr) == 2
-	}
-	return e.count[fr] >= e.s.Depth
+// stepRecord is one step's per-frame record (B·T entries; zero on fixed frames).
+type stepRecord struct {
+	fed, used, sched, size []float64 // level fed; level the step was computed from; scheduled σ; step size
+	sigmaHat, estimate     []float64 // nil when not read
+	moved                  []bool
 }
 
-// step evaluates the field once on the window (at the NAG look-ahead) and moves the frames for
-// which active(b, t) is true. cond, when non-nil, are the window's conditions [B, T, CondDim].
-func (e *engine) step(active func(b, t int) bool, cond []float64, emitted int, bakeIn bool) (rec RollStep, err error) {
+// step evaluates the field once on the window (at the look-ahead x − μ m) and moves the frames
+// for which active(b, t) is true and that are not done. cond, when non-nil, are the window's
+// conditions [B, T, CondDim].
+func (e *engine) step(active func(b, t int) bool, cond []float64) (rec stepRecord, err error) {
 	B, T, nf := e.x.Batch(), e.x.Frames(), e.x.NumFrames()
 	f := e.f
 	if cond != nil {
@@ -244,176 +201,188 @@ func (e *engine) step(active func(b, t int) bool, cond []float64, emitted int, b
 		}
 		f = c.WithConditions(cond)
 	}
-	kind := e.s.Sampler
-	ddim := kind == "ddim"
-	level := make([]float64, nf)
-	sched := make([]float64, nf)
-	for fr := range level {
-		if e.fixed[fr%T] {
-			continue
-		}
-		sched[fr] = e.schedLevel(e.count[fr])
-		level[fr] = sched[fr]
-		if ddim { // the field takes the diffusion time, not σ (clean: time 0)
-			level[fr] = 0
-			if k := e.ks[min(e.count[fr], e.s.Depth)]; k >= 0 {
-				level[fr] = e.sched.Time(k)
-			}
+	o := &e.r.o
+	rec = stepRecord{fed: make([]float64, nf), used: make([]float64, nf), sched: make([]float64, nf), size: make([]float64, nf), moved: make([]bool, nf)}
+	plans := make([]plan, nf)
+	for fr := range plans {
+		if !e.fixed[fr%T] {
+			plans[fr] = e.rl.plan(e.r, &e.st[fr])
+			rec.fed[fr], rec.sched[fr] = plans[fr].level, plans[fr].sched
 		}
 	}
-	var estimate []float64
-	if kind == "euler" && e.s.ClosedLoop {
-		est, err := e.s.Estimator.EstimateSigma(e.x)
-		if err != nil {
+	// Closed-loop FM feeds g_φ's estimate instead of the schedule; a Probe only records its own.
+	if o.ClosedLoop && o.Estimator != nil {
+		if rec.estimate, err = estimate(o.Estimator, "Estimator", e.x); err != nil {
 			return rec, err
 		}
-		if err := perFrame("Estimator.EstimateSigma output", e.x, est); err != nil {
-			return rec, err
-		}
-		for fr := range level {
+		for fr := range rec.fed {
 			if !e.fixed[fr%T] {
-				level[fr] = est[fr]
+				rec.fed[fr] = rec.estimate[fr]
 			}
 		}
-		estimate = est
-	} else if e.s.Probe != nil {
-		if estimate, err = e.s.Probe.EstimateSigma(e.x); err != nil {
-			return rec, err
-		}
-		if err := perFrame("Probe.EstimateSigma output", e.x, estimate); err != nil {
+	} else if e.probe != nil {
+		if rec.estimate, err = estimate(e.probe, "Probe", e.x); err != nil {
 			return rec, err
 		}
 	}
-	mu := e.momentum()
-	look := e.x
-	if mu > 0 {
-		look = e.x.Clone()
+	look, carry := e.rl.momentum(o)
+	xl := e.x
+	if look > 0 { // x_look = x − μ m on the moving frames
+		xl = e.x.Clone()
 		for fr := 0; fr < nf; fr++ {
 			if !e.fixed[fr%T] {
-				lf, mf := look.Frame(fr), e.m.Frame(fr)
+				lf, mf := xl.Frame(fr), e.m.Frame(fr)
 				for i := range lf {
-					lf[i] -= mu * mf[i]
+					lf[i] -= look * mf[i]
 				}
 			}
 		}
 	}
-	readout := kind == "budget" || kind == "earlystop" || ((kind == "gd" || kind == "nag") && e.s.ClosedLoop)
-	out, err := evalChecked(f, look, level, EvalOptions{Readout: readout})
+	readout := e.rl.readout(o)
+	out, err := evalChecked(f, xl, rec.fed, EvalOptions{Readout: readout})
 	if err != nil {
 		return rec, atStep(err, e.nfe+1, func(t int) int { return e.frame[t] })
 	}
 	e.nfe++
-	rec = RollStep{Eval: e.nfe, Emitted: emitted, BakeIn: bakeIn}
-	stepSize := make([]float64, nf)
-	moved := make([]bool, nf)
-	w, D := e.s.warp(), float64(e.s.Depth)
+	if readout {
+		rec.sigmaHat = out.SigmaHat
+	}
+	plain := look == 0 && carry == 0
 	for b := 0; b < B; b++ {
 		for t := 0; t < T; t++ {
 			fr := b*T + t
-			if e.fixed[t] || !active(b, t) || e.done(fr) {
+			if e.fixed[t] {
 				continue
 			}
-			moved[fr] = true
-			c := e.count[fr]
-			var st float64
-			switch kind {
-			case "euler":
-				st = e.levels[c] - e.levels[c+1]
-			case "gd", "nag":
-				s := sched[fr]
-				if e.s.ClosedLoop {
-					s = out.SigmaHat[fr]
-				}
-				st = w.Eta(s) / D
-			case "budget":
-				st = out.SigmaHat[fr] / float64(e.s.Depth-c)
-			case "earlystop":
-				if e.phase(fr) == 0 {
-					st = w.Eta(out.SigmaHat[fr]) / D
-				} else {
-					st = out.SigmaHat[fr] / float64(e.s.Cleanup-e.clean[fr])
-				}
-			case "ddim":
-				a, s := e.sched.AlphaSigma(e.sched.Time(e.ks[c]))
-				an, sn := 1.0, 0.0
-				if e.ks[c+1] >= 0 {
-					an, sn = e.sched.AlphaSigma(e.sched.Time(e.ks[c+1]))
-				}
-				zf, vf := e.x.Frame(fr), out.V.Frame(fr)
-				for i, z := range zf {
-					xh, eh := a*z-s*vf[i], a*vf[i]+s*z
-					zf[i] = an*xh + sn*eh
-				}
-				stepSize[fr] = s - sn
-				e.count[fr]++
+			p := &plans[fr]
+			var hat float64
+			if readout {
+				hat = out.SigmaHat[fr]
+			}
+			if rec.used[fr] = rec.fed[fr]; p.hatLevel {
+				rec.used[fr] = hat
+			}
+			if !active(b, t) || e.done(fr) {
 				continue
 			}
-			if e.s.StepSize > 0 && (kind == "gd" || kind == "nag") {
-				st = e.s.StepSize
+			rec.moved[fr] = true
+			beta := p.beta(e.r.warp, hat)
+			if rec.size[fr] = beta; !math.IsNaN(p.size) {
+				rec.size[fr] = p.size
 			}
-			stepSize[fr] = st
 			xf, mf, vf := e.x.Frame(fr), e.m.Frame(fr), out.V.Frame(fr)
-			for i := range xf {
-				mf[i] = mu*mf[i] + st*vf[i]
-				xf[i] -= mf[i]
+			if plain { // x ← α x − β v̂ (no momentum kept)
+				for i := range xf {
+					xf[i] = p.alpha*xf[i] - beta*vf[i]
+				}
+			} else { // m ← μ' m + β v̂;  x ← α x − m
+				for i := range xf {
+					mf[i] = carry*mf[i] + beta*vf[i]
+					xf[i] = p.alpha*xf[i] - mf[i]
+				}
 			}
-			if kind == "earlystop" && e.phase(fr) == 1 {
-				e.clean[fr]++
-			} else {
-				e.count[fr]++
-			}
+			e.rl.advance(e.r, &e.st[fr])
 		}
 	}
-	if kind == "earlystop" {
-		e.updateChunks(out.SigmaHat, moved)
+	if cr, ok := e.rl.(chunkRule); ok {
+		cr.settle(e.r, e.st, e.chunk, e.fixed, T, out.SigmaHat, rec.moved)
 	}
-	// Keep the moving frames only, in window order.
+	return rec, nil
+}
+
+// estimate runs a noise-level estimator on x and checks its output.
+func estimate(est NoiseEstimator, name string, x *Window) ([]float64, error) {
+	v, err := est.EstimateSigma(x)
+	if err != nil {
+		return nil, err
+	}
+	if err := perFrame(name+".EstimateSigma output", x, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// rollStep keeps a step's record on the moving frames, in window order, as a RollStep.
+func (e *engine) rollStep(rec stepRecord, emitted int, bakeIn bool) RollStep {
+	B, T := e.x.Batch(), e.x.Frames()
+	rs := RollStep{Eval: e.nfe, Emitted: emitted, BakeIn: bakeIn}
 	for b := 0; b < B; b++ {
 		for t := 0; t < T; t++ {
 			if e.fixed[t] {
 				continue
 			}
 			fr := b*T + t
-			rec.Frame = append(rec.Frame, e.frame[t])
-			rec.Active = append(rec.Active, moved[fr])
-			rec.Counter = append(rec.Counter, e.count[fr]+e.clean[fr])
-			rec.Sched = append(rec.Sched, sched[fr])
-			rec.Level = append(rec.Level, level[fr])
-			rec.StepSize = append(rec.StepSize, stepSize[fr])
-			if readout {
-				rec.SigmaHat = append(rec.SigmaHat, out.SigmaHat[fr])
+			rs.Frame = append(rs.Frame, e.frame[t])
+			rs.Active = append(rs.Active, rec.moved[fr])
+			rs.Counter = append(rs.Counter, e.st[fr].steps+e.st[fr].cleanup)
+			rs.Sched = append(rs.Sched, rec.sched[fr])
+			rs.Level = append(rs.Level, rec.fed[fr])
+			rs.StepSize = append(rs.StepSize, rec.size[fr])
+			if rec.sigmaHat != nil {
+				rs.SigmaHat = append(rs.SigmaHat, rec.sigmaHat[fr])
 			}
-			if estimate != nil {
-				rec.Estimate = append(rec.Estimate, estimate[fr])
+			if rec.estimate != nil {
+				rs.Estimate = append(rs.Estimate, rec.estimate[fr])
 			}
 		}
 	}
-	return rec, nil
+	return rs
 }
 
-// updateChunks sets, for every chunk whose frames took an adaptive step, the chunk's max σ̂ (the
-// early-stopping trigger) on each of its frames.
-func (e *engine) updateChunks(sigmaHat []float64, moved []bool) {
-	B, T := e.x.Batch(), e.x.Frames()
-	for b := 0; b < B; b++ {
-		mx := map[int]float64{}
-		adaptive := map[int]bool{}
-		for t := 0; t < T; t++ {
-			fr := b*T + t
-			if e.fixed[t] || !moved[fr] || e.clean[fr] > 0 {
-				continue
-			}
-			q := e.chunk[t]
-			adaptive[q] = true
-			mx[q] = math.Max(mx[q], sigmaHat[fr])
-		}
-		for t := 0; t < T; t++ {
-			fr := b*T + t
-			if !e.fixed[t] && adaptive[e.chunk[t]] && e.clean[fr] == 0 {
-				e.maxHat[fr] = mx[e.chunk[t]]
-			}
-		}
+// finishesAdaptively reports whether a rule's frames finish at their own pace (early stopping),
+// rather than after exactly Depth steps.
+func finishesAdaptively(rl rule) bool {
+	_, ok := rl.(chunkRule)
+	return ok
+}
+
+// sampleWindow runs a rule on one window with nothing fixed until every frame is done: the
+// window samplers (SampleEuler, SampleGD, …). extra are Options fields read beyond the rule's
+// own, Steps and Callback (early stopping: MaxSteps). x0 is not modified.
+func sampleWindow(rl Rule, f Field, x0 *Window, opts Options, extra ...string) (res *Result, err error) {
+	defer catch(&err)
+	r := rl.mustRule()
+	if err := opts.validate(r.name(), f, x0, extra...); err != nil {
+		return nil, err
 	}
+	if err := r.check(f, &opts); err != nil {
+		return nil, err
+	}
+	if opts.MaxSteps < 0 {
+		return nil, paramErr("Options.MaxSteps", opts.MaxSteps, "≥ 0 (0 means Steps)")
+	}
+	cap := opts.Steps
+	if opts.MaxSteps > 0 {
+		cap = opts.MaxSteps
+	}
+	e, err := newEngineRun(f, r, opts, opts.Steps, cap, nil, x0.Clone(), make([]bool, x0.Frames()), nil)
+	if err != nil {
+		return nil, err
+	}
+	res = &Result{}
+	B, T := x0.Batch(), x0.Frames()
+	if finishesAdaptively(r) {
+		res.NFEPerSample = make([]int, B)
+	}
+	all := func(int, int) bool { return true }
+	for i := 0; e.busy(); i++ {
+		rec, err := e.step(all, nil)
+		if err != nil {
+			return nil, err
+		}
+		res.NFE, res.SigmaHat = e.nfe, rec.sigmaHat
+		for b := range res.NFEPerSample {
+			for t := 0; t < T; t++ {
+				if rec.moved[b*T+t] {
+					res.NFEPerSample[b]++
+					break
+				}
+			}
+		}
+		res.record(&opts, StepInfo{Step: i, NFE: res.NFE, Level: rec.used, SigmaHat: rec.sigmaHat, StepSize: rec.size}, e.x)
+	}
+	res.X = e.x
+	return res, nil
 }
 
 // windowConditions slices [B, L, d] timeline conditions to the window starting at offset.

@@ -8,40 +8,28 @@ package eqflib
 // With opts.ClosedLoop the field is conditioned on the estimate σ̃ = g_φ(x) of opts.Estimator
 // instead of σ_i (closed-loop FM, paper §3); the step keeps the schedule's Δσ_i.
 // Reads Steps, Warp, ClosedLoop, Estimator, Callback.
-func SampleEuler(f Field, x0 *Window, opts Options) (res *Result, err error) {
-	defer catch(&err)
-	if err := opts.validate("euler", f, x0); err != nil {
-		return nil, err
+func SampleEuler(f Field, x0 *Window, opts Options) (*Result, error) {
+	return sampleWindow(Euler, f, x0, opts)
+}
+
+// eulerRule: a frame that took c steps is fed σ_c (or g_φ's σ̃, closed loop: the engine feeds
+// the estimator's output) and moves by Δσ_c = σ_c − σ_{c+1}.
+type eulerRule struct {
+	noPrepare
+	stepsDone
+}
+
+func (eulerRule) name() string                         { return "euler" }
+func (eulerRule) reads() []string                      { return []string{"Warp", "ClosedLoop", "Estimator"} }
+func (eulerRule) momentum(*Options) (float64, float64) { return 0, 0 }
+func (eulerRule) readout(*Options) bool                { return false }
+func (eulerRule) plan(r *run, st *frameState) plan {
+	c := min(st.steps, r.n-1)
+	return fixedPlan(r.level(st.steps), r.levels[c]-r.levels[c+1])
+}
+func (eulerRule) check(_ Field, o *Options) error {
+	if o.ClosedLoop && o.Estimator == nil {
+		return paramErr("Options.Estimator", "nil", "a NoiseEstimator (g_φ) for closed-loop Euler")
 	}
-	if opts.ClosedLoop && opts.Estimator == nil {
-		return nil, paramErr("Options.Estimator", "nil", "a NoiseEstimator (g_φ) for closed-loop Euler")
-	}
-	levels, err := Levels(opts.warp(), opts.Steps)
-	if err != nil {
-		return nil, err
-	}
-	x := x0.Clone()
-	nf := x.NumFrames()
-	res = &Result{}
-	for i := 0; i < opts.Steps; i++ {
-		cond := fill(nf, levels[i])
-		if opts.ClosedLoop {
-			if cond, err = opts.Estimator.EstimateSigma(x); err != nil {
-				return nil, err
-			}
-			if err := perFrame("Estimator.EstimateSigma output", x, cond); err != nil {
-				return nil, err
-			}
-		}
-		out, err := evalChecked(f, x, cond, EvalOptions{})
-		if err != nil {
-			return nil, atStep(err, i+1, nil)
-		}
-		res.NFE++
-		dSigma := fill(nf, levels[i]-levels[i+1])
-		axpyFrames(x, x, negate(dSigma), out.V)
-		res.record(&opts, StepInfo{Step: i, NFE: res.NFE, Level: cond, StepSize: dSigma}, x)
-	}
-	res.X = x
-	return res, nil
+	return nil
 }

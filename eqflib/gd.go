@@ -8,41 +8,35 @@ package eqflib
 // forward pass (opts.ClosedLoop). With the identity warp open loop this is Euler with Δσ = 1/N:
 // NU-FM's sampler. opts.StepSize > 0 fixes the multiplier instead.
 // Reads Steps, Warp, ClosedLoop, StepSize, Callback.
-func SampleGD(f Field, x0 *Window, opts Options) (res *Result, err error) {
-	defer catch(&err)
-	if err := opts.validate("gd", f, x0); err != nil {
-		return nil, err
+func SampleGD(f Field, x0 *Window, opts Options) (*Result, error) {
+	return sampleWindow(GD, f, x0, opts)
+}
+
+// gdRule: β = η(σ)/N with σ = ρ(c/N) open loop or σ̂ closed loop, or a fixed StepSize. NAG and
+// LGD are this rule with momentum (nag.go).
+type gdRule struct {
+	noPrepare
+	stepsDone
+}
+
+func (gdRule) name() string                         { return "gd" }
+func (gdRule) reads() []string                      { return []string{"Warp", "ClosedLoop", "StepSize"} }
+func (gdRule) momentum(*Options) (float64, float64) { return 0, 0 }
+func (gdRule) readout(o *Options) bool              { return o.ClosedLoop }
+func (gdRule) check(f Field, o *Options) error {
+	return needReadoutIf(o.ClosedLoop, f, "closed-loop GD")
+}
+func (gdRule) plan(r *run, st *frameState) plan { return gradientPlan(r, st) }
+
+// gradientPlan is the step of GD, NAG and LGD.
+func gradientPlan(r *run, st *frameState) plan {
+	sigma := r.level(st.steps)
+	p := fixedPlan(sigma, r.warp.Eta(sigma)/float64(r.n))
+	if r.o.ClosedLoop {
+		p.from, p.value, p.hatLevel = betaEta, float64(r.n), true
 	}
-	if opts.ClosedLoop {
-		if err := needReadout(f, "closed-loop GD"); err != nil {
-			return nil, err
-		}
+	if r.o.StepSize > 0 {
+		p.from, p.value = betaFixed, r.o.StepSize
 	}
-	w, n := opts.warp(), float64(opts.Steps)
-	x := x0.Clone()
-	nf := x.NumFrames()
-	res = &Result{}
-	for i := 0; i < opts.Steps; i++ {
-		sched := fill(nf, w.Rho(float64(i)/n))
-		out, err := evalChecked(f, x, sched, EvalOptions{Readout: opts.ClosedLoop})
-		if err != nil {
-			return nil, atStep(err, i+1, nil)
-		}
-		res.NFE++
-		level := sched
-		if opts.ClosedLoop {
-			level, res.SigmaHat = out.SigmaHat, out.SigmaHat
-		}
-		step := make([]float64, nf)
-		for fr := range step {
-			step[fr] = w.Eta(level[fr]) / n
-			if opts.StepSize > 0 {
-				step[fr] = opts.StepSize
-			}
-		}
-		axpyFrames(x, x, negate(step), out.V)
-		res.record(&opts, StepInfo{Step: i, NFE: res.NFE, Level: level, SigmaHat: out.SigmaHat, StepSize: step}, x)
-	}
-	res.X = x
-	return res, nil
+	return p
 }

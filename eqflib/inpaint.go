@@ -97,22 +97,16 @@ func Inpaint(f Field, x *Window, known []bool, opts InpaintOptions) (res *Inpain
 // until every chunk finished its cleanup.
 func (e *engine) denoise(cond []float64, onStep func(RollStep, *Window), keep func(RollStep)) error {
 	all := func(int, int) bool { return true }
-	T := e.x.Frames()
-	for {
-		busy := false
-		for fr := 0; fr < e.x.NumFrames(); fr++ {
-			busy = busy || (!e.fixed[fr%T] && !e.done(fr))
-		}
-		if !busy {
-			return nil
-		}
-		rec, err := e.step(all, cond, 0, false)
+	for e.busy() {
+		r, err := e.step(all, cond)
 		if err != nil {
 			return err
 		}
+		rec := e.rollStep(r, 0, false)
 		if onStep != nil {
 			onStep(rec, e.x)
 		}
 		keep(rec)
 	}
+	return nil
 }

@@ -12,3 +12,11 @@ func sampleStats(x *Window, mean []float64, s float64) (meanErr, slope, varRatio
 	}
 	return r.MeanErr, r.Slope, r.VarRatio
 }
+
+func fill(n int, v float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}

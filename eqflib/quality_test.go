@@ -46,7 +46,7 @@ func TestNextChunkErrorAlignsFrames(t *testing.T) {
 			cond[b*T+i] = float64(i)
 		}
 	}
-	opts := RollOptions{RollConfig: RollConfig{Context: 3, Horizon: 2, Stride: 1, Depth: 4}, Sampler: FrameSampler{Sampler: "euler"}, CondDim: 1, Seed: 1}
+	opts := RollOptions{RollConfig: RollConfig{Context: 3, Horizon: 2, Stride: 1, Depth: 4}, Sampler: FrameSampler{Sampler: Euler}, CondDim: 1, Seed: 1}
 	exact, err := NextChunkError(&truthField{truth: clips}, clips, cond, opts, 4)
 	if err != nil {
 		t.Fatal(err)

@@ -19,11 +19,11 @@ func TestInpaintKeepsKnownFramesExact(t *testing.T) {
 		f  Field
 		fs FrameSampler
 	}{
-		{fm, FrameSampler{Sampler: "euler", Depth: 8}},
-		{eqf, FrameSampler{Sampler: "nag", Depth: 8, Options: Options{Warp: cw, ClosedLoop: true, Momentum: 0.3}}},
-		{eqf, FrameSampler{Sampler: "budget", Depth: 8, Options: Options{Momentum: 0.2}}},
-		{eqf, FrameSampler{Sampler: "earlystop", Depth: 8, Options: Options{Warp: cw, SigmaThresh: 0.2, Cleanup: 2}}},
-		{diff, FrameSampler{Sampler: "ddim", Depth: 8}},
+		{fm, FrameSampler{Sampler: Euler, Depth: 8}},
+		{eqf, FrameSampler{Sampler: NAG, Depth: 8, Options: Options{Warp: cw, ClosedLoop: true, Momentum: 0.3}}},
+		{eqf, FrameSampler{Sampler: Budget, Depth: 8, Options: Options{Momentum: 0.2}}},
+		{eqf, FrameSampler{Sampler: EarlyStop, Depth: 8, Options: Options{Warp: cw, SigmaThresh: 0.2, Cleanup: 2}}},
+		{diff, FrameSampler{Sampler: DDIM, Depth: 8}},
 	} {
 		res, err := Inpaint(tc.f, x, known, InpaintOptions{Sampler: tc.fs, Seed: 9, KeepTrace: true})
 		if err != nil {
@@ -53,7 +53,7 @@ func TestReplanThresholds(t *testing.T) {
 	data, _, fm, _ := gaussianOracles(t, 3)
 	const B, C, H, S, R, D = 2, 2, 4, 1, 6, 4
 	gt, _ := data.Sample(NewRNG(4), B, C+R, 3, 1, 1)
-	base := ReplanOptions{Context: C, Horizon: H, Stride: S, Frames: R, Sampler: FrameSampler{Sampler: "euler", Depth: D}, Seed: 3}
+	base := ReplanOptions{Context: C, Horizon: H, Stride: S, Frames: R, Sampler: FrameSampler{Sampler: Euler, Depth: D}, Seed: 3}
 
 	// τ = ∞: never replan. The first H committed frames are the bootstrap plan itself, which is
 	// the inpainting of the horizon after the context with the same noise.

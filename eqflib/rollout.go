@@ -60,7 +60,7 @@ func (c RollConfig) Window() int { return c.Context + c.Horizon }
 // RollOptions configures Roll and RollStream.
 type RollOptions struct {
 	RollConfig
-	// Sampler is the per-frame rule (Depth is taken from RollConfig). With "earlystop" there is
+	// Sampler is the per-frame rule (Depth is taken from RollConfig). With EarlyStop there is
 	// no fixed cadence: the first chunk of S frames is emitted once its largest σ̂ fell below
 	// SigmaThresh (or its D adaptive steps ran out) and it finished its Cleanup steps; several
 	// chunks may be in cleanup at once, and there is no bake-in (every frame starts at σ̂ = 1).
@@ -205,10 +205,11 @@ func roll(f Field, context *Window, opts RollOptions, res *Rollout, yield func(C
 	emitted := 0
 	step := func(active func(b, t int) bool, bakeIn bool) error {
 		cond := windowConditions(opts.Conditions, B, L, opts.CondDim, emitted, T)
-		rec, err := e.step(active, cond, emitted, bakeIn)
+		r, err := e.step(active, cond)
 		if err != nil {
 			return err
 		}
+		rec := e.rollStep(r, emitted, bakeIn)
 		if opts.OnStep != nil {
 			opts.OnStep(rec, e.x)
 		}
@@ -242,7 +243,7 @@ func roll(f Field, context *Window, opts RollOptions, res *Rollout, yield func(C
 	}
 	all := func(b, t int) bool { return true }
 
-	if fs.Sampler == "earlystop" {
+	if finishesAdaptively(e.rl) {
 		for emitted < opts.Frames {
 			front := true
 			for b := 0; b < B; b++ {
@@ -283,7 +284,7 @@ func roll(f Field, context *Window, opts RollOptions, res *Rollout, yield func(C
 		}
 		for b := 0; b < B; b++ {
 			for t := C; t < C+S; t++ {
-				if c := e.count[b*T+t]; c != D {
+				if c := e.st[b*T+t].steps; c != D {
 					return fmt.Errorf("eqflib: rollout invariant broken: emitted frame took %d steps, want D = %d", c, D)
 				}
 			}

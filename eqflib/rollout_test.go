@@ -21,7 +21,7 @@ func TestRollGoldenSchedules(t *testing.T) {
 		if cfg.Inner() != tc.k || cfg.BakeInCycles() != tc.cycles || cfg.Window() != 50 {
 			t.Fatalf("S=%d: K=%d cycles=%d window=%d, want K=%d cycles=%d window=50", tc.stride, cfg.Inner(), cfg.BakeInCycles(), cfg.Window(), tc.k, tc.cycles)
 		}
-		res, err := Roll(fm, ctx, RollOptions{RollConfig: cfg, Sampler: FrameSampler{Sampler: "euler"}, Frames: 2 * tc.stride, KeepTrace: true})
+		res, err := Roll(fm, ctx, RollOptions{RollConfig: cfg, Sampler: FrameSampler{Sampler: Euler}, Frames: 2 * tc.stride, KeepTrace: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,13 +72,13 @@ func TestRollRejectsBadConfigs(t *testing.T) {
 		{RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 3, Depth: 12}, Frames: 3}, "Stride"},
 		{RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 8}, Frames: 3}, "Frames"},
 		{RollOptions{RollConfig: RollConfig{Context: 3, Horizon: 4, Stride: 2, Depth: 8}, Frames: 2}, "context"},
-		{RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 8}, Frames: 2, Sampler: FrameSampler{Sampler: "nag", Options: Options{Momentum: 1}}}, "Options.Momentum"},
-		{RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 8}, Frames: 2, Sampler: FrameSampler{Sampler: "heun"}}, "Sampler"},
-		{RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 8}, Frames: 2, Sampler: FrameSampler{Sampler: "ddim"}}, "f"},
-		{RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 8}, Frames: 2, Sampler: FrameSampler{Sampler: "euler"}, Conditions: []float64{1}, CondDim: 1}, "f"},
+		{RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 8}, Frames: 2, Sampler: FrameSampler{Sampler: NAG, Options: Options{Momentum: 1}}}, "Options.Momentum"},
+		{RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 8}, Frames: 2, Sampler: FrameSampler{}}, "Sampler"},
+		{RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 8}, Frames: 2, Sampler: FrameSampler{Sampler: DDIM}}, "f"},
+		{RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 8}, Frames: 2, Sampler: FrameSampler{Sampler: Euler}, Conditions: []float64{1}, CondDim: 1}, "f"},
 	} {
-		if tc.opts.Sampler.Sampler == "" {
-			tc.opts.Sampler.Sampler = "euler"
+		if tc.opts.Sampler.Sampler.IsZero() && tc.param != "Sampler" {
+			tc.opts.Sampler.Sampler = Euler
 		}
 		_, err := Roll(fm, ctx, tc.opts)
 		var pe *ParamError
@@ -101,14 +101,14 @@ func TestRollOneGroupEqualsSampler(t *testing.T) {
 		fs   FrameSampler
 		one  SamplerFunc
 	}{
-		{"euler", fm, FrameSampler{Sampler: "euler"}, SampleEuler},
-		{"euler closed", fm, FrameSampler{Sampler: "euler", Options: Options{ClosedLoop: true, Estimator: eqf}}, SampleEuler},
-		{"gd open", eqf, FrameSampler{Sampler: "gd", Options: Options{Warp: c}}, SampleGD},
-		{"gd closed", eqf, FrameSampler{Sampler: "gd", Options: Options{Warp: c, ClosedLoop: true}}, SampleGD},
-		{"nag closed", eqf, FrameSampler{Sampler: "nag", Options: Options{Warp: c, ClosedLoop: true, Momentum: 0.3}}, SampleNAG},
-		{"budget nag", eqf, FrameSampler{Sampler: "budget", Options: Options{Momentum: 0.2}}, SampleBudgetAdaptive},
-		{"earlystop", eqf, FrameSampler{Sampler: "earlystop", Options: Options{Warp: c, SigmaThresh: 0.3, Cleanup: 2}}, SampleEarlyStopping},
-		{"ddim", diff, FrameSampler{Sampler: "ddim"}, SampleDDIM},
+		{"euler", fm, FrameSampler{Sampler: Euler}, SampleEuler},
+		{"euler closed", fm, FrameSampler{Sampler: Euler, Options: Options{ClosedLoop: true, Estimator: eqf}}, SampleEuler},
+		{"gd open", eqf, FrameSampler{Sampler: GD, Options: Options{Warp: c}}, SampleGD},
+		{"gd closed", eqf, FrameSampler{Sampler: GD, Options: Options{Warp: c, ClosedLoop: true}}, SampleGD},
+		{"nag closed", eqf, FrameSampler{Sampler: NAG, Options: Options{Warp: c, ClosedLoop: true, Momentum: 0.3}}, SampleNAG},
+		{"budget nag", eqf, FrameSampler{Sampler: Budget, Options: Options{Momentum: 0.2}}, SampleBudgetAdaptive},
+		{"earlystop", eqf, FrameSampler{Sampler: EarlyStop, Options: Options{Warp: c, SigmaThresh: 0.3, Cleanup: 2}}, SampleEarlyStopping},
+		{"ddim", diff, FrameSampler{Sampler: DDIM}, SampleDDIM},
 	}
 	for _, tc := range cases {
 		tmpl := MustNewWindow(B, 1, 3, 1, 1)
@@ -139,7 +139,7 @@ func TestRollBudgetPerFrameRemainingSteps(t *testing.T) {
 	_, _, _, eqf := gaussianOracles(t, 2)
 	ctx, _ := Randn(NewRNG(3), 1, 2, 2, 1, 1)
 	res, err := Roll(eqf, ctx, RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 1, Depth: 8},
-		Sampler: FrameSampler{Sampler: "budget", Options: Options{Momentum: 0.1}}, Frames: 4, KeepTrace: true})
+		Sampler: FrameSampler{Sampler: Budget, Options: Options{Momentum: 0.1}}, Frames: 4, KeepTrace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestRollStreamAndConditionsSlide(t *testing.T) {
 	var seen [][]float64
 	f := condField{fm, &seen}
 	ctx, _ := Randn(NewRNG(3), B, C, 2, 1, 1)
-	opts := RollOptions{RollConfig: RollConfig{Context: C, Horizon: H, Stride: S, Depth: 4}, Sampler: FrameSampler{Sampler: "euler"},
+	opts := RollOptions{RollConfig: RollConfig{Context: C, Horizon: H, Stride: S, Depth: 4}, Sampler: FrameSampler{Sampler: Euler},
 		Frames: frames, Conditions: cond, CondDim: d, Seed: 5}
 	full, err := Roll(f, ctx, opts)
 	if err != nil {
@@ -251,7 +251,7 @@ func TestRollEarlyStopping(t *testing.T) {
 	cw, _ := CFunctionWarp(0.8, 0.001)
 	for _, th := range []float64{0, 0.3, 0.7} {
 		res, err := Roll(eqf, ctx, RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 20},
-			Sampler: FrameSampler{Sampler: "earlystop", Options: Options{Warp: cw, SigmaThresh: th, Cleanup: 3}}, Frames: 6, KeepTrace: true})
+			Sampler: FrameSampler{Sampler: EarlyStop, Options: Options{Warp: cw, SigmaThresh: th, Cleanup: 3}}, Frames: 6, KeepTrace: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -75,23 +75,17 @@ func (o *Options) warp() Warp {
 	return o.Warp
 }
 
-// optionsRead lists, per sampler, the Options fields it reads besides Steps and Callback (which
-// every window sampler reads) and MaxSteps (SampleEarlyStopping's cap; rolling inference caps
-// with Depth). budget and earlystop are closed loop by construction: they accept ClosedLoop.
-var optionsRead = map[string][]string{
-	"euler":     {"Warp", "ClosedLoop", "Estimator"},
-	"gd":        {"Warp", "ClosedLoop", "StepSize"},
-	"nag":       {"Warp", "ClosedLoop", "Momentum", "StepSize"},
-	"lgd":       {"Warp", "ClosedLoop", "Momentum", "StepSize"},
-	"budget":    {"ClosedLoop", "Momentum"},
-	"earlystop": {"Warp", "ClosedLoop", "Momentum", "SigmaThresh", "Cleanup"},
-	"ddim":      {"Schedule"},
-}
-
 // OptionsRead lists the Options fields a sampler reads, as FrameSampler (rolling inference,
 // inpainting, replanning) takes them; window samplers also read Steps and Callback, and
-// SampleEarlyStopping MaxSteps. Any other field set is an error.
-func OptionsRead(sampler string) []string { return append([]string(nil), optionsRead[sampler]...) }
+// SampleEarlyStopping MaxSteps. Any other field set is an error. Budget and early stopping are
+// closed loop by construction: they accept ClosedLoop.
+func OptionsRead(sampler string) []string {
+	r, ok := Rules[sampler]
+	if !ok {
+		return nil
+	}
+	return r.r.reads()
+}
 
 // setOptions names the fields of o that differ from their zero value, in declaration order.
 func (o *Options) setOptions() []string {
@@ -163,6 +157,11 @@ func (o *Options) validate(sampler string, f Field, x *Window, extra ...string) 
 	if o.Steps < 1 {
 		return paramErr("Options.Steps", o.Steps, "≥ 1")
 	}
+	return o.validateShared()
+}
+
+// validateShared checks the options every context reads the same way.
+func (o *Options) validateShared() error {
 	if !(o.Momentum >= 0 && o.Momentum < 1) {
 		return paramErr("Options.Momentum", o.Momentum, "in [0, 1)")
 	}
@@ -194,22 +193,6 @@ func (r *Result) record(o *Options, info StepInfo, x *Window) {
 		info.X = x
 		o.Callback(info)
 	}
-}
-
-func fill(n int, v float64) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
-}
-
-func negate(v []float64) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = -x
-	}
-	return out
 }
 
 // Samplers lists every sampler by the name the command line and notebooks use.

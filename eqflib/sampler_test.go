@@ -311,7 +311,7 @@ func TestSamplersStopOnNaN(t *testing.T) {
 	// Rolling: C = 1, H = 2, S = 1; window position 2 of batch element 0 is flat frame 2.
 	ctx := MustNewWindow(1, 1, 4, 1, 1)
 	_, err := Roll(&nanField{Field: eqf, n: 5, frame: 2}, ctx, RollOptions{RollConfig: RollConfig{Context: 1, Horizon: 2, Stride: 1, Depth: 2},
-		Sampler: FrameSampler{Sampler: "gd"}, Frames: 6})
+		Sampler: FrameSampler{Sampler: GD}, Frames: 6})
 	var nf *NonFiniteError
 	// After the bake-in (evaluation 1) every evaluation emits a frame: at evaluation 5 the
 	// window's last position holds rollout frame 4.

@@ -277,7 +277,7 @@ func (w logSNRWarp) EtaGraph(sigma *Node) *Node {
 
 // ParseWarp builds a warp from a short spec, as used by the command line and notebooks:
 // "identity", "sd3" or "sd3:R", "c" or "c:ALPHA" or "c:ALPHA:SIGMA_END", "c-trapezoid[:…]",
-// "logsnr" or "logsnr:LMIN:LMAX". Defaults are the Param* constants.
+// "logsnr" or "logsnr:LMIN:LMAX". Defaults are the Default* constants.
 func ParseWarp(spec string) (Warp, error) {
 	parts := strings.Split(strings.TrimSpace(spec), ":")
 	args := make([]float64, len(parts)-1)

@@ -95,8 +95,8 @@ func galleryFigures(t *testing.T) map[string]*Figure {
 		f    eqflib.Field
 		s    eqflib.FrameSampler
 	}{
-		{"FM Euler", fm, eqflib.FrameSampler{Sampler: "euler", Options: eqflib.Options{Warp: warp}, Probe: fm}},
-		{"EqF NAG closed loop", eqf, eqflib.FrameSampler{Sampler: "nag", Options: eqflib.Options{Warp: warp, ClosedLoop: true, Momentum: 0.3}, Probe: fm}},
+		{"FM Euler", fm, eqflib.FrameSampler{Sampler: eqflib.Euler, Options: eqflib.Options{Warp: warp}, Probe: fm}},
+		{"EqF NAG closed loop", eqf, eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: warp, ClosedLoop: true, Momentum: 0.3}, Probe: fm}},
 	} {
 		roll, err := eqflib.Roll(m.f, ctx, eqflib.RollOptions{RollConfig: eqflib.RollConfig{Context: 2, Horizon: 2, Stride: 1, Depth: 10},
 			Sampler: m.s, Frames: 12, Seed: 4, KeepTrace: true})

@@ -51,13 +51,13 @@ func DefaultSampler(m *Model) (eqflib.FrameSampler, string) {
 	c, _ := eqflib.ParseWarp("c:0.8:0.001")
 	switch {
 	case m.DiT.Info().Diffusion:
-		return eqflib.FrameSampler{Sampler: "ddim"}, "DDIM"
+		return eqflib.FrameSampler{Sampler: eqflib.DDIM}, "DDIM"
 	case m.DiT.NoiseConditional:
-		return eqflib.FrameSampler{Sampler: "euler"}, "FM Euler"
+		return eqflib.FrameSampler{Sampler: eqflib.Euler}, "FM Euler"
 	case m.DiT.HasReadout():
-		return eqflib.FrameSampler{Sampler: "nag", Options: eqflib.Options{Warp: c, ClosedLoop: true, Momentum: 0.3}}, "NAG μ=0.3 closed loop"
+		return eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: c, ClosedLoop: true, Momentum: 0.3}}, "NAG μ=0.3 closed loop"
 	default:
-		return eqflib.FrameSampler{Sampler: "nag", Options: eqflib.Options{Warp: c, Momentum: 0.3}}, "NAG μ=0.3 open loop"
+		return eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: c, Momentum: 0.3}}, "NAG μ=0.3 open loop"
 	}
 }
 
@@ -71,14 +71,14 @@ type EvalSampler struct {
 // h_ω, also open-loop GD on the c-function warp (the paper's "EqF GD").
 func Samplers(m *Model) []EvalSampler {
 	fs, name := DefaultSampler(m)
-	key := map[string]string{"ddim": "ddim", "euler": "euler", "nag": "nag"}[fs.Sampler]
+	key := map[string]string{"ddim": "ddim", "euler": "euler", "nag": "nag"}[fs.Sampler.Name()]
 	if fs.ClosedLoop {
 		key += "_closed"
 	}
 	out := []EvalSampler{{Key: key, Name: name, Sampler: fs}}
 	if m.DiT.HasReadout() {
 		c, _ := eqflib.ParseWarp("c:0.8:0.001")
-		out = append(out, EvalSampler{Key: "gd_open", Name: "GD open loop", Sampler: eqflib.FrameSampler{Sampler: "gd", Options: eqflib.Options{Warp: c}}})
+		out = append(out, EvalSampler{Key: "gd_open", Name: "GD open loop", Sampler: eqflib.FrameSampler{Sampler: eqflib.GD, Options: eqflib.Options{Warp: c}}})
 	}
 	return out
 }
@@ -124,7 +124,7 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 	}
 	fs, name := DefaultSampler(m)
 	if c.Sampler != nil {
-		fs, name = *c.Sampler, c.Sampler.Sampler
+		fs, name = *c.Sampler, c.Sampler.String()
 	}
 	if c.Name != "" {
 		name = c.Name

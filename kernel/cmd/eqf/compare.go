@@ -205,10 +205,10 @@ func compare(a *compareArgs) error {
 		f    eqflib.Field
 		fs   eqflib.FrameSampler
 	}{
-		{"FM Euler", fm, eqflib.FrameSampler{Sampler: "euler"}},
-		{"EqF GD (open loop, " + a.warp + ")", eq, eqflib.FrameSampler{Sampler: "gd", Options: eqflib.Options{Warp: warp}}},
-		{fmt.Sprintf("EqF NAG μ=%.2g (closed loop, %s)", a.momentum, a.warp), eq, eqflib.FrameSampler{Sampler: "nag", Options: eqflib.Options{Warp: warp, ClosedLoop: true, Momentum: a.momentum}}},
-		{fmt.Sprintf("EqF budget-adaptive NAG μ=%.2g", a.momentum), eq, eqflib.FrameSampler{Sampler: "budget", Options: eqflib.Options{Momentum: a.momentum}}},
+		{"FM Euler", fm, eqflib.FrameSampler{Sampler: eqflib.Euler}},
+		{"EqF GD (open loop, " + a.warp + ")", eq, eqflib.FrameSampler{Sampler: eqflib.GD, Options: eqflib.Options{Warp: warp}}},
+		{fmt.Sprintf("EqF NAG μ=%.2g (closed loop, %s)", a.momentum, a.warp), eq, eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: warp, ClosedLoop: true, Momentum: a.momentum}}},
+		{fmt.Sprintf("EqF budget-adaptive NAG μ=%.2g", a.momentum), eq, eqflib.FrameSampler{Sampler: eqflib.Budget, Options: eqflib.Options{Momentum: a.momentum}}},
 	}
 	var onnxFeat *onnxfeat.Extractor
 	if a.onnxPath != "" {

@@ -52,10 +52,11 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 
 // frameSampler is the engine's rule for a.sampler with the flags it reads.
 func (a *sampleArgs) frameSampler() (eqflib.FrameSampler, error) {
-	fields := eqflib.OptionsRead(a.sampler)
-	if len(fields) == 0 {
-		return eqflib.FrameSampler{}, fmt.Errorf("-sampler %q unknown: must be one of euler, gd, nag, budget, earlystop, ddim", a.sampler)
+	rule, err := eqflib.RuleByName(a.sampler)
+	if err != nil {
+		return eqflib.FrameSampler{}, fmt.Errorf("-sampler %q unknown: %w", a.sampler, err)
 	}
+	fields := eqflib.OptionsRead(a.sampler)
 	read := map[string]bool{}
 	for flag, field := range samplerFlags {
 		// Closed-loop Euler steers by g_φ, which eqf sample has no flag to load.
@@ -64,7 +65,7 @@ func (a *sampleArgs) frameSampler() (eqflib.FrameSampler, error) {
 			return eqflib.FrameSampler{}, fmt.Errorf("-%s is not read by -sampler %s (it reads Options %v)", flag, a.sampler, fields)
 		}
 	}
-	fs := eqflib.FrameSampler{Sampler: a.sampler}
+	fs := eqflib.FrameSampler{Sampler: rule}
 	if read["warp"] {
 		w, err := eqflib.ParseWarp(a.warp)
 		if err != nil {
