@@ -3,6 +3,7 @@ package eqflib
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gomlx/compute"
@@ -23,10 +24,16 @@ type DiT struct {
 	Store            *model.Store
 	DType            dtypes.DType
 
+	// HostState keeps a sampler's x and momentum on the host in float64 between network calls,
+	// instead of on the backend in the DiT's float type (stepgraph.go): slower, for comparisons.
+	HostState bool
+
 	prefix      string // variable scope prefix: "" for the live weights, "/ema" for their EMA
 	readoutProj int    // > 0 when h_ω is attached (its projection width)
 	exec        *model.Exec
 	compiles    atomic.Int64
+	stepMu      sync.Mutex
+	stepExecs   map[string]*model.Exec // the sampler-step executors, by warp and variant (stepgraph.go)
 }
 
 // NewDiT builds a DiT with freshly initialised variables (seeded) of the given float type.
@@ -75,7 +82,82 @@ func (d *DiT) buildExec(backend compute.Backend) (err error) {
 		}
 		return out
 	})
+	d.stepMu.Lock()
+	d.stepExecs = nil // built again for the new readout
+	d.stepMu.Unlock()
 	return err
+}
+
+// stepState implements stateField: the sampler's state on the backend, stepped by an executor
+// that runs the DiT and the update together (one per warp, compiled once per input shape).
+func (d *DiT) stepState(w Warp, readout bool) (stepState, bool, error) {
+	return d.openStepState(w, readout, nil)
+}
+
+func (c *conditionedDiT) stepState(w Warp, readout bool) (stepState, bool, error) {
+	return c.d.openStepState(w, readout, c.cond)
+}
+
+func (d *DiT) openStepState(w Warp, readout bool, bound []float64) (stepState, bool, error) {
+	if d.HostState {
+		return nil, false, nil
+	}
+	exec := func(v stepVariant) (func(args ...any) ([]*tensors.Tensor, error), error) {
+		e, err := d.stepExec(w, v)
+		if err != nil {
+			return nil, err
+		}
+		return e.Exec, nil
+	}
+	condDim := d.Config.CondDim
+	return &graphState{exec: exec, dtype: d.DType, readout: readout, cond: func(cond []float64, b, t int) (*tensors.Tensor, error) {
+		if cond == nil {
+			cond = bound
+		}
+		return condTensor(d.DType, cond, b, t, condDim)
+	}}, true, nil
+}
+
+// stepExec returns the sampler-step executor for warp w and an update variant: inputs (x, m, level, cond, α, β's form,
+// β's value, active, μ), outputs those of stepGraph.
+func (d *DiT) stepExec(w Warp, variant stepVariant) (*model.Exec, error) {
+	d.stepMu.Lock()
+	defer d.stepMu.Unlock()
+	if e, ok := d.stepExecs[variant.key(w)]; ok {
+		return e, nil
+	}
+	backend, err := Backend()
+	if err != nil {
+		return nil, err
+	}
+	cfg, readoutProj := d.Config, d.readoutProj
+	e, err := model.NewExec(backend, d.Store, func(scope *model.Scope, in []*Node) []*Node {
+		d.compiles.Add(1)
+		keepVariablesAsParameters(scope, in[0].Graph())
+		level, cond := in[2], in[3]
+		if cfg.CondDim == 0 {
+			cond = nil
+		}
+		if !d.NoiseConditional {
+			level = ZerosLike(level)
+		}
+		fn := func(look, level *Node) (v, sigmaHat *Node) {
+			v, z := cfg.Forward(d.ditScope(scope.Store()), look, level, cond)
+			if readoutProj > 0 {
+				sigmaHat = Sigmoid(readoutLogit(scope.Store().Scope(readoutScope), z, readoutProj))
+			}
+			return v, sigmaHat
+		}
+		return stepGraph(w, variant, fn, in[0], in[1], level, in[4], in[5], in[6], in[7], in[8])
+	})
+	if err != nil {
+		return nil, err
+	}
+	if d.stepExecs == nil {
+		d.stepExecs = map[string]*model.Exec{}
+	}
+	d.stepExecs[variant.key(w)] = e
+	return e, nil
 }
 
 // EMA returns the DiT that evaluates the exponential moving average of the weights kept by a

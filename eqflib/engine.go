@@ -104,6 +104,10 @@ type engine struct {
 	frame []int        // per window position: the index recorded in RollStep.Frame
 	nfe   int
 	rng   *rand.Rand
+	// Backend state (stepgraph.go): dev holds x and m when the field is a graph; hostFresh and
+	// devFresh say which copies are current.
+	dev                           stepState
+	devTried, hostFresh, devFresh bool
 }
 
 // newEngine builds the engine of a FrameSampler (N = cap = Depth) on x (which it modifies).
@@ -116,7 +120,7 @@ func newEngineRun(f Field, rl rule, o Options, n, cap int, probe NoiseEstimator,
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{f: f, rl: rl, r: r, probe: probe, x: x, m: NewWindowLike(x), fixed: fixed, rng: rng}
+	e := &engine{f: f, rl: rl, r: r, probe: probe, x: x, m: NewWindowLike(x), fixed: fixed, rng: rng, hostFresh: true}
 	nf, T := x.NumFrames(), x.Frames()
 	e.st = make([]frameState, nf)
 	for i := range e.st {
@@ -131,7 +135,11 @@ func newEngineRun(f Field, rl rule, o Options, n, cap int, probe NoiseEstimator,
 
 // resetFrames puts window positions [from, from+n) of every batch element back to fresh N(0, I)
 // noise (drawn as one Randn(rng, B, n, …) block) with zero momentum and no steps taken.
-func (e *engine) resetFrames(from, n int) {
+func (e *engine) resetFrames(from, n int) error {
+	if err := e.hostState(); err != nil {
+		return err
+	}
+	defer e.hostChanged()
 	sh := e.x.Shape
 	noise, _ := Randn(e.rng, sh[0], n, sh[2], sh[3], sh[4])
 	copyFrames(e.x, from, noise, 0, n)
@@ -143,12 +151,16 @@ func (e *engine) resetFrames(from, n int) {
 			e.st[fr] = freshState()
 		}
 	}
+	return nil
 }
 
 // shift slides the window left by s positions (position t takes position t+s's frame and
 // state); the last s positions are reset to noise. Frames entering fixed positions lose their
 // momentum.
-func (e *engine) shift(s int) {
+func (e *engine) shift(s int) error {
+	if err := e.hostState(); err != nil {
+		return err
+	}
 	T, n := e.x.Frames(), e.x.FrameSize()
 	for b := 0; b < e.x.Batch(); b++ {
 		for t := 0; t+s < T; t++ {
@@ -164,7 +176,7 @@ func (e *engine) shift(s int) {
 	for t := 0; t+s < T; t++ {
 		e.frame[t] = e.frame[t+s]
 	}
-	e.resetFrames(T-s, s)
+	return e.resetFrames(T-s, s)
 }
 
 // done reports whether frame fr (= b·T + t) needs no more steps.
@@ -204,16 +216,71 @@ func (e *engine) step(active func(b, t int) bool, cond []float64) (rec stepRecor
 	o := &e.r.o
 	rec = stepRecord{fed: make([]float64, nf), used: make([]float64, nf), sched: make([]float64, nf), size: make([]float64, nf), moved: make([]bool, nf)}
 	plans := make([]plan, nf)
-	for fr := range plans {
-		if !e.fixed[fr%T] {
-			plans[fr] = e.rl.plan(e.r, &e.st[fr])
-			rec.fed[fr], rec.sched[fr] = plans[fr].level, plans[fr].sched
+	for b := 0; b < B; b++ {
+		for t := 0; t < T; t++ {
+			if fr := b*T + t; !e.fixed[t] {
+				plans[fr] = e.rl.plan(e.r, &e.st[fr])
+				rec.fed[fr], rec.sched[fr] = plans[fr].level, plans[fr].sched
+				rec.moved[fr] = active(b, t) && !e.done(fr)
+			}
 		}
 	}
+	look, carry := e.rl.momentum(o)
+	readout := e.rl.readout(o)
+	if err := e.openBackendState(readout); err != nil {
+		return rec, err
+	}
+	var hat []float64
+	if e.dev != nil {
+		hat, err = e.backendStep(plans, &rec, look, carry, cond)
+	} else {
+		hat, err = e.hostStep(f, plans, &rec, look, carry, readout)
+	}
+	if err != nil {
+		return rec, atStep(err, e.nfe+1, func(t int) int { return e.frame[t] })
+	}
+	e.nfe++
+	if readout {
+		rec.sigmaHat = hat
+	}
+	for fr := range plans {
+		if e.fixed[fr%T] {
+			continue
+		}
+		p := &plans[fr]
+		if rec.used[fr] = rec.fed[fr]; p.hatLevel {
+			rec.used[fr] = hat[fr]
+		}
+		if rec.moved[fr] {
+			if rec.size[fr] = p.beta(e.r.warp, at(hat, fr)); !math.IsNaN(p.size) {
+				rec.size[fr] = p.size
+			}
+			e.rl.advance(e.r, &e.st[fr])
+		}
+	}
+	if cr, ok := e.rl.(chunkRule); ok {
+		cr.settle(e.r, e.st, e.chunk, e.fixed, T, hat, rec.moved)
+	}
+	return rec, nil
+}
+
+// at is v[i], or 0 for a nil v.
+func at(v []float64, i int) float64 {
+	if v == nil {
+		return 0
+	}
+	return v[i]
+}
+
+// hostStep is step's host path: the look-ahead, Field.Eval and the update in float64. It returns σ̂.
+func (e *engine) hostStep(f Field, plans []plan, rec *stepRecord, look, carry float64, readout bool) ([]float64, error) {
+	T := e.x.Frames()
+	o := &e.r.o
+	var err error
 	// Closed-loop FM feeds g_φ's estimate instead of the schedule; a Probe only records its own.
 	if o.ClosedLoop && o.Estimator != nil {
 		if rec.estimate, err = estimate(o.Estimator, "Estimator", e.x); err != nil {
-			return rec, err
+			return nil, err
 		}
 		for fr := range rec.fed {
 			if !e.fixed[fr%T] {
@@ -222,14 +289,13 @@ func (e *engine) step(active func(b, t int) bool, cond []float64) (rec stepRecor
 		}
 	} else if e.probe != nil {
 		if rec.estimate, err = estimate(e.probe, "Probe", e.x); err != nil {
-			return rec, err
+			return nil, err
 		}
 	}
-	look, carry := e.rl.momentum(o)
 	xl := e.x
 	if look > 0 { // x_look = x − μ m on the moving frames
 		xl = e.x.Clone()
-		for fr := 0; fr < nf; fr++ {
+		for fr := range plans {
 			if !e.fixed[fr%T] {
 				lf, mf := xl.Frame(fr), e.m.Frame(fr)
 				for i := range lf {
@@ -238,56 +304,101 @@ func (e *engine) step(active func(b, t int) bool, cond []float64) (rec stepRecor
 			}
 		}
 	}
-	readout := e.rl.readout(o)
 	out, err := evalChecked(f, xl, rec.fed, EvalOptions{Readout: readout})
 	if err != nil {
-		return rec, atStep(err, e.nfe+1, func(t int) int { return e.frame[t] })
+		return nil, err
 	}
-	e.nfe++
-	if readout {
-		rec.sigmaHat = out.SigmaHat
-	}
-	plain := look == 0 && carry == 0
-	for b := 0; b < B; b++ {
-		for t := 0; t < T; t++ {
-			fr := b*T + t
-			if e.fixed[t] {
-				continue
+	for fr, moved := range rec.moved {
+		if !moved {
+			continue
+		}
+		p := &plans[fr]
+		beta := p.beta(e.r.warp, at(out.SigmaHat, fr))
+		xf, mf, vf := e.x.Frame(fr), e.m.Frame(fr), out.V.Frame(fr)
+		if look == 0 && carry == 0 { // x ← α x − β v̂ (no momentum kept)
+			for i := range xf {
+				xf[i] = p.alpha*xf[i] - beta*vf[i]
 			}
-			p := &plans[fr]
-			var hat float64
-			if readout {
-				hat = out.SigmaHat[fr]
+		} else { // m ← μ' m + β v̂;  x ← α x − m
+			for i := range xf {
+				mf[i] = carry*mf[i] + beta*vf[i]
+				xf[i] = p.alpha*xf[i] - mf[i]
 			}
-			if rec.used[fr] = rec.fed[fr]; p.hatLevel {
-				rec.used[fr] = hat
-			}
-			if !active(b, t) || e.done(fr) {
-				continue
-			}
-			rec.moved[fr] = true
-			beta := p.beta(e.r.warp, hat)
-			if rec.size[fr] = beta; !math.IsNaN(p.size) {
-				rec.size[fr] = p.size
-			}
-			xf, mf, vf := e.x.Frame(fr), e.m.Frame(fr), out.V.Frame(fr)
-			if plain { // x ← α x − β v̂ (no momentum kept)
-				for i := range xf {
-					xf[i] = p.alpha*xf[i] - beta*vf[i]
-				}
-			} else { // m ← μ' m + β v̂;  x ← α x − m
-				for i := range xf {
-					mf[i] = carry*mf[i] + beta*vf[i]
-					xf[i] = p.alpha*xf[i] - mf[i]
-				}
-			}
-			e.rl.advance(e.r, &e.st[fr])
 		}
 	}
-	if cr, ok := e.rl.(chunkRule); ok {
-		cr.settle(e.r, e.st, e.chunk, e.fixed, T, out.SigmaHat, rec.moved)
+	return out.SigmaHat, nil
+}
+
+// openBackendState moves the state to the backend, once per engine, when the field is a graph
+// and nothing reads the window on the host every step (stepgraph.go).
+func (e *engine) openBackendState(readout bool) error {
+	if e.devTried {
+		return nil
 	}
-	return rec, nil
+	e.devTried = true
+	sf, ok := e.f.(stateField)
+	if !ok || e.probe != nil || (e.r.o.ClosedLoop && e.r.o.Estimator != nil) {
+		return nil
+	}
+	s, ok, err := sf.stepState(e.r.warp, readout)
+	if err != nil || !ok {
+		return err
+	}
+	e.dev, e.devFresh = s, false
+	return nil
+}
+
+// backendStep is step's backend path: one executor call runs the look-ahead, the network and
+// the update. It returns σ̂.
+func (e *engine) backendStep(plans []plan, rec *stepRecord, look, carry float64, cond []float64) ([]float64, error) {
+	if !e.devFresh {
+		if err := e.dev.load(e.x, e.m); err != nil {
+			return nil, err
+		}
+		e.devFresh = true
+	}
+	nf := len(plans)
+	in := stepInputs{level: rec.fed, alpha: make([]float64, nf), from: make([]float64, nf), value: make([]float64, nf),
+		active: make([]float64, nf), look: look, carry: carry}
+	T := e.x.Frames()
+	for fr, moved := range rec.moved {
+		if moved {
+			p := &plans[fr]
+			in.alpha[fr], in.from[fr], in.value[fr], in.active[fr] = p.alpha, float64(p.from), p.value, 1
+			in.variant.affine = in.variant.affine || p.alpha != 1
+		} else {
+			in.alpha[fr], in.value[fr] = 1, 1
+			// A frame that stays put but has stepped since its reset may hold momentum to keep.
+			st := &e.st[fr]
+			in.variant.masked = in.variant.masked || (!e.fixed[fr%T] && (look > 0 || carry > 0) && st.steps+st.cleanup > 0)
+		}
+	}
+	hat, bad, err := e.dev.step(&in, cond)
+	if err != nil {
+		return nil, err
+	}
+	e.hostFresh = false
+	return hat, nonFinite(bad, hat, T)
+}
+
+// hostState brings the host copy of x and m up to date with the backend's.
+func (e *engine) hostState() error {
+	if e.dev == nil || e.hostFresh {
+		return nil
+	}
+	e.hostFresh = true
+	return e.dev.store(e.x, e.m)
+}
+
+// hostChanged records that the host copy was modified: the backend reloads it before its next step.
+func (e *engine) hostChanged() { e.devFresh = false }
+
+// release frees the backend state.
+func (e *engine) release() {
+	if e.dev != nil {
+		e.dev.free()
+		e.dev, e.devTried = nil, false
+	}
 }
 
 // estimate runs a noise-level estimator on x and checks its output.
@@ -359,6 +470,7 @@ func sampleWindow(rl Rule, f Field, x0 *Window, opts Options, extra ...string) (
 	if err != nil {
 		return nil, err
 	}
+	defer e.release()
 	res = &Result{}
 	B, T := x0.Batch(), x0.Frames()
 	if finishesAdaptively(r) {
@@ -379,7 +491,15 @@ func sampleWindow(rl Rule, f Field, x0 *Window, opts Options, extra ...string) (
 				}
 			}
 		}
+		if opts.Callback != nil {
+			if err := e.hostState(); err != nil {
+				return nil, err
+			}
+		}
 		res.record(&opts, StepInfo{Step: i, NFE: res.NFE, Level: rec.used, SigmaHat: rec.sigmaHat, StepSize: rec.size}, e.x)
+	}
+	if err := e.hostState(); err != nil {
+		return nil, err
 	}
 	res.X = e.x
 	return res, nil

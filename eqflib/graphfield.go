@@ -2,10 +2,12 @@ package eqflib
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gomlx/compute/dtypes"
-	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors" //nolint:revive // graph files dot-import graph.
 )
 
 // GraphFieldFn builds a field inside a graph: x is [B, T, C, H, W], level is [B, T]; it returns
@@ -16,10 +18,17 @@ type GraphFieldFn func(x, level *Node) (v, sigmaHat *Node)
 // input shape by a single executor and reused on every Eval: windows and levels are inputs,
 // never constants, so a sampler's steps never recompile.
 type GraphField struct {
-	info     FieldInfo
-	dtype    dtypes.DType
-	exec     *Exec
-	compiles atomic.Int64
+	// HostState keeps a sampler's x and momentum on the host in float64 between calls, instead
+	// of on the backend in the graph's float type (stepgraph.go): slower, for comparisons.
+	HostState bool
+
+	info      FieldInfo
+	dtype     dtypes.DType
+	fn        GraphFieldFn
+	exec      *Exec
+	compiles  atomic.Int64
+	stepMu    sync.Mutex
+	stepExecs map[string]*Exec // the sampler-step executors, by warp and variant
 }
 
 // NewGraphField compiles fn lazily on the compute backend. dtype is the graph's float type
@@ -37,7 +46,7 @@ func NewGraphField(info FieldInfo, dtype dtypes.DType, fn GraphFieldFn) (gf *Gra
 	if err != nil {
 		return nil, err
 	}
-	gf = &GraphField{info: info, dtype: dtype}
+	gf = &GraphField{info: info, dtype: dtype, fn: fn}
 	gf.exec, err = NewExec(backend, func(x, level *Node) []*Node {
 		gf.compiles.Add(1)
 		v, s := fn(x, level)
@@ -92,4 +101,56 @@ func (g *GraphField) Eval(x *Window, level []float64, opts EvalOptions) (out *Ou
 		out.SigmaHat = outs[1]
 	}
 	return out, nil
+}
+
+// stepState implements stateField: the sampler's state on the backend, stepped by an executor
+// that runs fn and the update together (one per warp).
+func (g *GraphField) stepState(w Warp, readout bool) (stepState, bool, error) {
+	if g.HostState {
+		return nil, false, nil
+	}
+	exec := func(v stepVariant) (func(args ...any) ([]*tensors.Tensor, error), error) {
+		e, err := g.stepExec(w, v)
+		if err != nil {
+			return nil, err
+		}
+		return e.Call, nil
+	}
+	return &graphState{exec: exec, dtype: g.dtype, readout: readout, cond: func(cond []float64, b, t int) (*tensors.Tensor, error) {
+		if cond != nil {
+			return nil, paramErr("cond", "conditions", "none: a GraphField takes no conditions")
+		}
+		return toTensorAs(g.dtype, make([]float64, b*t), b, t, 1), nil
+	}}, true, nil
+}
+
+func (g *GraphField) stepExec(w Warp, variant stepVariant) (*Exec, error) {
+	g.stepMu.Lock()
+	defer g.stepMu.Unlock()
+	if e, ok := g.stepExecs[variant.key(w)]; ok {
+		return e, nil
+	}
+	backend, err := Backend()
+	if err != nil {
+		return nil, err
+	}
+	e, err := NewExec(backend, func(in []*Node) []*Node {
+		g.compiles.Add(1)
+		fn := func(look, level *Node) (*Node, *Node) {
+			v, s := g.fn(look, level)
+			if v == nil {
+				panic(fmt.Errorf("GraphFieldFn returned a nil velocity"))
+			}
+			return v, s
+		}
+		return stepGraph(w, variant, fn, in[0], in[1], in[2], in[4], in[5], in[6], in[7], in[8])
+	})
+	if err != nil {
+		return nil, err
+	}
+	if g.stepExecs == nil {
+		g.stepExecs = map[string]*Exec{}
+	}
+	g.stepExecs[variant.key(w)] = e
+	return e, nil
 }

@@ -78,7 +78,9 @@ func Inpaint(f Field, x *Window, known []bool, opts InpaintOptions) (res *Inpain
 			e.chunk[t+n] = 0 // early stopping: the unknown frames stop together
 			n++
 		}
-		e.resetFrames(t, n)
+		if err := e.resetFrames(t, n); err != nil {
+			return nil, err
+		}
 		t += n
 	}
 	res = &Inpainting{X: w}
@@ -96,6 +98,7 @@ func Inpaint(f Field, x *Window, known []bool, opts InpaintOptions) (res *Inpain
 // denoise runs the engine until every moving frame is done: Depth steps, or for early stopping
 // until every chunk finished its cleanup.
 func (e *engine) denoise(cond []float64, onStep func(RollStep, *Window), keep func(RollStep)) error {
+	defer e.release()
 	all := func(int, int) bool { return true }
 	for e.busy() {
 		r, err := e.step(all, cond)
@@ -104,9 +107,12 @@ func (e *engine) denoise(cond []float64, onStep func(RollStep, *Window), keep fu
 		}
 		rec := e.rollStep(r, 0, false)
 		if onStep != nil {
+			if err := e.hostState(); err != nil {
+				return err
+			}
 			onStep(rec, e.x)
 		}
 		keep(rec)
 	}
-	return nil
+	return e.hostState()
 }

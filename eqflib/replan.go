@@ -117,7 +117,7 @@ func Replan(f Field, gt *Window, opts ReplanOptions) (res *Replanning, err error
 	res = &Replanning{Frames: MustNewWindow(B, R, sh[2], sh[3], sh[4])}
 
 	// maskedDenoise generates the window positions in active (fresh noise already in place).
-	maskedDenoise := func(round, offset int, active []bool, fresh func(e *engine)) error {
+	maskedDenoise := func(round, offset int, active []bool, fresh func(e *engine) error) error {
 		fixed := make([]bool, T)
 		for t := range fixed {
 			fixed[t] = t < C || !active[t-C]
@@ -129,7 +129,9 @@ func Replan(f Field, gt *Window, opts ReplanOptions) (res *Replanning, err error
 		for t := range e.chunk {
 			e.chunk[t] = 0
 		}
-		fresh(e)
+		if err := fresh(e); err != nil {
+			return err
+		}
 		cond := windowConditions(opts.Conditions, B, L, opts.CondDim, offset, T)
 		if err := e.denoise(cond, nil, func(RollStep) {}); err != nil {
 			return err
@@ -145,7 +147,7 @@ func Replan(f Field, gt *Window, opts ReplanOptions) (res *Replanning, err error
 		all[i] = true
 	}
 	// Bootstrap an initial clean plan over the full horizon.
-	if err := maskedDenoise(0, 0, all, func(e *engine) { e.resetFrames(C, H) }); err != nil {
+	if err := maskedDenoise(0, 0, all, func(e *engine) error { return e.resetFrames(C, H) }); err != nil {
 		return nil, err
 	}
 	for r, round := 0, 1; ; round++ {
@@ -169,13 +171,13 @@ func Replan(f Field, gt *Window, opts ReplanOptions) (res *Replanning, err error
 		res.Scores = append(res.Scores, score)
 		res.Replanned = append(res.Replanned, !reuse)
 		mask := all
-		fresh := func(e *engine) { e.resetFrames(C, H) }
+		fresh := func(e *engine) error { return e.resetFrames(C, H) }
 		if reuse {
 			mask = make([]bool, H)
 			for i := H - S; i < H; i++ {
 				mask[i] = true
 			}
-			fresh = func(e *engine) { e.resetFrames(T-S, S) }
+			fresh = func(e *engine) error { return e.resetFrames(T-S, S) }
 		}
 		if err := maskedDenoise(round, r, mask, fresh); err != nil {
 			return nil, err

@@ -193,7 +193,10 @@ func roll(f Field, context *Window, opts RollOptions, res *Rollout, yield func(C
 	if err != nil {
 		return err
 	}
-	e.resetFrames(C, H)
+	defer e.release()
+	if err := e.resetFrames(C, H); err != nil {
+		return err
+	}
 	for t := C; t < T; t++ {
 		e.frame[t] = t - C
 		e.chunk[t] = (t - C) / S
@@ -211,6 +214,9 @@ func roll(f Field, context *Window, opts RollOptions, res *Rollout, yield func(C
 		}
 		rec := e.rollStep(r, emitted, bakeIn)
 		if opts.OnStep != nil {
+			if err := e.hostState(); err != nil {
+				return err
+			}
 			opts.OnStep(rec, e.x)
 		}
 		if res != nil {
@@ -225,21 +231,26 @@ func roll(f Field, context *Window, opts RollOptions, res *Rollout, yield func(C
 		return nil
 	}
 	// emit yields the first S horizon frames and slides the window; false stops the rollout.
-	emit := func() bool {
+	emit := func() (bool, error) {
+		if err := e.hostState(); err != nil {
+			return false, err
+		}
 		chunk := MustNewWindow(B, S, sh[2], sh[3], sh[4])
 		copyFrames(chunk, 0, e.x, C, S)
 		start := emitted
 		emitted += S
 		if !yield(Chunk{Start: start, Frames: chunk, NFE: e.nfe}, nil) {
-			return false
+			return false, nil
 		}
 		if emitted < opts.Frames {
-			e.shift(S) // chunk ids stay with window positions: chunks are aligned to S
+			if err := e.shift(S); err != nil { // chunk ids stay with window positions: chunks are aligned to S
+				return false, err
+			}
 			for t := T - S; t < T; t++ {
 				e.frame[t] = e.frame[t-1] + 1
 			}
 		}
-		return true
+		return true, nil
 	}
 	all := func(b, t int) bool { return true }
 
@@ -252,8 +263,8 @@ func roll(f Field, context *Window, opts RollOptions, res *Rollout, yield func(C
 				}
 			}
 			if front {
-				if !emit() {
-					return nil
+				if more, err := emit(); !more {
+					return err
 				}
 				continue
 			}
@@ -289,8 +300,8 @@ func roll(f Field, context *Window, opts RollOptions, res *Rollout, yield func(C
 				}
 			}
 		}
-		if !emit() {
-			return nil
+		if more, err := emit(); !more {
+			return err
 		}
 	}
 	return nil

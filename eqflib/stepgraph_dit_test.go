@@ -1,0 +1,88 @@
+package eqflib_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/equilibriumforcing/eqf/data"
+	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/gomlx/compute/dtypes"
+)
+
+// The DiT with its state on the backend (float32 update in the same call as the network) rolls
+// out the same video as with its state on the host (float64 update), up to float32 rounding:
+// closed-loop NAG with readout and actions, the zoo's default sampler.
+func TestDiTBackendStateMatchesHost(t *testing.T) {
+	cfg := eqflib.DiTPresets["tiny"]
+	m, err := eqflib.NewDiT(cfg, false, 3, dtypes.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An (untrained) readout h_ω: two steps of its trainer create its variables.
+	train, val, err := data.NewWorldSplits(data.NewMaze(data.DefaultMazeConfig()), 4, cfg.Height, cfg.Width, 4, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _ := eqflib.NewObjective(eqflib.EqF)
+	tc := eqflib.DefaultTrainConfig(obj)
+	tc.Batch, tc.Warmup, tc.LR = 2, 1, 3e-3
+	tr, err := eqflib.NewTrainer(m, train, val, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Run(30, eqflib.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pc := eqflib.DefaultProbeConfig()
+	pc.Batch = 2
+	rt, err := eqflib.NewReadoutTrainer(m, train, pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Train(2); err != nil {
+		t.Fatal(err)
+	}
+	d := m // the live weights: the EMA is still near the zero-initialised start
+	if err := d.AttachReadout(pc.Proj); err != nil {
+		t.Fatal(err)
+	}
+	warp, _ := eqflib.ParseWarp("c")
+	ctx, _ := eqflib.Randn(eqflib.NewRNG(1), 1, 2, cfg.Channels, cfg.Height, cfg.Width)
+	cond := make([]float64, 1*(2+8+4-2)*cfg.CondDim)
+	for i := range cond {
+		cond[i] = float64(i%3) - 1
+	}
+	ro := eqflib.RollOptions{RollConfig: eqflib.RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 8}, Frames: 8, Seed: 2,
+		Conditions: cond, CondDim: cfg.CondDim,
+		Sampler: eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: warp, ClosedLoop: true, Momentum: 0.3}}}
+	a, err := eqflib.Roll(d, ctx, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.HostState = true
+	b, err := eqflib.Roll(d, ctx, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The field is not trivial (a zero-initialised DiT predicts v̂ = 0 until it trains).
+	out, err := d.WithConditions(cond[:2*cfg.CondDim]).Eval(ctx, nil, eqflib.EvalOptions{Readout: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vAbs float64
+	for _, v := range out.V.Data {
+		vAbs += math.Abs(v) / float64(len(out.V.Data))
+	}
+	if vAbs < 0.05 {
+		t.Fatalf("mean |v̂| = %.3g: the test field is trivial", vAbs)
+	}
+	var maxDiff, scale float64
+	for i := range a.Frames.Data {
+		maxDiff = math.Max(maxDiff, math.Abs(a.Frames.Data[i]-b.Frames.Data[i]))
+		scale = math.Max(scale, math.Abs(b.Frames.Data[i]))
+	}
+	if maxDiff > 1e-4*scale || a.NFE != b.NFE {
+		t.Fatalf("backend and host rollouts differ by %.3g (scale %.3g), NFE %d vs %d", maxDiff, scale, a.NFE, b.NFE)
+	}
+	t.Logf("max |backend − host| = %.3g (scale %.3g, mean |v̂| %.3g, σ̂ %.3g)", maxDiff, scale, vAbs, out.SigmaHat[0])
+}
