@@ -165,6 +165,12 @@ def main():
         ours = go_metric(go, f"BenchmarkSampleStep/{name}", "ms/step")
         ratio = f"{ours / peer:.2f}× time" if ours else "-"
         print(f"{'SampleStep/' + name + ' ms':<26}{peer:>12.2f}{ours or float('nan'):>12.2f}{ratio:>16}")
+    # eqflib's own ratio: one closed-loop NAG step (readout, momentum, update) against one plain
+    # network call on the "small" DiT, interleaved in the same run (BenchmarkSampleStepNAG).
+    for unit, what in (("backend/network", "state on the backend"), ("host/network", "state on the host")):
+        r = go_metric(go, "BenchmarkSampleStepNAG", unit)
+        if r is not None:
+            print(f"NAG step / network call, {what}: {r:.3f}×")
 
 
 if __name__ == "__main__":
