@@ -61,7 +61,40 @@ func runCompare(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := a.check(); err != nil {
+		return err
+	}
 	return compare(&a)
+}
+
+// check validates the flags before any work starts.
+func (a *compareArgs) check() error {
+	if err := checkFlags(between("clips", a.clips, 1, 1<<16), between("frames", a.frames, 1, 1<<20), between("context", a.context, 0, 1024),
+		between("horizon", a.horizon, 1, 1024), flagRule{"stride", a.stride >= 1 && a.horizon%a.stride == 0, a.stride, fmt.Sprintf("a divisor of -horizon = %d", a.horizon)},
+		between("depth", a.depth, 1, 1<<20), between("clip-frames", a.subLen, 1, a.frames), momentumFlag("momentum", a.momentum),
+		atLeast("feature-steps", a.featureSteps, 1), between("time-chunk", a.timeChunk, 5, a.frames), atLeast("onnx-size", a.onnx.Size, 0),
+		flagRule{"onnx-layout", a.onnx.Layout == onnxfeat.LayoutBCTHW || a.onnx.Layout == onnxfeat.LayoutBTCHW, a.onnx.Layout, "BCTHW or BTCHW"},
+		flagRule{"onnx-name", a.onnxPath == "" || a.onnx.Name != "", `""`, "a feature-space name (e.g. I3D-Kinetics400) with -onnx"},
+		flagRule{"onnx-output", a.onnxPath != "" || a.onnx.Output == "", a.onnx.Output, "unset without -onnx"}); err != nil {
+		return err
+	}
+	if _, err := eqflib.ParseWarp(a.warp); err != nil {
+		return flagErr("warp", err)
+	}
+	for _, f := range []struct{ flag, path string }{{"fm", a.fm}, {"eqf", a.eqf}} {
+		if err := existing(f.flag, f.path); err != nil {
+			return err
+		}
+	}
+	if a.onnxPath != "" {
+		if err := existing("onnx", a.onnxPath); err != nil {
+			return err
+		}
+	}
+	if err := outDir("features", filepath.Dir(a.features)); err != nil {
+		return err
+	}
+	return outDir("out", a.out)
 }
 
 // loadEMA loads a checkpoint (a file, or the newest in a directory) and returns its EMA weights,

@@ -26,8 +26,14 @@ func runDemo(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := checkFlags(atLeast("clips", *clips, 1), atLeast("frames", *frames, 1)); err != nil {
+		return err
+	}
 	r, err := zoo.RecipeByName(*recipe)
 	if err != nil {
+		return flagErr("recipe", err)
+	}
+	if err := outDir("out", *out); err != nil {
 		return err
 	}
 	z := &zoo.Zoo{Dir: *out, Recipe: r, Log: os.Stdout}

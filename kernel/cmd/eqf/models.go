@@ -35,10 +35,17 @@ func runModels(args []string) error {
 	}
 	z, err := zoo.Open(*recipe)
 	if err != nil {
-		return err
+		return flagErr("recipe", err)
 	}
 	if *dir != "" {
 		z.Dir = *dir
+		if !*list {
+			if err := outDir("dir", *dir); err != nil {
+				return err
+			}
+		} else if err := existing("dir", *dir); err != nil {
+			return err
+		}
 	}
 	if *list {
 		return listModels(z)

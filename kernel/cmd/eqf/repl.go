@@ -20,6 +20,9 @@ func runREPL(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("repl: unexpected argument %q (to run a file: eqf run FILE.go)", fs.Arg(0))
 	}
+	if err := outDir("dir", *dir); err != nil {
+		return err
+	}
 	s, err := repl.New(repl.Options{Dir: *dir})
 	if err != nil {
 		return err
@@ -43,6 +46,9 @@ func runScript(args []string) error {
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return fmt.Errorf("run: FILE = %d files given: must be exactly one", fs.NArg())
+	}
+	if err := outDir("dir", *dir); err != nil {
+		return err
 	}
 	s, err := repl.New(repl.Options{Dir: *dir})
 	if err != nil {

@@ -47,7 +47,25 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 	}
 	a.explicit = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { a.explicit[f.Name] = true })
-	return &a, nil
+	return &a, a.check()
+}
+
+// check validates the flags before any work starts.
+func (a *sampleArgs) check() error {
+	if err := checkFlags(between("window", a.window, 2, 1024), between("context", a.context, 1, a.window-1),
+		between("frames", a.frames, 1, 1<<20), between("steps", a.steps, 1, 1<<20), momentumFlag("momentum", a.momentum)); err != nil {
+		return err
+	}
+	if _, err := data.WorldByName(a.world); err != nil {
+		return flagErr("world", err)
+	}
+	if _, err := a.frameSampler(); err != nil {
+		return err
+	}
+	if err := existing("ckpt", a.ckpt); err != nil {
+		return err
+	}
+	return outDir("out", a.out)
 }
 
 // frameSampler is the engine's rule for a.sampler with the flags it reads.

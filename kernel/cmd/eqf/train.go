@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,7 +24,14 @@ import (
 // settings collects repeated -set key=value overrides.
 type settings map[string]string
 
-func (s settings) String() string { return fmt.Sprint(map[string]string(s)) }
+func (s settings) String() string {
+	kv := make([]string, 0, len(s))
+	for k, v := range s {
+		kv = append(kv, k+"="+v)
+	}
+	sort.Strings(kv)
+	return strings.Join(kv, " -set ")
+}
 func (s settings) Set(kv string) error {
 	k, v, ok := strings.Cut(kv, "=")
 	if !ok || k == "" {
@@ -39,8 +47,14 @@ var trainSettable = []string{"lr", "warmup", "batch", "ema", "wd", "clip", "max_
 func applySettings(s settings, tc *eqflib.TrainConfig, dc *eqflib.DiTConfig) error {
 	for k, v := range s {
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return fmt.Errorf("-set %s=%s: the value must be a number", k, v)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("-set %s=%s: the value must be a finite number", k, v)
+		}
+		switch k {
+		case "warmup", "batch", "max_context", "devices", "hidden", "depth", "heads", "patch":
+			if f != math.Trunc(f) || math.Abs(f) > 1<<30 {
+				return fmt.Errorf("-set %s=%s: the value must be a whole number", k, v)
+			}
 		}
 		switch k {
 		case "lr":
@@ -110,7 +124,53 @@ func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs,
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	return &a, nil
+	return &a, a.check()
+}
+
+// check validates the flags before any work starts.
+func (a *trainArgs) check() error {
+	if err := checkFlags(between("frames", a.frames, 1, 1024), between("steps", a.steps, 1, 1<<30),
+		atLeast("readout-steps", a.readoutSteps, 0), atLeast("ckpt-every", a.ckptEvery, 1), atLeast("eval-every", a.evalEvery, 0)); err != nil {
+		return err
+	}
+	if _, err := data.WorldByName(a.world); err != nil {
+		return flagErr("world", err)
+	}
+	if _, err := eqflib.DiTPreset(a.preset); err != nil {
+		return flagErr("preset", err)
+	}
+	if _, err := eqflib.ParseObjective(a.objective); err != nil {
+		return flagErr("objective", err)
+	}
+	tp, err := eqflib.TrainPresetByName(a.trainPreset)
+	if err != nil {
+		return flagErr("train", err)
+	}
+	dc, _ := eqflib.DiTPreset(a.preset)
+	obj, _ := eqflib.ParseObjective(a.objective)
+	if _, err := a.trainConfig(tp, obj, &dc); err != nil {
+		return err
+	}
+	return outDir("out", a.out)
+}
+
+// trainConfig is the training preset's configuration with the -set overrides applied to it and
+// to dc, both validated (an invalid override is named).
+func (a *trainArgs) trainConfig(tp eqflib.TrainPreset, obj eqflib.Objective, dc *eqflib.DiTConfig) (eqflib.TrainConfig, error) {
+	tc := tp.Config(obj, a.steps)
+	tc.Seed = a.seed
+	if err := applySettings(a.set, &tc, dc); err != nil {
+		return tc, err
+	}
+	if tc.CosineSteps != 0 && tc.CosineSteps <= tc.Warmup {
+		tc.CosineSteps = 0 // the warm-up covers the whole run: nothing left to decay
+	}
+	for _, err := range []error{dc.Validate(), tc.Validate()} {
+		if err != nil {
+			return tc, fmt.Errorf("-set %s: %w", a.set, err)
+		}
+	}
+	return tc, nil
 }
 
 var defaultTrain = trainArgs{world: "maze", preset: "tiny", objective: "eqf", trainPreset: "cpu", frames: 4, steps: 200, seed: 1, out: "out/train", ckptEvery: 100, evalEvery: 50}
@@ -143,13 +203,9 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc := tp.Config(obj, a.steps)
-	tc.Seed = a.seed
-	if err := applySettings(a.set, &tc, &dc); err != nil {
+	tc, err := a.trainConfig(tp, obj, &dc)
+	if err != nil {
 		return nil, err
-	}
-	if tc.CosineSteps != 0 && tc.CosineSteps <= tc.Warmup {
-		tc.CosineSteps = 0 // the warm-up covers the whole run: nothing left to decay
 	}
 	dc.CondDim = world.CondDim()
 	trainDS, valDS, err := data.NewWorldSplits(world, a.frames, dc.Height, dc.Width, 100000, 512, a.seed)

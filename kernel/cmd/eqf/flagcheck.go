@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+)
+
+// Every command checks its flags right after parsing, before any work starts, and a bad value is
+// refused with the flag's name and what it must be (flags_test.go holds one row per flag).
+
+// flagRule is one flag's check.
+type flagRule struct {
+	flag string
+	ok   bool
+	got  any
+	want string
+}
+
+// checkFlags returns the first failed rule as "-flag = value: must be …".
+func checkFlags(rules ...flagRule) error {
+	for _, r := range rules {
+		if !r.ok {
+			return fmt.Errorf("-%s = %v: must be %s", r.flag, r.got, r.want)
+		}
+	}
+	return nil
+}
+
+func atLeast(flag string, v, lo int) flagRule {
+	return flagRule{flag, v >= lo, v, fmt.Sprintf("≥ %d", lo)}
+}
+
+func between(flag string, v, lo, hi int) flagRule {
+	return flagRule{flag, v >= lo && v <= hi, v, fmt.Sprintf("in [%d, %d]", lo, hi)}
+}
+
+func momentumFlag(flag string, v float64) flagRule {
+	return flagRule{flag, v >= 0 && v < 1, v, "in [0, 1) (NAG momentum μ)"}
+}
+
+func positiveFlag(flag string, v float64) flagRule {
+	return flagRule{flag, v > 0 && !math.IsInf(v, 0), v, "> 0 and finite"}
+}
+
+// flagErr names the flag in an error met while checking or using its value.
+func flagErr(flag string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("-%s: %w", flag, err)
+}
+
+// outDir creates an output folder named by a flag, or says why it cannot.
+func outDir(flag, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	return flagErr(flag, os.MkdirAll(dir, 0o755))
+}
+
+// existing checks that a path named by a flag exists.
+func existing(flag, path string) error {
+	_, err := os.Stat(path)
+	return flagErr(flag, err)
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var commands = map[string]func([]string) error{
+	"demo": runDemo, "train": runTrain, "sample": runSample, "models": runModels, "compare": runCompare,
+	"oracle-demo": runOracleDemo, "repl": runREPL, "run": runScript,
+}
+
+// flagsOf lists a command's flags from its -h output.
+func flagsOf(t *testing.T, cmd string) []string {
+	t.Helper()
+	r, w, _ := os.Pipe()
+	stderr := os.Stderr
+	os.Stderr = w
+	_ = commands[cmd]([]string{"-h"})
+	os.Stderr = stderr
+	w.Close()
+	out, _ := io.ReadAll(r)
+	var flags []string
+	for _, m := range regexp.MustCompile(`(?m)^\s+-([a-z][a-z0-9-]*)`).FindAllStringSubmatch(string(out), -1) {
+		flags = append(flags, m[1])
+	}
+	sort.Strings(flags)
+	return flags
+}
+
+// TestBadFlags has one row per flag of every command: a value out of its range (or of the wrong
+// kind, for booleans and seeds) must be refused before any work starts, by an error that names
+// the flag and says what it must be. A flag without a row fails the test.
+func TestBadFlags(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	under := filepath.Join(file, "dir") // a path below a file: cannot be created
+	ckpt := t.TempDir()                 // exists (the checks before loading only need that)
+	rows := map[string][]string{
+		"demo -clips":                {"-clips", "0"},
+		"demo -frames":               {"-frames", "-3"},
+		"demo -out":                  {"-out", under},
+		"demo -recipe":               {"-recipe", "nope"},
+		"train -ckpt-every":          {"-ckpt-every", "0"},
+		"train -eval-every":          {"-eval-every", "-1"},
+		"train -frames":              {"-frames", "0"},
+		"train -objective":           {"-objective", "nope"},
+		"train -out":                 {"-out", under},
+		"train -preset":              {"-preset", "nope"},
+		"train -readout-steps":       {"-readout-steps", "-1"},
+		"train -resume":              {"-resume=maybe"},
+		"train -seed":                {"-seed", "-1"},
+		"train -set":                 {"-set", "nope=1"},
+		"train -steps":               {"-steps", "0"},
+		"train -train":               {"-train", "nope"},
+		"train -world":               {"-world", "nope"},
+		"sample -ckpt":               {"-ckpt", filepath.Join(ckpt, "missing")},
+		"sample -closed":             {"-closed=maybe"},
+		"sample -context":            {"-ckpt", ckpt, "-context", "4"},
+		"sample -frames":             {"-ckpt", ckpt, "-frames", "0"},
+		"sample -momentum":           {"-ckpt", ckpt, "-momentum", "1"},
+		"sample -out":                {"-ckpt", ckpt, "-out", under},
+		"sample -sampler":            {"-ckpt", ckpt, "-sampler", "heun"},
+		"sample -seed":               {"-seed", "x"},
+		"sample -steps":              {"-ckpt", ckpt, "-steps", "0"},
+		"sample -warp":               {"-ckpt", ckpt, "-warp", "nope"},
+		"sample -window":             {"-ckpt", ckpt, "-window", "1"},
+		"sample -world":              {"-ckpt", ckpt, "-world", "nope"},
+		"models -dir":                {"-dir", under},
+		"models -list":               {"-list=maybe"},
+		"models -recipe":             {"-recipe", "nope"},
+		"compare -clip-frames":       {"-fm", ckpt, "-eqf", ckpt, "-clip-frames", "0"},
+		"compare -clips":             {"-fm", ckpt, "-eqf", ckpt, "-clips", "0"},
+		"compare -context":           {"-fm", ckpt, "-eqf", ckpt, "-context", "-1"},
+		"compare -depth":             {"-fm", ckpt, "-eqf", ckpt, "-depth", "0"},
+		"compare -eqf":               {"-fm", ckpt, "-eqf", filepath.Join(ckpt, "missing")},
+		"compare -feature-steps":     {"-fm", ckpt, "-eqf", ckpt, "-feature-steps", "0"},
+		"compare -features":          {"-fm", ckpt, "-eqf", ckpt, "-features", filepath.Join(under, "net.eqf")},
+		"compare -fm":                {"-fm", filepath.Join(ckpt, "missing"), "-eqf", ckpt},
+		"compare -frames":            {"-fm", ckpt, "-eqf", ckpt, "-frames", "0"},
+		"compare -horizon":           {"-fm", ckpt, "-eqf", ckpt, "-horizon", "0"},
+		"compare -momentum":          {"-fm", ckpt, "-eqf", ckpt, "-momentum", "1.5"},
+		"compare -onnx":              {"-fm", ckpt, "-eqf", ckpt, "-onnx", filepath.Join(ckpt, "missing.onnx"), "-onnx-name", "I3D"},
+		"compare -onnx-layout":       {"-fm", ckpt, "-eqf", ckpt, "-onnx-layout", "TCHW"},
+		"compare -onnx-name":         {"-fm", ckpt, "-eqf", ckpt, "-onnx", file},
+		"compare -onnx-output":       {"-fm", ckpt, "-eqf", ckpt, "-onnx-output", "logits"},
+		"compare -onnx-size":         {"-fm", ckpt, "-eqf", ckpt, "-onnx-size", "-224"},
+		"compare -out":               {"-fm", ckpt, "-eqf", ckpt, "-out", under},
+		"compare -seed":              {"-seed", "-7"},
+		"compare -stride":            {"-fm", ckpt, "-eqf", ckpt, "-horizon", "4", "-stride", "3"},
+		"compare -time-chunk":        {"-fm", ckpt, "-eqf", ckpt, "-time-chunk", "4"},
+		"compare -warp":              {"-fm", ckpt, "-eqf", ckpt, "-warp", "nope"},
+		"oracle-demo -d":             {"-d", "0"},
+		"oracle-demo -mu":            {"-mu", "1"},
+		"oracle-demo -n":             {"-n", "0"},
+		"oracle-demo -s":             {"-s", "0"},
+		"oracle-demo -seed":          {"-seed", "1.5"},
+		"oracle-demo -steps":         {"-steps", "0"},
+		"repl -dir":                  {"-dir", under},
+		"run -dir":                   {"-dir", under, file},
+	}
+	var names []string
+	for cmd := range commands {
+		names = append(names, cmd)
+	}
+	sort.Strings(names)
+	covered := 0
+	for _, cmd := range names {
+		flags := flagsOf(t, cmd)
+		if len(flags) == 0 {
+			t.Fatalf("%s -h lists no flags", cmd)
+		}
+		for _, f := range flags {
+			key := cmd + " -" + f
+			args, ok := rows[key]
+			if !ok {
+				t.Errorf("%s: no row in the bad-flag table", key)
+				continue
+			}
+			covered++
+			err := func() (err error) {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("%s %v panicked: %v", cmd, args, r)
+					}
+				}()
+				return commands[cmd](args)
+			}()
+			t.Logf("eqf %s %s: %v", cmd, strings.Join(args, " "), err)
+			if err == nil || !strings.Contains(err.Error(), "-"+f) {
+				t.Errorf("eqf %s %s: error %v, want one naming -%s", cmd, strings.Join(args, " "), err, f)
+			}
+		}
+	}
+	if covered != len(rows) {
+		t.Errorf("%d rows for %d flags: a row names a flag that no longer exists", len(rows), covered)
+	}
+}
+
+// TestBadSettings has one row per -set key of eqf train: an out-of-range value is refused before
+// training starts, naming -set and the setting.
+func TestBadSettings(t *testing.T) {
+	bad := map[string][]string{
+		"lr": {"-1", "NaN"}, "warmup": {"-1", "2.5"}, "batch": {"0"}, "ema": {"1.5"}, "wd": {"-1"}, "clip": {"-1"},
+		"max_context": {"-1"}, "devices": {"-2"}, "hidden": {"0"}, "depth": {"0"}, "heads": {"0", "5"}, "patch": {"0", "5"},
+		"mlp_ratio": {"0"},
+	}
+	for _, k := range trainSettable {
+		if len(bad[k]) == 0 {
+			t.Errorf("-set %s: no row in the bad-setting table", k)
+		}
+		for _, v := range bad[k] {
+			err := runTrain([]string{"-out", t.TempDir(), "-set", k + "=" + v})
+			t.Logf("-set %s=%s: %v", k, v, err)
+			if err == nil || !strings.Contains(err.Error(), "-set") {
+				t.Errorf("-set %s=%s: error %v, want one naming -set", k, v, err)
+			}
+		}
+	}
+	if len(bad) != len(trainSettable) {
+		t.Errorf("%d rows for %d settable keys", len(bad), len(trainSettable))
+	}
+}
