@@ -298,3 +298,49 @@ func (s *stopAfter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// poisonedDataset serves its windows unchanged until `after` windows were read, then frames of
+// 1e30 (their squares overflow float32): the loss turns infinite mid-run.
+type poisonedDataset struct {
+	eqflib.Dataset
+	after, read int
+}
+
+func (p *poisonedDataset) Window(i int, pixels, cond []float64) error {
+	if err := p.Dataset.Window(i, pixels, cond); err != nil {
+		return err
+	}
+	if p.read++; p.read > p.after {
+		for j := range pixels {
+			pixels[j] = 1e30
+		}
+	}
+	return nil
+}
+
+// A loss that turns non-finite stops training with an error naming the step, and the newest
+// checkpoint on disk stays the last good one (it loads, and is from before that step).
+func TestTrainStopsOnNonFiniteLoss(t *testing.T) {
+	train, val := tinyMaze(t, 4)
+	obj, _ := eqflib.NewObjective(eqflib.EqF)
+	m, _ := eqflib.NewDiT(eqflib.DiTPresets["tiny"], false, 1, dtypes.Float32)
+	cfg := eqflib.DefaultTrainConfig(obj)
+	cfg.Batch = 2
+	tr, err := eqflib.NewTrainer(m, &poisonedDataset{Dataset: train, after: 2 * 5}, val, cfg) // steps 1–5 are clean
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	err = tr.Run(20, eqflib.RunOptions{CheckpointDir: dir, CheckpointEvery: 2})
+	if err == nil || !strings.Contains(err.Error(), "step 6") {
+		t.Fatalf("Run: %v, want an error naming step 6", err)
+	}
+	last := eqflib.LatestCheckpoint(dir)
+	step, _, err := eqflib.CheckpointInfo(last)
+	if err != nil || step != 4 {
+		t.Fatalf("latest checkpoint %s: step %d, %v; want the step-4 one", last, step, err)
+	}
+	if _, err := eqflib.LoadDiT(last); err != nil {
+		t.Fatalf("the last good checkpoint does not load: %v", err)
+	}
+}
