@@ -91,6 +91,9 @@ func (o Objective) Validate() error {
 	if o.Kind == Diffusion && o.Schedule == nil {
 		return paramErr("Objective.Schedule", "nil", "a *DiffusionSchedule for the Diffusion objective")
 	}
+	if o.Kind == Diffusion && (math.IsNaN(o.SigmoidBias) || math.IsInf(o.SigmoidBias, 0)) {
+		return paramErr("Objective.SigmoidBias", o.SigmoidBias, "finite")
+	}
 	return nil
 }
 
