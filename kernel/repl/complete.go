@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/traefik/yaegi/interp"
 )
 
 // Commands are the REPL's own commands, with their help lines.
@@ -66,14 +68,35 @@ func isWordByte(b byte) bool {
 	return b == '_' || b == '.' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
 }
 
+// idle runs fn while no evaluation runs (evalMu held) and reports whether it could: completion
+// reads the interpreter's globals, which an evaluation rewrites, and never waits for a running
+// cell (a notebook asks for completions while a long cell trains).
+func (s *Session) idle(fn func()) bool {
+	if !s.evalMu.TryLock() {
+		return false
+	}
+	defer s.evalMu.Unlock()
+	fn()
+	return true
+}
+
 func (s *Session) topLevel() []string {
+	var globals []string
+	fresh := s.idle(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for name := range s.in.Globals() {
+			globals = append(globals, name)
+		}
+		s.globalNames = globals
+	})
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []string
-	for name := range s.imports {
-		out = append(out, name)
+	if !fresh { // an evaluation runs: the names as of the last completion
+		globals = s.globalNames
 	}
-	for name := range s.in.Globals() {
+	out := append([]string(nil), globals...)
+	for name := range s.imports {
 		out = append(out, name)
 	}
 	return append(out, keywords...)
@@ -90,6 +113,13 @@ func (s *Session) members(owner string) []string {
 	if ok {
 		return pkgNames[p]
 	}
+	var out []string
+	s.idle(func() { out = valueMembers(in, owner) }) // while an evaluation runs: none, rather than a racy read
+	return out
+}
+
+// valueMembers lists the methods and exported fields of the global variable owner.
+func valueMembers(in *interp.Interpreter, owner string) []string {
 	v, ok := in.Globals()[owner]
 	if !ok || !v.IsValid() {
 		return nil

@@ -62,15 +62,18 @@ type Options struct {
 // one at a time: a second one from another goroutine (two notebook cells) waits for the first;
 // Eval may be cancelled through its context.
 type Session struct {
-	opts     Options
-	in       *interp.Interpreter
-	imports  map[string]string // name → import path
-	loads    int
-	stmts    int            // compound statements run as __stmtN
-	mu       sync.Mutex     // guards in and imports (read by completion)
-	evalMu   sync.Mutex     // one evaluation at a time; guards loads and stmts
-	serveURL string         // set by Serve
-	sigint   chan os.Signal // SIGINT while a loop runs
+	opts    Options
+	in      *interp.Interpreter
+	imports map[string]string // name → import path
+	loads   int
+	stmts   int        // compound statements run as __stmtN
+	mu      sync.Mutex // guards in, imports and globalNames (read by completion)
+	evalMu  sync.Mutex // one evaluation at a time; guards loads and stmts
+	// globalNames are the interpreter's globals as of the last completion made while no
+	// evaluation ran.
+	globalNames []string
+	serveURL    string         // set by Serve
+	sigint      chan os.Signal // SIGINT while a loop runs
 }
 
 // New starts a session: creates the backend (an error when it cannot be created) and runs the
