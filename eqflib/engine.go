@@ -496,7 +496,7 @@ func sampleWindow(rl Rule, f Field, x0 *Window, opts Options, extra ...string) (
 				return nil, err
 			}
 		}
-		res.record(&opts, StepInfo{Step: i, NFE: res.NFE, Level: rec.used, SigmaHat: rec.sigmaHat, StepSize: rec.size}, e.x)
+		res.record(&opts, StepInfo{Step: i, NFE: res.NFE, Level: rec.used, Sched: rec.sched, SigmaHat: rec.sigmaHat, StepSize: rec.size}, e.x)
 	}
 	if err := e.hostState(); err != nil {
 		return nil, err

@@ -52,6 +52,7 @@ type StepInfo struct {
 	Step     int       // iteration index, from 0
 	NFE      int       // network evaluations so far, this step's included
 	Level    []float64 // the level the step was computed from: scheduled σ, σ̂, σ̃, or DDIM time
+	Sched    []float64 // the scheduled level ρ(i/N) before the step (DDIM: its FM-equivalent σ)
 	SigmaHat []float64 // the readout's σ̂ at this step (nil when the sampler uses none)
 	StepSize []float64 // the multiplier applied to v̂ (Euler: Δσ) per frame; 0 for a frame not moved
 	X        *Window   // the state after the step (only in Callback; not kept in Result.Trace)

@@ -69,8 +69,9 @@ func galleryFigures(t *testing.T) map[string]*Figure {
 		if err != nil {
 			t.Fatal(err)
 		}
-		trFM.Sched = append(trFM.Sched, mean1(s.Level))
+		trFM.Sched = append(trFM.Sched, mean1(s.Level)-mean1(s.StepSize)) // the level after the step, where X is
 		trFM.SigmaHat = append(trFM.SigmaHat, est)
+		trFM.At = append(trFM.At, float64(s.Step+1)/20)
 	}}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,13 +11,18 @@ import (
 // scheduled σ at each step and the readout's σ̂ of every frame after it.
 type Trace struct {
 	Name     string
-	Sched    []float64   // scheduled level per step
-	SigmaHat [][]float64 // per step, per frame
+	Sched    []float64   // the scheduled level ρ at each entry's solver progress
+	SigmaHat [][]float64 // per entry, per frame: the estimate read there
+	// At is each entry's solver progress; nil means i/N for entry i (step i's σ̂, read on the
+	// state before the step, where the schedule is ρ(i/N)).
+	At []float64
 }
 
 // TraceFromResult collects a Trace from a sampler run whose steps carry σ̂ (the EqF samplers
-// that read h_ω). For an FM run, build the Trace in Options.Callback instead: append the
-// step's Level to Sched and g_φ's estimate on StepInfo.X to SigmaHat.
+// that read h_ω): entry i is σ̂ as read at step i, beside the schedule's ρ(i/N) there. For an FM
+// run, build the Trace in Options.Callback instead, where StepInfo.X is the state after step i:
+// append g_φ's estimate on it to SigmaHat, the schedule's level after the step (mean of Level −
+// StepSize for Euler) to Sched, and (i+1)/N to At.
 func TraceFromResult(name string, res *eqflib.Result) (Trace, error) {
 	if res == nil || len(res.Trace) == 0 {
 		return Trace{}, fmt.Errorf("plots: TraceFromResult %q: the result has no steps", name)
@@ -27,8 +32,11 @@ func TraceFromResult(name string, res *eqflib.Result) (Trace, error) {
 		if st.SigmaHat == nil {
 			return Trace{}, fmt.Errorf("plots: TraceFromResult %q: step %d has no σ̂ (the sampler read no readout)", name, i)
 		}
+		if st.Sched == nil {
+			return Trace{}, fmt.Errorf("plots: TraceFromResult %q: step %d has no scheduled level", name, i)
+		}
 		t.SigmaHat = append(t.SigmaHat, st.SigmaHat)
-		t.Sched = append(t.Sched, mean(st.Level))
+		t.Sched = append(t.Sched, mean(st.Sched))
 	}
 	return t, nil
 }
@@ -79,6 +87,9 @@ func TraceFigure(traces []Trace, zoom float64) (*Figure, error) {
 		if len(tr.SigmaHat) == 0 || len(tr.Sched) != len(tr.SigmaHat) {
 			return nil, fmt.Errorf("plots: TraceFigure: trace %q has %d σ̂ steps and %d scheduled levels: must be equal and > 0", tr.Name, len(tr.SigmaHat), len(tr.Sched))
 		}
+		if tr.At != nil && len(tr.At) != len(tr.SigmaHat) {
+			return nil, fmt.Errorf("plots: TraceFigure: trace %q has %d positions (At) for %d steps: must be equal (or At nil)", tr.Name, len(tr.At), len(tr.SigmaHat))
+		}
 		N := float64(len(tr.SigmaHat))
 		var x, m, lo, hi []float64
 		for i, sh := range tr.SigmaHat {
@@ -86,9 +97,13 @@ func TraceFigure(traces []Trace, zoom float64) (*Figure, error) {
 				return nil, fmt.Errorf("plots: TraceFigure: trace %q step %d has no frames", tr.Name, i)
 			}
 			mu, sd := meanStd(sh)
-			x = append(x, float64(i+1)/N)
+			at := float64(i) / N
+			if tr.At != nil {
+				at = tr.At[i]
+			}
+			x = append(x, at)
 			m, lo, hi = append(m, mu), append(lo, mu-sd), append(hi, mu+sd)
-			if float64(i+1)/N >= 1-zoom {
+			if at >= 1-zoom {
 				zmax = math.Max(zmax, math.Max(mu+sd, tr.Sched[i]))
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image/gif"
 	"image/png"
+	"math"
 	"strings"
 	"testing"
 
@@ -134,5 +135,43 @@ func TestFigureErrors(t *testing.T) {
 	}
 	if _, err := FrontierFigure("", "maze-I3D", []FrontierSeries{{Name: "a", NFE: []float64{1}}}); err == nil {
 		t.Error("FrontierFigure with mismatched lengths")
+	}
+}
+
+// A closed-loop trace puts the schedule ρ(i/N), not σ̂, on its dashed line, and each σ̂ at the
+// progress i/N of the step that read it (the first, read on pure noise, at 0).
+func TestTraceFromResultPairsReadoutWithItsStep(t *testing.T) {
+	mean := make([]float64, 16)
+	for i := range mean {
+		mean[i] = 0.3 * float64(i%5)
+	}
+	data, _ := eqflib.NewGaussian(mean, 0.2)
+	eqf, _ := eqflib.NewOracle(data, eqflib.OracleEqF)
+	x0, _ := eqflib.Randn(eqflib.NewRNG(1), 3, 2, 16, 1, 1)
+	warp, _ := eqflib.ParseWarp("c")
+	const N = 10
+	res, err := eqflib.SampleNAG(eqf, x0, eqflib.Options{Steps: N, Warp: warp, ClosedLoop: true, Momentum: 0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := TraceFromResult("nag", res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range tr.Sched {
+		if want := warp.Rho(float64(i) / N); math.Abs(s-want) > 1e-12 {
+			t.Fatalf("step %d: scheduled σ %.6f, want ρ(%d/%d) = %.6f", i, s, i, N, want)
+		}
+	}
+	fig, err := TraceFigure([]Trace{tr}, 0.2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := fig.Panels[0].Series[0]
+	if est.X[0] != 0 || math.Abs(est.X[N-1]-float64(N-1)/N) > 1e-12 {
+		t.Errorf("σ̂ drawn at progress %v…%v, want 0…%v", est.X[0], est.X[N-1], float64(N-1)/N)
+	}
+	if est.Y[0] < 0.9 { // read on pure noise
+		t.Errorf("first σ̂ %.3f, want ≈ 1 (read on the initial noise)", est.Y[0])
 	}
 }
