@@ -277,21 +277,6 @@ func (e *engine) hostStep(f Field, plans []plan, rec *stepRecord, look, carry fl
 	T := e.x.Frames()
 	o := &e.r.o
 	var err error
-	// Closed-loop FM feeds g_φ's estimate instead of the schedule; a Probe only records its own.
-	if o.ClosedLoop && o.Estimator != nil {
-		if rec.estimate, err = estimate(o.Estimator, "Estimator", e.x); err != nil {
-			return nil, err
-		}
-		for fr := range rec.fed {
-			if !e.fixed[fr%T] {
-				rec.fed[fr] = rec.estimate[fr]
-			}
-		}
-	} else if e.probe != nil {
-		if rec.estimate, err = estimate(e.probe, "Probe", e.x); err != nil {
-			return nil, err
-		}
-	}
 	xl := e.x
 	if look > 0 { // x_look = x − μ m on the moving frames
 		xl = e.x.Clone()
@@ -304,16 +289,37 @@ func (e *engine) hostStep(f Field, plans []plan, rec *stepRecord, look, carry fl
 			}
 		}
 	}
+	// Closed loop on g_φ (closed-loop FM) feeds its estimate at x_look instead of the schedule,
+	// and the rule reads it where it would read σ̂; a Probe only records its own.
+	var hat []float64
+	if o.ClosedLoop && o.Estimator != nil {
+		if rec.estimate, err = estimate(o.Estimator, "Estimator", xl); err != nil {
+			return nil, err
+		}
+		for fr := range rec.fed {
+			if !e.fixed[fr%T] {
+				rec.fed[fr] = rec.estimate[fr]
+			}
+		}
+		hat = rec.estimate
+	} else if e.probe != nil {
+		if rec.estimate, err = estimate(e.probe, "Probe", xl); err != nil {
+			return nil, err
+		}
+	}
 	out, err := evalChecked(f, xl, rec.fed, EvalOptions{Readout: readout})
 	if err != nil {
 		return nil, err
+	}
+	if readout {
+		hat = out.SigmaHat
 	}
 	for fr, moved := range rec.moved {
 		if !moved {
 			continue
 		}
 		p := &plans[fr]
-		beta := p.beta(e.r.warp, at(out.SigmaHat, fr))
+		beta := p.beta(e.r.warp, at(hat, fr))
 		xf, mf, vf := e.x.Frame(fr), e.m.Frame(fr), out.V.Frame(fr)
 		if look == 0 && carry == 0 { // x ← α x − β v̂ (no momentum kept)
 			for i := range xf {
@@ -326,7 +332,7 @@ func (e *engine) hostStep(f Field, plans []plan, rec *stepRecord, look, carry fl
 			}
 		}
 	}
-	return out.SigmaHat, nil
+	return hat, nil
 }
 
 // openBackendState moves the state to the backend, once per engine, when the field is a graph

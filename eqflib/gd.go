@@ -5,9 +5,11 @@ package eqflib
 //	(v̂, z) = f(x),   x ← x − η(σ)/N ⊙ v̂,
 //
 // with σ the scheduled level ρ(i/N) (open loop) or the readout's σ̂ = h_ω(z) from the same
-// forward pass (opts.ClosedLoop). With the identity warp open loop this is Euler with Δσ = 1/N:
+// forward pass (opts.ClosedLoop). With opts.Estimator set, closed loop reads the framewise
+// estimate σ̃ = g_φ(x) instead and feeds it to the field as its level (closed-loop FM with GD
+// steps; no readout needed). With the identity warp open loop this is Euler with Δσ = 1/N:
 // NU-FM's sampler. opts.StepSize > 0 fixes the multiplier instead.
-// Reads Steps, Warp, ClosedLoop, StepSize, Callback.
+// Reads Steps, Warp, ClosedLoop, Estimator, StepSize, Callback.
 func SampleGD(f Field, x0 *Window, opts Options) (*Result, error) {
 	return sampleWindow(GD, f, x0, opts)
 }
@@ -20,13 +22,16 @@ type gdRule struct {
 }
 
 func (gdRule) name() string                         { return "gd" }
-func (gdRule) reads() []string                      { return []string{"Warp", "ClosedLoop", "StepSize"} }
+func (gdRule) reads() []string                      { return []string{"Warp", "ClosedLoop", "Estimator", "StepSize"} }
 func (gdRule) momentum(*Options) (float64, float64) { return 0, 0 }
-func (gdRule) readout(o *Options) bool              { return o.ClosedLoop }
+func (gdRule) readout(o *Options) bool              { return readsReadout(o) }
 func (gdRule) check(f Field, o *Options) error {
-	return needReadoutIf(o.ClosedLoop, f, "closed-loop GD")
+	return needReadoutIf(readsReadout(o), f, "closed-loop GD")
 }
 func (gdRule) plan(r *run, st *frameState) plan { return gradientPlan(r, st) }
+
+// readsReadout: closed loop on h_ω's σ̂, unless an Estimator (g_φ) gives the level instead.
+func readsReadout(o *Options) bool { return o.ClosedLoop && o.Estimator == nil }
 
 // gradientPlan is the step of GD, NAG and LGD.
 func gradientPlan(r *run, st *frameState) plan {

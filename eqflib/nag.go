@@ -9,8 +9,10 @@ package eqflib
 // LGD is the lookahead-only variant of EqM's release: m ← η(σ)/N ⊙ f(x_look).
 
 // SampleNAG is NAG with momentum opts.Momentum. σ is the scheduled level ρ(i/N) open loop or the
-// readout's σ̂ at x_look closed loop; opts.StepSize > 0 fixes the multiplier (EqM's sampler).
-// With μ = 0 it is SampleGD exactly. Reads Steps, Warp, ClosedLoop, Momentum, StepSize, Callback.
+// readout's σ̂ at x_look closed loop (with opts.Estimator: g_φ's estimate at x_look, also fed to
+// the field, as closed-loop FM); opts.StepSize > 0 fixes the multiplier (EqM's sampler).
+// With μ = 0 it is SampleGD exactly. Reads Steps, Warp, ClosedLoop, Estimator, Momentum,
+// StepSize, Callback.
 func SampleNAG(f Field, x0 *Window, opts Options) (*Result, error) {
 	return sampleWindow(NAG, f, x0, opts)
 }
@@ -35,7 +37,7 @@ func (r nagRule) name() string {
 	return "nag"
 }
 func (nagRule) reads() []string {
-	return []string{"Warp", "ClosedLoop", "Momentum", "StepSize"}
+	return []string{"Warp", "ClosedLoop", "Estimator", "Momentum", "StepSize"}
 }
 func (r nagRule) momentum(o *Options) (look, carry float64) {
 	if r.lookaheadOnly {
@@ -43,8 +45,8 @@ func (r nagRule) momentum(o *Options) (look, carry float64) {
 	}
 	return o.Momentum, o.Momentum
 }
-func (nagRule) readout(o *Options) bool { return o.ClosedLoop }
+func (nagRule) readout(o *Options) bool { return readsReadout(o) }
 func (r nagRule) check(f Field, o *Options) error {
-	return needReadoutIf(o.ClosedLoop, f, "closed-loop "+map[bool]string{false: "NAG", true: "LGD"}[r.lookaheadOnly])
+	return needReadoutIf(readsReadout(o), f, "closed-loop "+map[bool]string{false: "NAG", true: "LGD"}[r.lookaheadOnly])
 }
 func (nagRule) plan(r *run, st *frameState) plan { return gradientPlan(r, st) }

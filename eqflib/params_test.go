@@ -92,7 +92,7 @@ func TestConfigFieldsBadInput(t *testing.T) {
 		"Options.ClosedLoop":  {func() error { return sample(DDIM, Options{ClosedLoop: true}) }},
 		"Options.Momentum":    {func() error { return sample(NAG, Options{Momentum: 1}) }, func() error { return sample(NAG, Options{Momentum: nan}) }, func() error { return sample(GD, Options{Momentum: 0.3}) }},
 		"Options.StepSize":    {func() error { return sample(GD, Options{StepSize: -1}) }, func() error { return sample(GD, Options{StepSize: nan}) }},
-		"Options.Estimator":   {func() error { return sample(GD, Options{Estimator: fm}) }},
+		"Options.Estimator":   {func() error { return sample(Budget, Options{Estimator: fm}) }},
 		"Options.SigmaThresh": {func() error { return sample(EarlyStop, Options{SigmaThresh: 1.5, Cleanup: 1}) }, func() error { return sample(EarlyStop, Options{SigmaThresh: nan, Cleanup: 1}) }},
 		"Options.Cleanup":     {func() error { return sample(EarlyStop, Options{Cleanup: 0}) }},
 		"Options.MaxSteps":    {func() error { return sample(EarlyStop, Options{Cleanup: 1, MaxSteps: -1}) }, func() error { return sample(NAG, Options{MaxSteps: 3}) }},

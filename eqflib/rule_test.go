@@ -2,6 +2,7 @@ package eqflib
 
 import (
 	"errors"
+	"math"
 	"testing"
 )
 
@@ -123,4 +124,81 @@ func TestParseSampler(t *testing.T) {
 func eqf1(t *testing.T) Field {
 	_, _, _, eqf := gaussianOracles(t, 2)
 	return eqf
+}
+
+// Closed loop on g_φ instead of h_ω (closed-loop FM, paper §3 and the FM conditioning ablation):
+// GD and NAG read the estimator's σ̃ at the look-ahead, feed it to the field and step by
+// η(σ̃)/N. With the identity warp GD on σ̃ is closed-loop Euler (Δσ = 1/N); NAG on σ̃ samples the
+// data; rolling inference records the estimate and no σ̂.
+func TestClosedLoopOnEstimator(t *testing.T) {
+	_, mean, fm, _ := gaussianOracles(t, 16)
+	x0, _ := Randn(NewRNG(4), 400, 1, 16, 1, 1)
+	euler, err := SampleEuler(fm, x0, Options{Steps: 20, ClosedLoop: true, Estimator: fm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gd, err := SampleGD(fm, x0, Options{Steps: 20, ClosedLoop: true, Estimator: fm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d float64
+	for i := range gd.X.Data {
+		d = math.Max(d, math.Abs(gd.X.Data[i]-euler.X.Data[i]))
+	}
+	if d > 1e-9 {
+		t.Errorf("GD on σ̃ (identity warp) differs from closed-loop Euler by %.3g", d)
+	}
+	// NAG on σ̃: the estimator sees the look-ahead x − μ m (at step 1, x₀ − (1 + μ)(x₀ − x₁)), and
+	// its estimate is the level fed and stepped on; no readout is read.
+	rec := &recordingEstimator{NoiseEstimator: fm}
+	var x1 *Window
+	const mu = 0.3
+	nag, err := SampleNAG(fm, x0, Options{Steps: 20, Warp: mustWarp(t, "c"), ClosedLoop: true, Estimator: rec, Momentum: mu,
+		Callback: func(s StepInfo) {
+			if s.Step == 0 {
+				x1 = s.X.Clone()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nag.SigmaHat != nil || nag.Trace[0].SigmaHat != nil || len(rec.in) != 20 {
+		t.Fatalf("NAG on σ̃: σ̂ %v, %d estimator calls: want no readout and 20 calls", nag.SigmaHat, len(rec.in))
+	}
+	for i, st := range nag.Trace {
+		for fr := range st.Level {
+			if st.Level[fr] != rec.out[i][fr] {
+				t.Fatalf("step %d frame %d: level %v, estimate %v", i, fr, st.Level[fr], rec.out[i][fr])
+			}
+		}
+	}
+	for j, v := range rec.in[1].Data {
+		if want := x0.Data[j] - (1+mu)*(x0.Data[j]-x1.Data[j]); math.Abs(v-want) > 1e-12 {
+			t.Fatalf("step 1: the estimator saw %v at %d, want the look-ahead %v", v, j, want)
+		}
+	}
+	meanErr, _, varRatio := sampleStats(nag.X, mean, 0.5)
+	t.Logf("FM NAG μ = 0.3 on g_φ (c warp, N = 20): mean error %.3f, variance ratio %.3f", meanErr, varRatio)
+	ctx, _ := Randn(NewRNG(5), 2, 2, 16, 1, 1)
+	r, err := Roll(fm, ctx, RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 2, Stride: 1, Depth: 6}, Frames: 2, KeepTrace: true,
+		Sampler: FrameSampler{Sampler: NAG, Options: Options{ClosedLoop: true, Estimator: fm, Momentum: 0.3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := r.Trace[len(r.Trace)-1]; st.Estimate == nil || st.SigmaHat != nil || st.Level[0] != st.Estimate[0] {
+		t.Errorf("rolling NAG on g_φ: estimate %v, σ̂ %v, level %v", st.Estimate, st.SigmaHat, st.Level)
+	}
+}
+
+// recordingEstimator keeps what a NoiseEstimator was asked and answered.
+type recordingEstimator struct {
+	NoiseEstimator
+	in  []*Window
+	out [][]float64
+}
+
+func (r *recordingEstimator) EstimateSigma(x *Window) ([]float64, error) {
+	v, err := r.NoiseEstimator.EstimateSigma(x)
+	r.in, r.out = append(r.in, x.Clone()), append(r.out, v)
+	return v, err
 }
