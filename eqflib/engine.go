@@ -19,7 +19,8 @@ import (
 // FrameSampler configures the per-frame rule of rolling inference, inpainting and replanning.
 type FrameSampler struct {
 	// Sampler is the rule: Euler (FM, open loop or closed loop on Options.Estimator), GD, NAG, LGD
-	// (EqF, open loop on the warp's schedule or closed loop on the readout), Budget
+	// (EqF, open loop on the warp's schedule or closed loop on the readout, or on
+	// Options.Estimator for an FM field), Budget
 	// (budget-adaptive: σ̂ over the frame's remaining steps, GD or NAG by Options.Momentum),
 	// EarlyStop (adaptive early stopping per chunk) or DDIM (the Diffusion baseline).
 	// ParseSampler reads one from its name ("nag:0.3,closed").

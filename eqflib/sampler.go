@@ -26,15 +26,16 @@ type Options struct {
 	// Warp is the η warp (nil means identity). Open loop it sets the scheduled levels ρ(i/N)
 	// and the step multipliers η(ρ(i/N))/N; closed loop the multipliers are η(σ̂)/N.
 	Warp Warp
-	// ClosedLoop uses the readout's σ̂ (GD, NAG, LGD) or the Estimator's σ̃ (Euler) instead of
-	// the scheduled level.
+	// ClosedLoop uses the readout's σ̂ (GD, NAG, LGD), or the Estimator's σ̃ when one is set
+	// (Euler, GD, NAG, LGD: closed-loop FM), instead of the scheduled level.
 	ClosedLoop bool
 	// Momentum is NAG's μ ∈ [0, 1) (NAG, LGD, budget-adaptive, early stopping).
 	Momentum float64
 	// StepSize, when > 0, replaces the warp's multiplier by this fixed value (EqM's own sampler:
 	// NAG on its field with a fixed step size and no readout).
 	StepSize float64
-	// Estimator is the framewise noise-level predictor g_φ for closed-loop FM.
+	// Estimator is the framewise noise-level predictor g_φ for closed-loop FM: with ClosedLoop,
+	// its estimate at the look-ahead is fed to the field and stepped on.
 	Estimator NoiseEstimator
 	// SigmaThresh is early stopping's σ_thresh ∈ [0, 1]; Cleanup is C_s ≥ 1; MaxSteps caps the
 	// adaptive phase (0 means Steps).
