@@ -32,9 +32,9 @@ type FrameSampler struct {
 	// SigmaThresh, Cleanup, Schedule, as the rule reads them (OptionsRead). Steps, MaxSteps and
 	// Callback are not read.
 	Options
-	// Probe, if set, is a noise-level estimator (g_φ) evaluated on every state the field sees
-	// and recorded (RollStep.Estimate) without steering anything: the raw material of the
-	// noise-level divergence analysis.
+	// Probe, if set, is a noise-level estimator (g_φ) evaluated on the window's state x before
+	// every step (not on the NAG look-ahead) and recorded (RollStep.Estimate) without steering
+	// anything: the raw material of the noise-level divergence analysis.
 	Probe NoiseEstimator
 }
 
@@ -291,7 +291,7 @@ func (e *engine) hostStep(f Field, plans []plan, rec *stepRecord, look, carry fl
 		}
 	}
 	// Closed loop on g_φ (closed-loop FM) feeds its estimate at x_look instead of the schedule,
-	// and the rule reads it where it would read σ̂; a Probe only records its own.
+	// and the rule reads it where it would read σ̂; a Probe only records its own, on the state x.
 	var hat []float64
 	if o.ClosedLoop && o.Estimator != nil {
 		if rec.estimate, err = estimate(o.Estimator, "Estimator", xl); err != nil {
@@ -304,7 +304,7 @@ func (e *engine) hostStep(f Field, plans []plan, rec *stepRecord, look, carry fl
 		}
 		hat = rec.estimate
 	} else if e.probe != nil {
-		if rec.estimate, err = estimate(e.probe, "Probe", xl); err != nil {
+		if rec.estimate, err = estimate(e.probe, "Probe", e.x); err != nil {
 			return nil, err
 		}
 	}
