@@ -12,7 +12,7 @@ import (
 
 var commands = map[string]func([]string) error{
 	"demo": runDemo, "train": runTrain, "sample": runSample, "models": runModels, "compare": runCompare,
-	"oracle-demo": runOracleDemo, "repl": runREPL, "run": runScript,
+	"oracle-demo": runOracleDemo, "repl": runREPL, "run": runScript, "paper": runPaper,
 }
 
 // flagsOf lists a command's flags from its -h output.
@@ -104,6 +104,9 @@ func TestBadFlags(t *testing.T) {
 		"oracle-demo -seed":      {"-seed", "1.5"},
 		"oracle-demo -steps":     {"-steps", "0"},
 		"repl -dir":              {"-dir", under},
+		"paper -out":             {"-out", under, "eqm_weighting"},
+		"paper -quick":           {"-quick=maybe"},
+		"paper -seeds":           {"-seeds", "-1"},
 		"run -dir":               {"-dir", under, file},
 	}
 	var names []string

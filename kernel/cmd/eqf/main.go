@@ -4,6 +4,7 @@
 //	eqf train [flags]        train a DiT on a world with one of the objectives
 //	eqf sample [flags]       roll out a trained checkpoint over a clip's actions
 //	eqf models [flags]       train (or -list) the model zoo that experiments and notebooks load
+//	eqf paper [flags] NAME   run a paper experiment (list, NAME…, all) into out/paper
 //	eqf oracle-demo [flags]  sample Gaussian data with the exact oracle and several samplers
 //	eqf repl [flags]         an interactive Go REPL (yaegi) with eqflib, data, plots and GoMLX preloaded
 //	eqf run FILE.go          run a Go file or a script with the REPL's preloads
@@ -28,6 +29,8 @@ commands:
                skipping what is trained and resuming what was interrupted; -list shows the cards
   compare      100-frame action-conditioned rollouts of an FM and an EqF checkpoint with FM Euler,
                EqF GD, closed-loop EqF NAG and budget-adaptive NAG: FVD (maze-I3D features), NFE
+  paper        run the paper's experiments (list, NAME…, all) into out/paper: numbers beside
+               the paper's, figures as PNG and HTML
   oracle-demo  sample N(m, s²I) data with the exact oracle fields and several samplers,
                and print each sampler's moments against the data and its network evaluations
   repl         an interactive Go REPL (yaegi) with eqflib, data, plots, GoMLX's graph and
@@ -57,6 +60,8 @@ func main() {
 		err = runModels(os.Args[2:])
 	case "compare":
 		err = runCompare(os.Args[2:])
+	case "paper":
+		err = runPaper(os.Args[2:])
 	case "repl":
 		err = runREPL(os.Args[2:])
 	case "run":

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/equilibriumforcing/eqf/paper"
+)
+
+// eqf paper list | NAME… | all: run the paper's experiments (package paper) into out/paper/NAME.
+func runPaper(args []string) error {
+	fs := flag.NewFlagSet("paper", flag.ContinueOnError)
+	quick := fs.Bool("quick", false, "quick mode: tiny sizes, seconds (what the tests run)")
+	seeds := fs.Int("seeds", 0, "seeds to average over (0: 3, or 1 with -quick)")
+	out := fs.String("out", "out/paper", "output folder (one subfolder per experiment)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := checkFlags(between("seeds", *seeds, 0, 100)); err != nil {
+		return err
+	}
+	names := fs.Args()
+	if len(names) == 0 || (len(names) == 1 && names[0] == "list") {
+		for _, e := range paper.Experiments {
+			fmt.Printf("%-26s %s\n", e.Name, e.Where)
+		}
+		return nil
+	}
+	var todo []paper.Experiment
+	if len(names) == 1 && names[0] == "all" {
+		todo = paper.Experiments
+	} else {
+		for _, n := range names {
+			e, err := paper.ByName(n)
+			if err != nil {
+				return err
+			}
+			todo = append(todo, e)
+		}
+	}
+	if err := outDir("out", *out); err != nil {
+		return err
+	}
+	ctx, release := signal.NotifyContext(context.Background(), stopSignals...)
+	defer release()
+	for _, e := range todo {
+		r, err := e.Run(ctx, paper.Config{Quick: *quick, Seeds: *seeds})
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.Name, err)
+		}
+		dir := filepath.Join(*out, e.Name)
+		if err := r.Save(dir); err != nil {
+			return fmt.Errorf("%s: %w", e.Name, err)
+		}
+		fmt.Fprintf(os.Stdout, "%s: %d numbers, %d figures -> %s\n", e.Name, len(r.Numbers), len(r.Figures), filepath.Join(dir, "results.md"))
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+// Package paper runs the paper's experiments on the offline maze world: one file per experiment,
+// named after the paper's figure or table label, each a function that runs the protocol and
+// returns the numbers (ours beside the paper's) and the figures. `eqf paper list` names them,
+// `eqf paper NAME` runs one and `eqf paper all` runs every one into out/paper/.
+//
+// Experiments that need trained models load them from the model zoo (`make models`); those that
+// are analytic need nothing. Every experiment has a quick mode (Config.Quick: tiny sizes, used by
+// the tests) and a full mode.
+package paper
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/equilibriumforcing/eqf/internal/fsutil"
+	"github.com/equilibriumforcing/eqf/plots"
+)
+
+// Config is what every experiment takes.
+type Config struct {
+	Quick bool // tiny sizes, seconds: what `go test ./paper` runs
+	Seeds int  // seeds to average over (0: 3 in full mode, 1 in quick mode)
+}
+
+// Number is one reported quantity: ours (mean ± standard error over seeds) beside the paper's.
+type Number struct {
+	Name  string  `json:"name"`
+	Ours  float64 `json:"ours"`
+	Err   float64 `json:"err,omitempty"`   // standard error over seeds (0 with one seed or for exact values)
+	Paper string  `json:"paper,omitempty"` // the paper's value as printed, or "" where it prints none
+	Note  string  `json:"note,omitempty"`
+}
+
+// Result is an experiment's outcome.
+type Result struct {
+	Name    string                   `json:"name"`  // the experiment (the paper's label)
+	Title   string                   `json:"title"` // what it reproduces
+	Where   string                   `json:"where"` // the paper's section, figure or table
+	Numbers []Number                 `json:"numbers,omitempty"`
+	Notes   []string                 `json:"notes,omitempty"`
+	Figures map[string]*plots.Figure `json:"-"` // by file stem
+}
+
+// Save writes results.json, results.md (the numbers beside the paper's) and every figure as PNG
+// and HTML into dir, atomically file by file.
+func (r *Result) Save(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteFileAtomic(filepath.Join(dir, "results.json"), append(js, '\n')); err != nil {
+		return err
+	}
+	var md strings.Builder
+	fmt.Fprintf(&md, "# %s\n\n%s (paper: %s)\n\n", r.Name, r.Title, r.Where)
+	if len(r.Numbers) > 0 {
+		md.WriteString("| quantity | ours | paper | note |\n|---|---|---|---|\n")
+		for _, n := range r.Numbers {
+			ours := fmt.Sprintf("%.4g", n.Ours)
+			if n.Err > 0 {
+				ours += fmt.Sprintf(" ± %.2g", n.Err)
+			}
+			paper := n.Paper
+			if paper == "" {
+				paper = "—"
+			}
+			fmt.Fprintf(&md, "| %s | %s | %s | %s |\n", n.Name, ours, paper, n.Note)
+		}
+		md.WriteString("\n")
+	}
+	for _, note := range r.Notes {
+		fmt.Fprintf(&md, "- %s\n", note)
+	}
+	stems := make([]string, 0, len(r.Figures))
+	for stem := range r.Figures {
+		stems = append(stems, stem)
+	}
+	sort.Strings(stems)
+	for _, stem := range stems {
+		for _, ext := range []string{".png", ".html"} {
+			if err := r.Figures[stem].Save(filepath.Join(dir, stem+ext)); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(&md, "\n![%s](%s.png) ([interactive](%s.html))\n", stem, stem, stem)
+	}
+	return fsutil.WriteFileAtomic(filepath.Join(dir, "results.md"), []byte(md.String()))
+}
+
+// Experiment is one runnable experiment.
+type Experiment struct {
+	Name  string // the paper's label (e.g. "inference_schedule_vis")
+	Where string // section, figure or table
+	Run   func(ctx context.Context, c Config) (*Result, error)
+}
+
+// Experiments lists every experiment implemented so far, in the paper's order.
+var Experiments = []Experiment{
+	{"inference_schedule_vis", "§4.4, Fig. inference_schedule_vis", InferenceScheduleVis},
+	{"eqm_weighting", "App. A, Prop. A.1", EqMWeighting},
+	{"sampler_warp_conversions", "App. G, Fig. sampler_warp_conversions", SamplerWarpConversions},
+}
+
+// ByName returns the experiment called name.
+func ByName(name string) (Experiment, error) {
+	var names []string
+	for _, e := range Experiments {
+		if e.Name == name {
+			return e, nil
+		}
+		names = append(names, e.Name)
+	}
+	return Experiment{}, fmt.Errorf("paper: experiment %q unknown: must be one of %s", name, strings.Join(names, ", "))
+}

@@ -1,0 +1,70 @@
+package paper
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every experiment runs in quick mode and saves results.json, results.md and each figure as PNG
+// and HTML; what is analytic is checked against its closed form.
+func TestExperimentsQuick(t *testing.T) {
+	for _, e := range Experiments {
+		t.Run(e.Name, func(t *testing.T) {
+			r, err := e.Run(context.Background(), Config{Quick: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Name != e.Name || len(r.Figures) == 0 {
+				t.Fatalf("result %q with %d figures", r.Name, len(r.Figures))
+			}
+			dir := t.TempDir()
+			if err := r.Save(dir); err != nil {
+				t.Fatal(err)
+			}
+			var back Result
+			b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+			if err != nil || json.Unmarshal(b, &back) != nil || back.Name != e.Name || len(back.Numbers) != len(r.Numbers) {
+				t.Fatalf("results.json: %v %s", err, b)
+			}
+			md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
+			for stem := range r.Figures {
+				for _, ext := range []string{".png", ".html"} {
+					if st, err := os.Stat(filepath.Join(dir, stem+ext)); err != nil || st.Size() == 0 {
+						t.Errorf("%s%s: %v", stem, ext, err)
+					}
+				}
+				if !strings.Contains(string(md), stem+".png") {
+					t.Errorf("results.md does not show %s", stem)
+				}
+			}
+		})
+	}
+}
+
+func TestEqMWeightingMatchesPropA1(t *testing.T) {
+	r, err := EqMWeighting(context.Background(), Config{Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// c(σ)² with λ = 4, α = 0.8: (4σ/0.2)² below σ = 0.2, 16 above.
+	for i, s := range []float64{0.001, 0.01, 0.1, 0.5} {
+		want := math.Pow(4*math.Min(1, s/0.2), 2)
+		if got := r.Numbers[i].Ours; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("σ = %g: EqM/EqF weight %g, want c(σ)² = %g", s, got, want)
+		}
+	}
+}
+
+func TestByName(t *testing.T) {
+	if _, err := ByName("inference_schedule_vis"); err != nil {
+		t.Error(err)
+	}
+	if _, err := ByName("minecraft_main_typo"); err == nil || !strings.Contains(err.Error(), "must be one of") {
+		t.Errorf("unknown name: %v", err)
+	}
+}
