@@ -3,7 +3,6 @@ package eqflib
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/gomlx/compute"
@@ -32,8 +31,7 @@ type DiT struct {
 	readoutProj int    // > 0 when h_ω is attached (its projection width)
 	exec        *model.Exec
 	compiles    atomic.Int64
-	stepMu      sync.Mutex
-	stepExecs   map[string]*model.Exec // the sampler-step executors, by warp and variant (stepgraph.go)
+	steps       stepExecs // the sampler-step executors (stepgraph.go)
 }
 
 // NewDiT builds a DiT with freshly initialised variables (seeded) of the given float type.
@@ -82,9 +80,7 @@ func (d *DiT) buildExec(backend compute.Backend) (err error) {
 		}
 		return out
 	})
-	d.stepMu.Lock()
-	d.stepExecs = nil // built again for the new readout
-	d.stepMu.Unlock()
+	d.steps.reset() // built again for the new readout
 	return err
 }
 
@@ -102,12 +98,14 @@ func (d *DiT) openStepState(w Warp, readout bool, bound []float64) (stepState, b
 	if d.HostState {
 		return nil, false, nil
 	}
-	exec := func(v stepVariant) (func(args ...any) ([]*tensors.Tensor, error), error) {
-		e, err := d.stepExec(w, v)
-		if err != nil {
-			return nil, err
-		}
-		return e.Exec, nil
+	exec := func(v stepVariant) (stepCall, error) {
+		return d.steps.get(w, v, func() (stepCall, error) {
+			e, err := d.stepExec(w, v)
+			if err != nil {
+				return nil, err
+			}
+			return e.Exec, nil
+		})
 	}
 	condDim := d.Config.CondDim
 	return &graphState{exec: exec, dtype: d.DType, readout: readout, cond: func(cond []float64, b, t int) (*tensors.Tensor, error) {
@@ -118,14 +116,9 @@ func (d *DiT) openStepState(w Warp, readout bool, bound []float64) (stepState, b
 	}}, true, nil
 }
 
-// stepExec returns the sampler-step executor for warp w and an update variant: inputs (x, m, level, cond, α, β's form,
-// β's value, active, μ), outputs those of stepGraph.
+// stepExec builds the sampler-step executor for warp w and an update variant: inputs (x, m,
+// level, cond, α, β's form, β's value, active, μ), outputs those of stepGraph.
 func (d *DiT) stepExec(w Warp, variant stepVariant) (*model.Exec, error) {
-	d.stepMu.Lock()
-	defer d.stepMu.Unlock()
-	if e, ok := d.stepExecs[variant.key(w)]; ok {
-		return e, nil
-	}
 	backend, err := Backend()
 	if err != nil {
 		return nil, err
@@ -150,14 +143,7 @@ func (d *DiT) stepExec(w Warp, variant stepVariant) (*model.Exec, error) {
 		}
 		return stepGraph(w, variant, fn, in[0], in[1], level, in[4], in[5], in[6], in[7], in[8])
 	})
-	if err != nil {
-		return nil, err
-	}
-	if d.stepExecs == nil {
-		d.stepExecs = map[string]*model.Exec{}
-	}
-	d.stepExecs[variant.key(w)] = e
-	return e, nil
+	return e, err
 }
 
 // EMA returns the DiT that evaluates the exponential moving average of the weights kept by a

@@ -206,13 +206,10 @@ type stepRecord struct {
 // conditions [B, T, CondDim].
 func (e *engine) step(active func(b, t int) bool, cond []float64) (rec stepRecord, err error) {
 	B, T, nf := e.x.Batch(), e.x.Frames(), e.x.NumFrames()
-	f := e.f
 	if cond != nil {
-		c, ok := e.f.(Conditioner)
-		if !ok {
+		if _, ok := e.f.(Conditioner); !ok {
 			return rec, paramErr("f", e.f.Info().Name, "a Field with WithConditions (a Conditioner) when conditions are given")
 		}
-		f = c.WithConditions(cond)
 	}
 	o := &e.r.o
 	rec = stepRecord{fed: make([]float64, nf), used: make([]float64, nf), sched: make([]float64, nf), size: make([]float64, nf), moved: make([]bool, nf)}
@@ -232,10 +229,11 @@ func (e *engine) step(active func(b, t int) bool, cond []float64) (rec stepRecor
 		return rec, err
 	}
 	var hat []float64
+	var v *Window // the velocity, on the host path (the backend applies the update itself)
 	if e.dev != nil {
 		hat, err = e.backendStep(plans, &rec, look, carry, cond)
 	} else {
-		hat, err = e.hostStep(f, plans, &rec, look, carry, readout)
+		hat, v, err = e.hostStep(cond, &rec, look, readout)
 	}
 	if err != nil {
 		return rec, atStep(err, e.nfe+1, func(t int) int { return e.frame[t] })
@@ -253,7 +251,11 @@ func (e *engine) step(active func(b, t int) bool, cond []float64) (rec stepRecor
 			rec.used[fr] = hat[fr]
 		}
 		if rec.moved[fr] {
-			if rec.size[fr] = p.beta(e.r.warp, at(hat, fr)); !math.IsNaN(p.size) {
+			beta := p.beta(e.r.warp, at(hat, fr))
+			if v != nil {
+				e.moveHost(fr, p, beta, v, look, carry)
+			}
+			if rec.size[fr] = beta; !math.IsNaN(p.size) {
 				rec.size[fr] = p.size
 			}
 			e.rl.advance(e.r, &e.st[fr])
@@ -273,15 +275,19 @@ func at(v []float64, i int) float64 {
 	return v[i]
 }
 
-// hostStep is step's host path: the look-ahead, Field.Eval and the update in float64. It returns σ̂.
-func (e *engine) hostStep(f Field, plans []plan, rec *stepRecord, look, carry float64, readout bool) ([]float64, error) {
+// hostStep is step's host path up to the update: the look-ahead and Field.Eval in float64. It
+// returns σ̂ (or the steering estimate) and the velocity.
+func (e *engine) hostStep(cond []float64, rec *stepRecord, look float64, readout bool) (hat []float64, v *Window, err error) {
 	T := e.x.Frames()
 	o := &e.r.o
-	var err error
+	f := e.f
+	if cond != nil {
+		f = e.f.(Conditioner).WithConditions(cond)
+	}
 	xl := e.x
 	if look > 0 { // x_look = x − μ m on the moving frames
 		xl = e.x.Clone()
-		for fr := range plans {
+		for fr := range rec.moved {
 			if !e.fixed[fr%T] {
 				lf, mf := xl.Frame(fr), e.m.Frame(fr)
 				for i := range lf {
@@ -292,10 +298,9 @@ func (e *engine) hostStep(f Field, plans []plan, rec *stepRecord, look, carry fl
 	}
 	// Closed loop on g_φ (closed-loop FM) feeds its estimate at x_look instead of the schedule,
 	// and the rule reads it where it would read σ̂; a Probe only records its own, on the state x.
-	var hat []float64
 	if o.ClosedLoop && o.Estimator != nil {
 		if rec.estimate, err = estimate(o.Estimator, "Estimator", xl); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for fr := range rec.fed {
 			if !e.fixed[fr%T] {
@@ -305,35 +310,33 @@ func (e *engine) hostStep(f Field, plans []plan, rec *stepRecord, look, carry fl
 		hat = rec.estimate
 	} else if e.probe != nil {
 		if rec.estimate, err = estimate(e.probe, "Probe", e.x); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	out, err := evalChecked(f, xl, rec.fed, EvalOptions{Readout: readout})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if readout {
 		hat = out.SigmaHat
 	}
-	for fr, moved := range rec.moved {
-		if !moved {
-			continue
+	return hat, out.V, nil
+}
+
+// moveHost applies the update to frame fr on the host: m ← μ' m + β v̂, x ← α x − m (without
+// momentum, x ← α x − β v̂).
+func (e *engine) moveHost(fr int, p *plan, beta float64, v *Window, look, carry float64) {
+	xf, mf, vf := e.x.Frame(fr), e.m.Frame(fr), v.Frame(fr)
+	if look == 0 && carry == 0 {
+		for i := range xf {
+			xf[i] = p.alpha*xf[i] - beta*vf[i]
 		}
-		p := &plans[fr]
-		beta := p.beta(e.r.warp, at(hat, fr))
-		xf, mf, vf := e.x.Frame(fr), e.m.Frame(fr), out.V.Frame(fr)
-		if look == 0 && carry == 0 { // x ← α x − β v̂ (no momentum kept)
-			for i := range xf {
-				xf[i] = p.alpha*xf[i] - beta*vf[i]
-			}
-		} else { // m ← μ' m + β v̂;  x ← α x − m
-			for i := range xf {
-				mf[i] = carry*mf[i] + beta*vf[i]
-				xf[i] = p.alpha*xf[i] - mf[i]
-			}
-		}
+		return
 	}
-	return hat, nil
+	for i := range xf {
+		mf[i] = carry*mf[i] + beta*vf[i]
+		xf[i] = p.alpha*xf[i] - mf[i]
+	}
 }
 
 // openBackendState moves the state to the backend, once per engine, when the field is a graph
@@ -459,7 +462,7 @@ func finishesAdaptively(rl rule) bool {
 // own, Steps and Callback (early stopping: MaxSteps). x0 is not modified.
 func sampleWindow(rl Rule, f Field, x0 *Window, opts Options, extra ...string) (res *Result, err error) {
 	defer catch(&err)
-	r := rl.mustRule()
+	r := rl.r
 	if err := opts.validate(r.name(), f, x0, extra...); err != nil {
 		return nil, err
 	}

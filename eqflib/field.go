@@ -100,9 +100,14 @@ func checkFinite(out *Output, T int) error {
 			return &NonFiniteError{What: "velocity", Value: v, Batch: fr / T, Frame: fr % T}
 		}
 	}
-	for fr, v := range out.SigmaHat {
+	return nonFiniteFrame("σ̂", out.SigmaHat, T)
+}
+
+// nonFiniteFrame returns a *NonFiniteError (Step unset) for the first non-finite per-frame value.
+func nonFiniteFrame(what string, perFrame []float64, T int) error {
+	for fr, v := range perFrame {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return &NonFiniteError{What: "σ̂", Value: v, Batch: fr / T, Frame: fr % T}
+			return &NonFiniteError{What: what, Value: v, Batch: fr / T, Frame: fr % T}
 		}
 	}
 	return nil

@@ -2,7 +2,6 @@ package eqflib
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"github.com/gomlx/compute/dtypes"
@@ -22,13 +21,12 @@ type GraphField struct {
 	// of on the backend in the graph's float type (stepgraph.go): slower, for comparisons.
 	HostState bool
 
-	info      FieldInfo
-	dtype     dtypes.DType
-	fn        GraphFieldFn
-	exec      *Exec
-	compiles  atomic.Int64
-	stepMu    sync.Mutex
-	stepExecs map[string]*Exec // the sampler-step executors, by warp and variant
+	info     FieldInfo
+	dtype    dtypes.DType
+	fn       GraphFieldFn
+	exec     *Exec
+	compiles atomic.Int64
+	steps    stepExecs // the sampler-step executors (stepgraph.go)
 }
 
 // NewGraphField compiles fn lazily on the compute backend. dtype is the graph's float type
@@ -109,12 +107,14 @@ func (g *GraphField) stepState(w Warp, readout bool) (stepState, bool, error) {
 	if g.HostState {
 		return nil, false, nil
 	}
-	exec := func(v stepVariant) (func(args ...any) ([]*tensors.Tensor, error), error) {
-		e, err := g.stepExec(w, v)
-		if err != nil {
-			return nil, err
-		}
-		return e.Call, nil
+	exec := func(v stepVariant) (stepCall, error) {
+		return g.steps.get(w, v, func() (stepCall, error) {
+			e, err := g.stepExec(w, v)
+			if err != nil {
+				return nil, err
+			}
+			return e.Call, nil
+		})
 	}
 	return &graphState{exec: exec, dtype: g.dtype, readout: readout, cond: func(cond []float64, b, t int) (*tensors.Tensor, error) {
 		if cond != nil {
@@ -124,12 +124,8 @@ func (g *GraphField) stepState(w Warp, readout bool) (stepState, bool, error) {
 	}}, true, nil
 }
 
+// stepExec builds the sampler-step executor for warp w and an update variant.
 func (g *GraphField) stepExec(w Warp, variant stepVariant) (*Exec, error) {
-	g.stepMu.Lock()
-	defer g.stepMu.Unlock()
-	if e, ok := g.stepExecs[variant.key(w)]; ok {
-		return e, nil
-	}
 	backend, err := Backend()
 	if err != nil {
 		return nil, err
@@ -145,12 +141,5 @@ func (g *GraphField) stepExec(w Warp, variant stepVariant) (*Exec, error) {
 		}
 		return stepGraph(w, variant, fn, in[0], in[1], in[2], in[4], in[5], in[6], in[7], in[8])
 	})
-	if err != nil {
-		return nil, err
-	}
-	if g.stepExecs == nil {
-		g.stepExecs = map[string]*Exec{}
-	}
-	g.stepExecs[variant.key(w)] = e
-	return e, nil
+	return e, err
 }

@@ -1,7 +1,6 @@
 package eqflib
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -268,11 +267,4 @@ func needReadoutIf(cond bool, f Field, why string) error {
 		return needReadout(f, why)
 	}
 	return nil
-}
-
-func (r Rule) mustRule() rule {
-	if r.r == nil {
-		panic(fmt.Errorf("eqflib: zero Rule"))
-	}
-	return r.r
 }

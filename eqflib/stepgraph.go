@@ -2,7 +2,7 @@ package eqflib
 
 import (
 	"fmt"
-	"math"
+	"sync"
 
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
@@ -60,6 +60,41 @@ type stepVariant struct {
 
 func (v stepVariant) key(w Warp) string { return fmt.Sprintf("%s|%v|%v", w.Name(), v.masked, v.affine) }
 
+// stepCall runs a sampler-step executor (graph.Exec.Call or model.Exec.Exec).
+type stepCall func(args ...any) ([]*tensors.Tensor, error)
+
+// stepExecs caches a field's sampler-step executors by warp and update variant (each compiles
+// once per input shape); safe for concurrent use.
+type stepExecs struct {
+	mu sync.Mutex
+	m  map[string]stepCall
+}
+
+// get returns the executor for (w, v), building it once.
+func (c *stepExecs) get(w Warp, v stepVariant, build func() (stepCall, error)) (stepCall, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if call, ok := c.m[v.key(w)]; ok {
+		return call, nil
+	}
+	call, err := build()
+	if err != nil {
+		return nil, err
+	}
+	if c.m == nil {
+		c.m = map[string]stepCall{}
+	}
+	c.m[v.key(w)] = call
+	return call, nil
+}
+
+// reset drops every executor (they are built again on next use).
+func (c *stepExecs) reset() {
+	c.mu.Lock()
+	c.m = nil
+	c.mu.Unlock()
+}
+
 // stepGraph builds one sampler step around a field's forward pass fn inside a graph: x and m are
 // [B, T, C, H, W]; level, alpha, from (0 fixed, 1 η(σ̂)/value, 2 σ̂/value; betaFrom), value and
 // active (1 moves the frame) are [B, T]; mu holds (μ, μ'). It returns x', m', σ̂ (zeros without
@@ -106,7 +141,8 @@ func stepGraph(w Warp, variant stepVariant, fn func(look, level *Node) (v, sigma
 // graphState is a stepState whose executor takes (x, m, level, cond, alpha, from, value, active,
 // mu) and returns stepGraph's outputs.
 type graphState struct {
-	exec    func(v stepVariant) (func(args ...any) ([]*tensors.Tensor, error), error)
+	exec    func(v stepVariant) (stepCall, error)
+	calls   map[stepVariant]stepCall // this run's executors, looked up once per variant
 	dtype   dtypes.DType
 	x, m    *tensors.Tensor
 	shape   [5]int
@@ -153,9 +189,15 @@ func (s *graphState) step(in *stepInputs, cond []float64) (sigmaHat, bad []float
 	if err != nil {
 		return nil, nil, err
 	}
-	call, err := s.exec(in.variant)
-	if err != nil {
-		return nil, nil, err
+	call, ok := s.calls[in.variant]
+	if !ok {
+		if call, err = s.exec(in.variant); err != nil {
+			return nil, nil, err
+		}
+		if s.calls == nil {
+			s.calls = map[stepVariant]stepCall{}
+		}
+		s.calls[in.variant] = call
 	}
 	per := func(v []float64) *tensors.Tensor { return toTensorAs(s.dtype, v, B, T) }
 	outs, err := call(s.x, s.m, per(in.level), ct, per(in.alpha), per(in.from), per(in.value), per(in.active),
@@ -177,15 +219,8 @@ func (s *graphState) step(in *stepInputs, cond []float64) (sigmaHat, bad []float
 
 // nonFinite returns a *NonFiniteError for the first frame whose velocity sum or σ̂ is not finite.
 func nonFinite(check, sigmaHat []float64, T int) error {
-	for fr, v := range check {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return &NonFiniteError{What: "velocity", Value: v, Batch: fr / T, Frame: fr % T}
-		}
+	if err := nonFiniteFrame("velocity", check, T); err != nil {
+		return err
 	}
-	for fr, v := range sigmaHat {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return &NonFiniteError{What: "σ̂", Value: v, Batch: fr / T, Frame: fr % T}
-		}
-	}
-	return nil
+	return nonFiniteFrame("σ̂", sigmaHat, T)
 }

@@ -136,18 +136,18 @@ func (a *trainArgs) check() error {
 	if _, err := data.WorldByName(a.world); err != nil {
 		return flagErr("world", err)
 	}
-	if _, err := eqflib.DiTPreset(a.preset); err != nil {
+	dc, err := eqflib.DiTPreset(a.preset)
+	if err != nil {
 		return flagErr("preset", err)
 	}
-	if _, err := eqflib.ParseObjective(a.objective); err != nil {
+	obj, err := eqflib.ParseObjective(a.objective)
+	if err != nil {
 		return flagErr("objective", err)
 	}
 	tp, err := eqflib.TrainPresetByName(a.trainPreset)
 	if err != nil {
 		return flagErr("train", err)
 	}
-	dc, _ := eqflib.DiTPreset(a.preset)
-	obj, _ := eqflib.ParseObjective(a.objective)
 	if _, err := a.trainConfig(tp, obj, &dc); err != nil {
 		return err
 	}
