@@ -212,6 +212,33 @@ func (t *Trainer) RestoreCheckpoint(path string) (err error) {
 	return nil
 }
 
+// LoadEMA loads a checkpoint (a file, or the newest in a folder) for sampling: its EMA weights,
+// with h_ω attached (at the width the checkpoint stored) when readout is set. It also returns
+// the file it read.
+func LoadEMA(path string, readout bool) (*DiT, string, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		p := LatestCheckpoint(path)
+		if p == "" {
+			return nil, "", fmt.Errorf("eqflib: no checkpoint in %s", path)
+		}
+		path = p
+	}
+	live, err := LoadDiT(path)
+	if err != nil {
+		return nil, "", err
+	}
+	m, err := live.EMA()
+	if err != nil {
+		return nil, "", err
+	}
+	if readout {
+		if err := m.AttachReadout(0); err != nil {
+			return nil, "", fmt.Errorf("%s: closed-loop sampling needs h_ω: %w", path, err)
+		}
+	}
+	return m, path, nil
+}
+
 // LoadDiT builds a DiT from a checkpoint, for sampling and finetuning: its live weights, with
 // the EMA ones available through DiT.EMA().
 func LoadDiT(path string) (d *DiT, err error) {

@@ -235,6 +235,28 @@ func (d *DiT) AttachReadout(proj int) error {
 	return d.buildExec(backend)
 }
 
+// DropReadout removes h_ω from the DiT: its variables and optimiser state are deleted and no
+// readout is attached, so NewReadoutTrainer starts a fresh one (e.g. to measure how fast h_ω
+// learns on a zoo backbone that already carries one, App. F.2). Views built earlier (EMA())
+// keep the executors they compiled; build new ones afterwards.
+func (d *DiT) DropReadout() (err error) {
+	defer catch(&err)
+	for _, scope := range []string{readoutScope, readoutScope + "_opt"} {
+		if err := d.Store.DeleteVariablesInScope(scope); err != nil {
+			return err
+		}
+	}
+	if d.readoutProj == 0 {
+		return nil
+	}
+	d.readoutProj = 0
+	backend, err := Backend()
+	if err != nil {
+		return err
+	}
+	return d.buildExec(backend)
+}
+
 // HasReadout reports whether a readout is attached.
 func (d *DiT) HasReadout() bool { return d.readoutProj > 0 }
 
@@ -338,33 +360,45 @@ func LoadNoisePredictor(path string) (p *NoisePredictor, err error) {
 // quality the paper's closed loop relies on (h_ω or g_φ; App. F.2). estimate receives the noisy
 // frames and their conditions and returns σ̂ per frame.
 func SigmaMAE(ds Dataset, batches int, seed uint64, estimate func(x *Window, cond []float64) ([]float64, error)) (mae float64, err error) {
+	sigma, got, err := SigmaResiduals(ds, batches, seed, estimate)
+	if err != nil {
+		return 0, err
+	}
+	for i, s := range sigma {
+		mae += math.Abs(got[i] - s)
+	}
+	return mae / float64(len(sigma)), nil
+}
+
+// SigmaResiduals is SigmaMAE's measurement frame by frame: the true levels σ and the estimates
+// σ̂ of every noised frame (App. F.2's marginalised residuals bin σ̂ − σ by σ).
+func SigmaResiduals(ds Dataset, batches int, seed uint64, estimate func(x *Window, cond []float64) ([]float64, error)) (sigma, got []float64, err error) {
 	defer catch(&err)
 	if ds == nil {
-		return 0, paramErr("ds", "nil", "a Dataset")
+		return nil, nil, paramErr("ds", "nil", "a Dataset")
 	}
 	if batches < 1 {
-		return 0, paramErr("batches", batches, "≥ 1")
+		return nil, nil, paramErr("batches", batches, "≥ 1")
+	}
+	if estimate == nil {
+		return nil, nil, paramErr("estimate", "nil", "a function returning σ̂ per frame")
 	}
 	rng := NewRNG(seed)
-	n := 0
 	for b := 0; b < batches; b++ {
-		xs, sigma, cond, err := noisyFrames(ds, rng, 2)
+		xs, s, cond, err := noisyFrames(ds, rng, 2)
 		if err != nil {
-			return 0, err
+			return nil, nil, err
 		}
-		got, err := estimate(xs, cond)
+		g, err := estimate(xs, cond)
 		if err != nil {
-			return 0, err
+			return nil, nil, err
 		}
-		if len(got) != len(sigma) {
-			return 0, fmt.Errorf("eqflib: the estimate returned %d values for %d frames", len(got), len(sigma))
+		if len(g) != len(s) {
+			return nil, nil, fmt.Errorf("eqflib: the estimate returned %d values for %d frames", len(g), len(s))
 		}
-		for i, s := range sigma {
-			mae += math.Abs(got[i] - s)
-			n++
-		}
+		sigma, got = append(sigma, s...), append(got, g...)
 	}
-	return mae / float64(n), nil
+	return sigma, got, nil
 }
 
 // frameEncoder is the framewise CNN shared by g_φ and the action net: stride-2 convolutions with

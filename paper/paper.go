@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,12 +20,17 @@ import (
 
 	"github.com/equilibriumforcing/eqf/internal/fsutil"
 	"github.com/equilibriumforcing/eqf/plots"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // Config is what every experiment takes.
 type Config struct {
-	Quick bool // tiny sizes, seconds: what `go test ./paper` runs
+	Quick bool // tiny models and sizes (the quick zoo, trained on demand): what `go test ./paper` runs
 	Seeds int  // seeds to average over (0: 3 in full mode, 1 in quick mode)
+	// Zoo is the model zoo to load from (nil: the quick zoo in quick mode, else zoo.Default(),
+	// the cpu zoo that `make models` builds).
+	Zoo *zoo.Zoo
+	Log io.Writer // progress lines (nil: quiet)
 }
 
 // Number is one reported quantity: ours (mean ± standard error over seeds) beside the paper's.
@@ -44,6 +50,9 @@ type Result struct {
 	Numbers []Number                 `json:"numbers,omitempty"`
 	Notes   []string                 `json:"notes,omitempty"`
 	Figures map[string]*plots.Figure `json:"-"` // by file stem
+	// Files are further outputs by file name: rollout strips (PNG, ground truth on top), video
+	// players (HTML). results.md shows the PNGs and links the rest.
+	Files map[string][]byte `json:"-"`
 }
 
 // Save writes results.json, results.md (the numbers beside the paper's) and every figure as PNG
@@ -92,6 +101,21 @@ func (r *Result) Save(dir string) error {
 		}
 		fmt.Fprintf(&md, "\n![%s](%s.png) ([interactive](%s.html))\n", stem, stem, stem)
 	}
+	names := make([]string, 0, len(r.Files))
+	for name := range r.Files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := fsutil.WriteFileAtomic(filepath.Join(dir, name), r.Files[name]); err != nil {
+			return err
+		}
+		if strings.HasSuffix(name, ".png") {
+			fmt.Fprintf(&md, "\n![%s](%s)\n", strings.TrimSuffix(name, ".png"), name)
+		} else {
+			fmt.Fprintf(&md, "\n[%s](%s)\n", name, name)
+		}
+	}
 	return fsutil.WriteFileAtomic(filepath.Join(dir, "results.md"), []byte(md.String()))
 }
 
@@ -102,11 +126,29 @@ type Experiment struct {
 	Run   func(ctx context.Context, c Config) (*Result, error)
 }
 
-// Experiments lists every experiment implemented so far, in the paper's order.
+// Experiments lists every experiment, in the paper's order (main text, then appendices).
 var Experiments = []Experiment{
+	{"abs_residual_and_fvd_over_time", "§3, Fig. abs_residual_and_fvd_over_time", AbsResidualAndFVDOverTime},
 	{"inference_schedule_vis", "§4.4, Fig. inference_schedule_vis", InferenceScheduleVis},
-	{"eqm_weighting", "App. A, Prop. A.1", EqMWeighting},
+	{"minecraft_main", "§5.2, Table minecraft_main", MinecraftMain},
+	{"fixed_compute_scaling", "§5.2, Fig. fixed_compute_scaling", FixedComputeScaling},
+	{"budget_adaptive", "§5.3, Fig. minecraft_budget_adaptive, Table main_budget_adaptive", BudgetAdaptive},
+	{"minecraft_inference_expts", "§5.3, Table minecraft_inference_expts", MinecraftInferenceExpts},
+	{"closed_open_nag", "§5.3, Fig. closed_open_nag", ClosedOpenNAG},
+	{"fm_eqf_field_agreement", "§5.5, App. A.4, Table fm_eqf_field_agreement", FMEqFFieldAgreement},
+	{"eqm_weighting", "App. A.1, Prop. A.1", EqMWeighting},
+	{"unfinished_denoising", "App. B.1, B.4, Figs. unfinished_denoising(_comparison)", UnfinishedDenoising},
+	{"bowls", "App. B.2, Fig. bowls", Bowls},
+	{"fm_conditioning_ablation", "App. B.3, Table fm_conditioning_ablation", FMConditioningAblation},
+	{"adaptive_early_stopping", "App. C.1, Table minecraft_adaptive_early_stopping", AdaptiveEarlyStopping},
+	{"inpainting", "App. C.3, Table re10k_inpaint (on the maze)", Inpainting},
+	{"forward_compute", "App. D.6, Table forward_compute", ForwardCompute},
+	{"sampling_runtime", "App. D.6, Table sampling_runtime", SamplingRuntime},
+	{"mc_eq_finetune", "App. E.1, Table mc_eq_finetune", MCEqFinetune},
+	{"nle", "App. F.2, Fig. nle", NLE},
+	{"margred", "App. F.2, Fig. margred", MargRed},
 	{"sampler_warp_conversions", "App. G, Fig. sampler_warp_conversions", SamplerWarpConversions},
+	{"planning_threshold", "App. J.2, Fig. planning_threshold", PlanningThreshold},
 }
 
 // ByName returns the experiment called name.

@@ -8,17 +8,56 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/equilibriumforcing/eqf/zoo"
 )
+
+// quickZoo is one quick zoo for the package's tests, trained once into a temporary folder.
+var quickZoo *zoo.Zoo
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "eqf-paper-zoo")
+	if err != nil {
+		panic(err)
+	}
+	quickZoo = &zoo.Zoo{Dir: dir, Recipe: zoo.Recipes["quick"]}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func quick() Config { return Config{Quick: true, Zoo: quickZoo} }
+
+// results keeps each experiment's quick result for the tests that check its content.
+var results = map[string]*Result{}
+
+// run returns an experiment's quick result, running it once.
+func run(t *testing.T, name string) *Result {
+	t.Helper()
+	if r, ok := results[name]; ok {
+		return r
+	}
+	e, err := ByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r, err := e.Run(context.Background(), quick())
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	t.Logf("%s: quick mode in %s", name, time.Since(start).Round(time.Millisecond))
+	results[name] = r
+	return r
+}
 
 // Every experiment runs in quick mode and saves results.json, results.md and each figure as PNG
 // and HTML; what is analytic is checked against its closed form.
 func TestExperimentsQuick(t *testing.T) {
 	for _, e := range Experiments {
 		t.Run(e.Name, func(t *testing.T) {
-			r, err := e.Run(context.Background(), Config{Quick: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := run(t, e.Name)
 			if r.Name != e.Name || len(r.Figures) == 0 {
 				t.Fatalf("result %q with %d figures", r.Name, len(r.Figures))
 			}

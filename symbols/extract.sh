@@ -10,6 +10,7 @@ exec go tool yaegi extract -name symbols -exclude "^HalfPrecision" \
 	github.com/equilibriumforcing/eqf/data \
 	github.com/equilibriumforcing/eqf/plots \
 	github.com/equilibriumforcing/eqf/zoo \
+	github.com/equilibriumforcing/eqf/paper \
 	github.com/equilibriumforcing/eqf/symbols/eqf \
 	github.com/gomlx/gomlx/core/graph \
 	github.com/gomlx/gomlx/core/tensors \

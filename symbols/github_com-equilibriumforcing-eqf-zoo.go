@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/equilibriumforcing/eqf/zoo/zoo"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"CondDim":        reflect.ValueOf(constant.MakeFromLiteral("3", token.INT, 0)),
 		"Default":        reflect.ValueOf(zoo.Default),
 		"DefaultSampler": reflect.ValueOf(zoo.DefaultSampler),
 		"EnvRoot":        reflect.ValueOf(constant.MakeFromLiteral("\"EQF_ROOT\"", token.STRING, 0)),
@@ -26,6 +27,7 @@ func init() {
 
 		// type definitions
 		"Card":        reflect.ValueOf((*zoo.Card)(nil)),
+		"Clips":       reflect.ValueOf((*zoo.Clips)(nil)),
 		"EvalConfig":  reflect.ValueOf((*zoo.EvalConfig)(nil)),
 		"EvalSampler": reflect.ValueOf((*zoo.EvalSampler)(nil)),
 		"Model":       reflect.ValueOf((*zoo.Model)(nil)),

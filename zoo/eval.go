@@ -129,37 +129,13 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 	if c.Name != "" {
 		name = c.Name
 	}
-	world := data.NewMaze(r.World)
-	clips := make([]*data.Clip, c.Clips)
-	var err error
-	for i := range clips {
-		if clips[i], err = data.RenderClip(world, c.Seed*1000+uint64(2*i+1), C+R, r.Size, r.Size); err != nil {
-			return nil, err
-		}
-	}
-	ds, err := data.NewClipDataset(clips, C+R, C+R, &m.Stats)
+	cl, err := z.Clips(m.Stats, c.Clips, R, c.Seed)
 	if err != nil {
 		return nil, err
 	}
-	idx := make([]int, c.Clips)
-	for i := range idx {
-		idx[i] = i
-	}
-	gt, cond, err := eqflib.LoadBatch(ds, idx)
-	if err != nil {
-		return nil, err
-	}
-	const d = 3
-	ctx, _ := gt.SliceFrames(0, C)
-	truth, _ := gt.SliceFrames(C, R)
-	L := C + R + H - c.Stride
-	timeline := make([]float64, 0, c.Clips*L*d)
-	for b := 0; b < c.Clips; b++ {
-		for t := 0; t < L; t++ {
-			src := min(t, C+R-1)
-			timeline = append(timeline, cond[(b*(C+R)+src)*d:(b*(C+R)+src+1)*d]...)
-		}
-	}
+	gt, cond, ctx, truth := cl.All, cl.Cond, cl.Context, cl.Truth
+	const d = CondDim
+	timeline := cl.Timeline(H, c.Stride)
 	geom := eqflib.RollConfig{Context: C, Horizon: H, Stride: c.Stride, Depth: c.Depth}
 	start := time.Now()
 	res, err := eqflib.Roll(m.DiT, ctx, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Frames: R, Conditions: timeline, CondDim: d, Seed: c.Seed})
@@ -169,15 +145,9 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 	q := &Quality{Model: m.Spec.Name, Sampler: name, NFEPerFrame: res.NFEPerFrame(), Rollout: res.Frames, Truth: truth}
 
 	// Action agreement over every generated transition, the first one from the last context frame.
-	withLast := func(x *eqflib.Window) *eqflib.Window {
-		last, _ := ctx.SliceFrames(C-1, 1)
-		return concatFrames(last, x)
-	}
-	tcond := make([]float64, 0, c.Clips*(R+1)*d)
-	for b := 0; b < c.Clips; b++ {
-		tcond = append(tcond, cond[(b*(C+R)+C-1)*d:(b+1)*(C+R)*d]...)
-	}
-	if q.Agreement, err = eqflib.ActionAgreement(net, withLast(res.Frames), tcond, withLast(truth), tcond); err != nil {
+	gen, tcond := cl.Transitions(res.Frames)
+	real, _ := cl.Transitions(truth)
+	if q.Agreement, err = eqflib.ActionAgreement(net, gen, tcond, real, tcond); err != nil {
 		return nil, err
 	}
 
@@ -216,6 +186,80 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 	q.FVD = fvd.Value
 	q.Seconds = time.Since(start).Seconds()
 	return q, nil
+}
+
+// CondDim is the maze's per-frame condition size (one-hot actions).
+const CondDim = 3
+
+// Clips are real validation clips of a recipe's world, the protocol of every rollout
+// evaluation: the first Context frames are the rollout's context, the next Frames the real
+// continuation, and the clip's actions condition both.
+type Clips struct {
+	All     *eqflib.Window // [B, Context + Frames, C, H, W], normalised with the model's statistics
+	Context *eqflib.Window // [B, Context, …]
+	Truth   *eqflib.Window // [B, Frames, …]
+	Cond    []float64      // [B, Context + Frames, CondDim]: the actions taken into each frame
+	C, R    int            // context and continuation lengths
+}
+
+// Clips renders n validation clips of the recipe's world (seeded: seed·1000 + 2i + 1, never a
+// training clip's seed), each Context + frames long, normalised with st.
+func (z *Zoo) Clips(st data.Stats, n, frames int, seed uint64) (*Clips, error) {
+	if n < 1 || frames < 1 {
+		return nil, fmt.Errorf("zoo: Clips(n = %d, frames = %d): both must be ≥ 1", n, frames)
+	}
+	r := z.Recipe
+	C := r.Context
+	world := data.NewMaze(r.World)
+	clips := make([]*data.Clip, n)
+	var err error
+	for i := range clips {
+		if clips[i], err = data.RenderClip(world, seed*1000+uint64(2*i+1), C+frames, r.Size, r.Size); err != nil {
+			return nil, err
+		}
+	}
+	ds, err := data.NewClipDataset(clips, C+frames, C+frames, &st)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	gt, cond, err := eqflib.LoadBatch(ds, idx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, _ := gt.SliceFrames(0, C)
+	truth, _ := gt.SliceFrames(C, frames)
+	return &Clips{All: gt, Context: ctx, Truth: truth, Cond: cond, C: C, R: frames}, nil
+}
+
+// Timeline is the conditions of a rollout with horizon H and stride S over these clips:
+// [B, C + R + H − S, CondDim], the clip's actions with the last one repeated past its end.
+func (c *Clips) Timeline(H, S int) []float64 {
+	B, C, R, d := c.All.Batch(), c.C, c.R, CondDim
+	L := C + R + H - S
+	out := make([]float64, 0, B*L*d)
+	for b := 0; b < B; b++ {
+		for t := 0; t < L; t++ {
+			src := min(t, C+R-1)
+			out = append(out, c.Cond[(b*(C+R)+src)*d:(b*(C+R)+src+1)*d]...)
+		}
+	}
+	return out
+}
+
+// Transitions returns the generated frames preceded by the last context frame, and the
+// conditions of those C − 1 … C + R − 1 frames: what ActionAgreement reads for R transitions.
+func (c *Clips) Transitions(gen *eqflib.Window) (*eqflib.Window, []float64) {
+	B, C, R, d := c.All.Batch(), c.C, c.R, CondDim
+	last, _ := c.Context.SliceFrames(C-1, 1)
+	cond := make([]float64, 0, B*(R+1)*d)
+	for b := 0; b < B; b++ {
+		cond = append(cond, c.Cond[(b*(C+R)+C-1)*d:(b+1)*(C+R)*d]...)
+	}
+	return concatFrames(last, gen), cond
 }
 
 // concatFrames joins a [B, Ta, …] and b [B, Tb, …] along time.

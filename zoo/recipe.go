@@ -149,3 +149,13 @@ func (r Recipe) readoutConfig() eqflib.ProbeConfig {
 	c.Seed = r.Seed
 	return c
 }
+
+// ReadoutConfig and GPhiConfig are how the zoo trains h_ω and g_φ (the recipe's preset, seeded).
+func (r Recipe) ReadoutConfig() eqflib.ProbeConfig { return r.readoutConfig() }
+
+// GPhiConfig: see ReadoutConfig.
+func (r Recipe) GPhiConfig() eqflib.ProbeConfig {
+	c := r.Train.GPhi
+	c.Seed = r.Seed
+	return c
+}

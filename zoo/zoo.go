@@ -232,6 +232,23 @@ func (z *Zoo) loadUnchecked(s Spec) (*Model, error) {
 	return &Model{Spec: s, DiT: m, Stats: st}, nil
 }
 
+// History is a trained DiT's loss history (history.json: training loss per step, validation
+// loss where evaluated).
+func (z *Zoo) History(name string) ([]eqflib.LossPoint, error) {
+	if _, err := z.Card(name); err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(z.dir(name), "history.json"))
+	if err != nil {
+		return nil, err
+	}
+	var h []eqflib.LossPoint
+	if err := json.Unmarshal(b, &h); err != nil {
+		return nil, fmt.Errorf("zoo: %s/history.json: %w", z.dir(name), err)
+	}
+	return h, nil
+}
+
 // LoadActionNet loads the zoo's action net (the maze-I3D feature network).
 func (z *Zoo) LoadActionNet() (*eqflib.ActionNet, error) {
 	if _, err := z.Card("action-net"); err != nil {
@@ -396,9 +413,7 @@ func (z *Zoo) buildGPhi(card *Card) error {
 	if err != nil {
 		return err
 	}
-	cfg := r.Train.GPhi
-	cfg.Seed = r.Seed
-	g, err := eqflib.NewNoisePredictor(3, r.Size, r.Size, nil, cfg, r.Seed)
+	g, err := eqflib.NewNoisePredictor(3, r.Size, r.Size, nil, r.GPhiConfig(), r.Seed)
 	if err != nil {
 		return err
 	}

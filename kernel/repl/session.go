@@ -37,6 +37,7 @@ var Preloads = []Preload{
 	{"data", "github.com/equilibriumforcing/eqf/data", "the synthetic video worlds and frame/latent file loaders"},
 	{"plots", "github.com/equilibriumforcing/eqf/plots", "paper figures (PNG/SVG/echarts), videos, the η-warp explorer"},
 	{"zoo", "github.com/equilibriumforcing/eqf/zoo", "the trained model zoo: zoo.LoadModel(\"eqf\"), recipes, rollout evaluation"},
+	{"paper", "github.com/equilibriumforcing/eqf/paper", "the paper's experiments: paper.Experiments, paper.MinecraftMain(ctx, paper.Config{Quick: true})"},
 	{"eqf", "github.com/equilibriumforcing/eqf/symbols/eqf", "non-generic GoMLX helpers (Exec1, Exec2, ExecN, ExecG, Scalar, Tensor32, Floats, Describe) and Show"},
 	{"graph", "github.com/gomlx/gomlx/core/graph", "GoMLX graph building (Add, Mul, MatMul, ReduceAllSum, …)"},
 	{"tensors", "github.com/gomlx/gomlx/core/tensors", "GoMLX tensors (FromAnyValue, Tensor.Value, Tensor.Shape)"},
@@ -47,6 +48,7 @@ var Preloads = []Preload{
 	{"math", "math", ""},
 	{"strings", "strings", ""},
 	{"time", "time", ""},
+	{"context", "context", ""},
 	{"os", "os", ""},
 }
 

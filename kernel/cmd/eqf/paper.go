@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"time"
 
 	"github.com/equilibriumforcing/eqf/paper"
 )
@@ -30,7 +31,7 @@ func runPaper(args []string) error {
 	names := fs.Args()
 	if len(names) == 0 || (len(names) == 1 && names[0] == "list") {
 		for _, e := range paper.Experiments {
-			fmt.Printf("%-26s %s\n", e.Name, e.Where)
+			fmt.Printf("%-32s %s\n", e.Name, e.Where)
 		}
 		return nil
 	}
@@ -52,7 +53,9 @@ func runPaper(args []string) error {
 	ctx, release := signal.NotifyContext(context.Background(), stopSignals...)
 	defer release()
 	for _, e := range todo {
-		r, err := e.Run(ctx, paper.Config{Quick: *quick, Seeds: *seeds})
+		start := time.Now()
+		fmt.Printf("%s (%s)\n", e.Name, e.Where)
+		r, err := e.Run(ctx, paper.Config{Quick: *quick, Seeds: *seeds, Log: os.Stdout})
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}
@@ -60,7 +63,8 @@ func runPaper(args []string) error {
 		if err := r.Save(dir); err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}
-		fmt.Fprintf(os.Stdout, "%s: %d numbers, %d figures -> %s\n", e.Name, len(r.Numbers), len(r.Figures), filepath.Join(dir, "results.md"))
+		fmt.Printf("%s: %d numbers, %d figures in %s -> %s\n", e.Name, len(r.Numbers), len(r.Figures)+len(r.Files),
+			time.Since(start).Round(time.Second), filepath.Join(dir, "results.md"))
 	}
 	return nil
 }

@@ -120,7 +120,7 @@ func sample(a *sampleArgs) error {
 		return err
 	}
 	needsReadout := fs.ClosedLoop || a.sampler == "budget" || a.sampler == "earlystop"
-	m, path, err := loadEMA(a.ckpt, needsReadout)
+	m, path, err := eqflib.LoadEMA(a.ckpt, needsReadout)
 	if err != nil {
 		return fmt.Errorf("-ckpt: %w (-sampler %s, closed loop %v)", err, a.sampler, a.closed)
 	}

@@ -1,0 +1,50 @@
+package paper
+
+import (
+	"context"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
+)
+
+// FixedComputeScaling is Fig. fixed_compute_scaling (§5.2): FVD against NFE per frame at 10…50
+// steps per frame for EqF (closed-loop NAG μ = 0.3, c-function), EqF GD (open loop), FM Euler,
+// NU-FM (open-loop GD, identity) and EqM (NAG μ = 0.1, fixed step).
+func FixedComputeScaling(ctx context.Context, c Config) (*Result, error) {
+	l, err := newLab(ctx, c, "eqf", "fm", "eqm")
+	if err != nil {
+		return nil, err
+	}
+	var ms []method
+	for _, m := range mainMethods(l.p.Depth) {
+		if m.Model != "diffusion" {
+			m.Paper = ""
+			ms = append(ms, m)
+		}
+	}
+	r, err := l.depthFrontier("fixed_compute_scaling", "FVD against compute", "§5.2, Fig. fixed_compute_scaling", ms)
+	if err != nil {
+		return nil, err
+	}
+	r.Notes = append(r.Notes, "EqM's fixed step is 1/(D·∫c) at the protocol's D and stays fixed across the sweep, as EqM's own step size does; "+
+		"the paper's figure prints no numbers.")
+	return r, nil
+}
+
+// ClosedOpenNAG is Fig. closed_open_nag (§5.3): NAG at 10…50 steps per frame, closed loop on h_ω
+// or open loop on the schedule, on the attractor c-function warp and the transport SD3 warp.
+func ClosedOpenNAG(ctx context.Context, c Config) (*Result, error) {
+	l, err := newLab(ctx, c, "eqf")
+	if err != nil {
+		return nil, err
+	}
+	nag := func(spec string, closed bool) eqflib.FrameSampler {
+		return eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: warp(spec), ClosedLoop: closed, Momentum: 0.3}}
+	}
+	ms := []method{
+		{Name: "NAG μ=0.3 closed loop, c-function", Model: "eqf", Sampler: nag(warpC, true), Color: 2},
+		{Name: "NAG μ=0.3 open loop, c-function", Model: "eqf", Sampler: nag(warpC, false), Color: 3},
+		{Name: "NAG μ=0.3 closed loop, SD3", Model: "eqf", Sampler: nag(warpSD3, true), Color: 5},
+		{Name: "NAG μ=0.3 open loop, SD3", Model: "eqf", Sampler: nag(warpSD3, false), Color: 6},
+	}
+	return l.depthFrontier("closed_open_nag", "NAG closed and open loop, attractor and transport warps", "§5.3, Fig. closed_open_nag", ms)
+}

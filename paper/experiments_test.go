@@ -1,0 +1,220 @@
+package paper
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// What must hold in quick mode, whatever the tiny models' quality.
+
+// num returns the value of the one number whose name contains every part.
+func num(t *testing.T, r *Result, parts ...string) Number {
+	t.Helper()
+	var found []Number
+	for _, n := range r.Numbers {
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(n.Name, p)
+		}
+		if ok {
+			found = append(found, n)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%s: %d numbers match %q", r.Name, len(found), parts)
+	}
+	return found[0]
+}
+
+func finite(t *testing.T, r *Result) {
+	t.Helper()
+	for _, n := range r.Numbers {
+		if math.IsNaN(n.Ours) || math.IsInf(n.Ours, 0) || math.IsNaN(n.Err) || n.Err < 0 {
+			t.Errorf("%s: %s = %g ± %g", r.Name, n.Name, n.Ours, n.Err)
+		}
+	}
+}
+
+// Table minecraft_main: six rows with the paper's FVD beside; chunk-by-chunk rollouts cost D
+// network evaluations per H-frame chunk for every fixed-step sampler, DDIM included.
+func TestMinecraftMainQuick(t *testing.T) {
+	r := run(t, "minecraft_main")
+	finite(t, r)
+	p, H := quick().protocol(), quickZoo.Recipe.Frames-quickZoo.Recipe.Context
+	for _, m := range mainMethods(p.Depth) {
+		if got := num(t, r, m.Name, "NFE per frame").Ours; got != float64(p.Depth)/float64(H) {
+			t.Errorf("%s: %g NFE per frame, want D/H = %d/%d", m.Name, got, p.Depth, H)
+		}
+		fvd := num(t, r, m.Name, "FVD")
+		if fvd.Paper == "" || fvd.Ours < 0 {
+			t.Errorf("%s: FVD %+v", m.Name, fvd)
+		}
+		if a := num(t, r, m.Name, "agreement").Ours; a < 0 || a > 2 {
+			t.Errorf("%s: action agreement %g", m.Name, a)
+		}
+	}
+	// NU-FM and EqF GD share the backbone but not the warp: their rollouts must differ.
+	if num(t, r, "NU-FM", "FVD").Ours == num(t, r, "EqF GD", "FVD").Ours {
+		t.Error("NU-FM (identity) and EqF GD (c-function) gave the same FVD: the warp was not applied")
+	}
+	if len(r.Files["rollouts.png"]) == 0 {
+		t.Error("no rollout strip")
+	}
+}
+
+// With the identity warp η ≡ 1, closed and open loop take the same steps: the same rollouts.
+func TestInferenceExptsIdentityClosedEqualsOpen(t *testing.T) {
+	r := run(t, "minecraft_inference_expts")
+	finite(t, r)
+	if len(r.Numbers) != 4*2*3*4 {
+		t.Errorf("%d numbers, want 4 warps × 2 feedbacks × 3 samplers × 4", len(r.Numbers))
+	}
+	for _, s := range []string{"GD", "NAG μ=0.3", "NAG μ=0.5"} {
+		open, closed := num(t, r, "identity, open loop, "+s+":", "FVD"), num(t, r, "identity, closed loop, "+s+":", "FVD")
+		if open.Ours != closed.Ours {
+			t.Errorf("identity warp, %s: open-loop FVD %g ≠ closed-loop %g", s, open.Ours, closed.Ours)
+		}
+	}
+	if a, b := num(t, r, "c-function, open loop, GD:", "FVD").Ours, num(t, r, "c-function, closed loop, GD:", "FVD").Ours; a == b {
+		t.Error("c-function warp: closed loop gave the open-loop rollouts")
+	}
+}
+
+// Budget sweeps: NFE per frame is D/H at every budget, for every method.
+func TestDepthSweepsQuick(t *testing.T) {
+	H := quickZoo.Recipe.Frames - quickZoo.Recipe.Context
+	for _, name := range []string{"fixed_compute_scaling", "budget_adaptive", "closed_open_nag"} {
+		r := run(t, name)
+		finite(t, r)
+		for _, d := range quick().depths() {
+			for _, n := range r.Numbers {
+				if strings.Contains(n.Name, "D="+strconv.Itoa(d)+":") && strings.Contains(n.Name, "NFE per frame") && n.Ours != float64(d)/float64(H) {
+					t.Errorf("%s: %s = %g, want %d/%d", name, n.Name, n.Ours, d, H)
+				}
+			}
+		}
+	}
+}
+
+// Replanning: τ = 0 replans every round, τ = ∞ never; neither scores plans, so both cost the
+// same window evaluations (D per round), while in frame evaluations τ = 0 regenerates the whole
+// horizon every round and τ = ∞ only the appended frame; intermediate τ pay for their probes.
+func TestPlanningThresholdLimits(t *testing.T) {
+	r := run(t, "planning_threshold")
+	finite(t, r)
+	D, H := quick().protocol().Depth, quickZoo.Recipe.Frames-quickZoo.Recipe.Context
+	R := quick().protocol().Frames
+	for _, m := range []string{"FM Euler", "EqF budget-adaptive NAG μ=0.1", "EqF NAG μ=0.3"} {
+		if f := num(t, r, m+", τ=0:", "replanned").Ours; f != 1 {
+			t.Errorf("%s, τ = 0: replanned %g of the rounds, want all", m, f)
+		}
+		if f := num(t, r, m+", τ=+Inf:", "replanned").Ours; f != 0 {
+			t.Errorf("%s, τ = ∞: replanned %g of the rounds, want none", m, f)
+		}
+		w0, wInf := num(t, r, m+", τ=0:", "window evaluations").Ours, num(t, r, m+", τ=+Inf:", "window evaluations").Ours
+		if w0 != wInf || w0 != float64(D) {
+			t.Errorf("%s: %g window evaluations per frame at τ = 0 and %g at τ = ∞, want D = %d for both", m, w0, wInf, D)
+		}
+		// Frame evaluations: R rounds of H frames × D at τ = 0, of 1 frame × D at τ = ∞ (after
+		// the first plan of H frames).
+		f0, fInf := num(t, r, m+", τ=0:", "NFE per frame").Ours, num(t, r, m+", τ=+Inf:", "NFE per frame").Ours
+		if want := float64(D * H); f0 != want {
+			t.Errorf("%s, τ = 0: %g frame evaluations per frame, want D·H = %g", m, f0, want)
+		}
+		if want := float64(D*(H+R-1)) / float64(R); fInf != want {
+			t.Errorf("%s, τ = ∞: %g frame evaluations per frame, want D·(H + R − 1)/R = %g", m, fInf, want)
+		}
+		for _, n := range r.Numbers {
+			if strings.HasPrefix(n.Name, m+", τ=") && strings.Contains(n.Name, "window evaluations") && !strings.Contains(n.Name, "τ=0:") &&
+				!strings.Contains(n.Name, "τ=+Inf:") && n.Ours <= w0 {
+				t.Errorf("%s: %g, want more than τ = 0's %g (probe evaluations)", n.Name, n.Ours, w0)
+			}
+		}
+	}
+}
+
+// Early stopping never takes more than its cap plus its cleanup per frame chunk.
+func TestAdaptiveEarlyStoppingQuick(t *testing.T) {
+	r := run(t, "adaptive_early_stopping")
+	finite(t, r)
+	p := quick().protocol()
+	for _, n := range r.Numbers {
+		if strings.Contains(n.Name, "σ_thresh") && strings.Contains(n.Name, "NFE per frame") && (n.Ours <= 0 || n.Ours > float64(p.Depth+2)) {
+			t.Errorf("%s = %g, want in (0, D + C_s = %d]", n.Name, n.Ours, p.Depth+2)
+		}
+	}
+}
+
+// Miss rates fall with the level; FM's told schedule is what the figure draws dashed.
+func TestUnfinishedDenoisingQuick(t *testing.T) {
+	r := run(t, "unfinished_denoising")
+	finite(t, r)
+	for _, m := range []string{"FM Euler", "NU-FM", "EqF NAG"} {
+		prev := 2.0
+		for _, a := range []string{"0.005", "0.01", "0.02", "0.05", "0.1"} {
+			v := num(t, r, m, "miss rate at σ = "+a+"").Ours
+			if v > prev || v < 0 || v > 1 {
+				t.Errorf("%s: miss rate %g at σ = %s after %g", m, v, a, prev)
+			}
+			prev = v
+		}
+	}
+}
+
+// Field agreement: a correlation, non-negative MSEs, and the relative MSE as defined.
+func TestFieldAgreementQuick(t *testing.T) {
+	r := run(t, "fm_eqf_field_agreement")
+	finite(t, r)
+	if p := num(t, r, "Pearson").Ours; p < -1 || p > 1 {
+		t.Errorf("Pearson %g", p)
+	}
+	if f := num(t, r, "FM/EqF field MSE").Ours; !(f > 0) {
+		t.Errorf("field MSE %g: the two fields were identical", f)
+	}
+}
+
+// FLOPs: FM and EqF share the architecture; the count is read off the model's weights, so it
+// must equal the hand count of the quick DiT.
+func TestForwardComputeQuick(t *testing.T) {
+	r := run(t, "forward_compute")
+	if a, b := num(t, r, "FM backbone").Ours, num(t, r, "EqF backbone").Ours; a != b || !(a > 0) {
+		t.Errorf("FM %g and EqF %g GFLOPs", a, b)
+	}
+	c := quickZoo.Recipe.DiT
+	T := quickZoo.Recipe.Frames
+	N := (c.Height / c.Patch) * (c.Width / c.Patch)
+	d, pp, mlp := c.Hidden, c.Channels*c.Patch*c.Patch, int(c.MLPRatio*float64(c.Hidden))
+	L := T * N
+	tokens := pp*d + c.Depth*(3*d*d+d*d+d*mlp+mlp*d) + d*pp
+	frames := c.LevelFreqs*d + d*d + c.CondDim*d + c.Depth*6*d*d + 2*d*d
+	want := 2*float64(tokens*L+frames*T) + float64(c.Depth)*4*float64(L*L*d)
+	if got := num(t, r, "FM backbone").Ours * 1e9; math.Abs(got-want) > 1e-6*want {
+		t.Errorf("backbone FLOPs %g, want the hand count %g", got, want)
+	}
+}
+
+// Every timed sampler took a positive time per step; runtime is reported, never asserted.
+func TestSamplingRuntimeQuick(t *testing.T) {
+	r := run(t, "sampling_runtime")
+	finite(t, r)
+	for _, n := range r.Numbers {
+		if !(n.Ours > 0) {
+			t.Errorf("%s = %g", n.Name, n.Ours)
+		}
+	}
+}
+
+// A readout can be dropped and trained afresh (Fig. nle's protocol).
+func TestNLEQuick(t *testing.T) {
+	r := run(t, "nle")
+	finite(t, r)
+	for _, n := range []string{"h_ω held-out σ MAE after", "g_φ held-out σ MAE after"} {
+		for _, x := range r.Numbers {
+			if strings.HasPrefix(x.Name, n) && (x.Ours <= 0 || x.Ours > 1) {
+				t.Errorf("%s = %g", x.Name, x.Ours)
+			}
+		}
+	}
+}

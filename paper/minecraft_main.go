@@ -1,0 +1,51 @@
+package paper
+
+import (
+	"context"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
+)
+
+// MinecraftMain is Table minecraft_main (§5.2) on the maze world: every objective of the zoo with
+// its own sampler, rolled out over the same real context and actions. EqF: closed-loop NAG
+// (μ = 0.3, c-function warp) and open-loop GD (c-function); EqM: NAG μ = 0.1 with a fixed step
+// size and no readout (its own sampler); FM: Euler on the c-function schedule; NU-FM: the EqF
+// backbone with open-loop GD on the identity warp (NU-FM's recipe, §6); Diffusion: DDIM.
+func MinecraftMain(ctx context.Context, c Config) (*Result, error) {
+	l, err := newLab(ctx, c, "eqf", "eqm", "fm", "diffusion")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := l.runAll(mainMethods(l.p.Depth))
+	if err != nil {
+		return nil, err
+	}
+	r, err := l.table("minecraft_main", "Autoregressive rollouts: EqF against its baselines", "§5.2, Table minecraft_main", rows)
+	if err != nil {
+		return nil, err
+	}
+	r.Notes = append(r.Notes, "EqM's fixed step is 1/(D·∫₀¹c) with c = λ·min(1, σ/(1−α)), λ = 4, α = 0.8 (∫c = 3.6): "+
+		"the step that integrates EqM's modulated field over one unit of noise level in D steps. The paper does not print its EqM step size.",
+		"The paper also reports VBench, which needs its pretrained video models; action agreement (the action net's accuracy on the generated transitions over its accuracy on real ones) stands in for consistency here.")
+	return r, nil
+}
+
+// mainMethods are Table minecraft_main's rows (depth: steps per frame, for EqM's fixed step).
+func mainMethods(depth int) []method {
+	c := warp(warpC)
+	eqmStep := 1 / (float64(depth) * eqflib.DefaultEqMLambda * (1 - (1-eqflib.DefaultEqMAlpha)/2))
+	return []method{
+		{Name: "EqF NAG μ=0.3 (closed loop, c-function)", Model: "eqf", Paper: "64.34 ± 1.78", Color: 2,
+			Sampler: eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: c, ClosedLoop: true, Momentum: 0.3}}},
+		{Name: "EqM NAG μ=0.1 (fixed step)", Model: "eqm", Paper: "77.02 ± 5.21", Color: 4,
+			Sampler: eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Momentum: 0.1, StepSize: eqmStep}}},
+		{Name: "EqF GD (open loop, c-function)", Model: "eqf", Paper: "77.63 ± 3.31", Color: 3,
+			Sampler: eqflib.FrameSampler{Sampler: eqflib.GD, Options: eqflib.Options{Warp: c}}},
+		{Name: "FM Euler (c-function)", Model: "fm", Paper: "104.13 ± 4.33", Color: 1,
+			Sampler: eqflib.FrameSampler{Sampler: eqflib.Euler, Options: eqflib.Options{Warp: c}}},
+		{Name: "NU-FM GD (open loop, identity)", Model: "eqf", Paper: "101.16 ± 3.57", Color: 5,
+			Sampler: eqflib.FrameSampler{Sampler: eqflib.GD}},
+		{Name: "Diffusion DDIM", Model: "diffusion", Paper: "106.00 ± 1.22", Color: 6,
+			Sampler: eqflib.FrameSampler{Sampler: eqflib.DDIM}},
+	}
+}

@@ -1,0 +1,488 @@
+package paper
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/plots"
+	"github.com/equilibriumforcing/eqf/zoo"
+)
+
+// The rollout protocol every model-based experiment shares (paper §5.1 and App. D, on the maze
+// world in place of Minecraft): real validation clips give the clean context and the actions;
+// each method rolls out the continuation under those actions; the rollouts are scored against
+// the real continuation by FVD in the maze-I3D features (the zoo's action net), flicker, action
+// agreement and NFE per frame. Seeds change the clips and the noise; numbers are means ± the
+// standard error over seeds.
+
+// Protocol is the size of a rollout evaluation.
+type Protocol struct {
+	Clips  int // rollouts per seed, one per validation clip
+	Frames int // frames generated per rollout (R)
+	Depth  int // steps per frame D
+	// Stride is the frames emitted at a time S (0: the horizon, chunk by chunk). The paper
+	// slides by one frame over a 25-frame horizon; on the zoo's 2-frame horizon denoising the
+	// chunk together rolls out clearly better (README "Model zoo"), so that is the default.
+	Stride  int
+	FVDClip int // FVD over non-overlapping clips of this many frames
+	Chunk   int // FVD over time: consecutive chunks of this many frames (paper Fig. 3: 25)
+}
+
+// protocol is the evaluation size of a mode: full on the cpu zoo, quick on the quick zoo.
+func (c Config) protocol() Protocol {
+	if c.Quick {
+		return Protocol{Clips: 2, Frames: 20, Depth: 4, FVDClip: 5, Chunk: 10}
+	}
+	return Protocol{Clips: 8, Frames: 100, Depth: 20, FVDClip: 10, Chunk: 25}
+}
+
+func (c Config) seeds() []uint64 {
+	n := c.Seeds
+	if n == 0 {
+		n = 3
+		if c.Quick {
+			n = 1
+		}
+	}
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = 7 + uint64(i)
+	}
+	return out
+}
+
+// lab is an experiment's set-up: the zoo, its action net and the protocol.
+type lab struct {
+	ctx    context.Context
+	cfg    Config
+	z      *zoo.Zoo
+	net    *eqflib.ActionNet
+	p      Protocol
+	models map[string]*zoo.Model
+	gphi   *eqflib.NoisePredictor
+	clips  map[uint64]*zoo.Clips
+}
+
+// newLab opens the zoo of the mode and loads the named models. In quick mode missing quick
+// models are trained (minutes); in full mode a missing model is an error naming `make models`.
+func newLab(ctx context.Context, c Config, models ...string) (*lab, error) {
+	z, err := c.zoo()
+	if err != nil {
+		return nil, err
+	}
+	if c.Quick {
+		z.Log = c.Log
+		if err := z.Build(append([]string{"action-net"}, models...)...); err != nil {
+			return nil, err
+		}
+	}
+	l := &lab{ctx: ctx, cfg: c, z: z, p: c.protocol(), models: map[string]*zoo.Model{}, clips: map[uint64]*zoo.Clips{}}
+	if l.net, err = z.LoadActionNet(); err != nil {
+		return nil, err
+	}
+	for _, name := range models {
+		if name == "gphi" {
+			if l.gphi, err = z.LoadGPhi(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if l.models[name], err = z.Load(name); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+func (c Config) zoo() (*zoo.Zoo, error) {
+	if c.Zoo != nil {
+		return c.Zoo, nil
+	}
+	if c.Quick {
+		return zoo.Open("quick")
+	}
+	return zoo.Default()
+}
+
+func (l *lab) logf(format string, a ...any) {
+	if l.cfg.Log != nil {
+		fmt.Fprintf(l.cfg.Log, format, a...)
+	}
+}
+
+// horizon is the zoo's rollout horizon H and context C.
+func (l *lab) geometry(depth int) eqflib.RollConfig {
+	r := l.z.Recipe
+	H := r.Frames - r.Context
+	S := l.p.Stride
+	if S == 0 {
+		S = H
+	}
+	if depth == 0 {
+		depth = l.p.Depth
+	}
+	return eqflib.RollConfig{Context: r.Context, Horizon: H, Stride: S, Depth: depth}
+}
+
+// clipsFor returns the seed's validation clips (every model of the zoo shares the statistics of
+// the recipe's training data, so one normalisation serves them all).
+func (l *lab) clipsFor(seed uint64, m *zoo.Model) (*zoo.Clips, error) {
+	if c, ok := l.clips[seed]; ok {
+		return c, nil
+	}
+	c, err := l.z.Clips(m.Stats, l.p.Clips, l.p.Frames, seed)
+	if err != nil {
+		return nil, err
+	}
+	l.clips[seed] = c
+	return c, nil
+}
+
+// method is one row of a results table: a zoo model and how it is sampled.
+type method struct {
+	Name    string // as in the paper's table, e.g. "EqF NAG μ=0.3 (closed, c)"
+	Model   string // zoo DiT
+	Sampler eqflib.FrameSampler
+	GPhi    bool    // give the sampler the zoo's g_φ as Options.Estimator (or Probe)
+	Probe   bool    // record g_φ's estimate without steering (Fig. 3's divergence)
+	Depth   int     // steps per frame (0: the protocol's)
+	Paper   string  // the paper's FVD for this row, as printed ("" where it has none)
+	Color   int     // palette colour, kept across figures
+	tau     float64 // replanning threshold (planning_threshold only)
+}
+
+// scores are one rollout's measures.
+type scores struct {
+	FVD, Flicker, Agreement, NFEPerFrame, Seconds float64
+	FVDOverTime                                   []float64
+	Divergence                                    []float64 // |σ_sched − g_φ(x)| per frame, with Probe or closed-loop Euler
+	Replanned                                     float64   // fraction of replanning rounds that regenerated the plan
+	WindowNFE                                     float64   // replanning: window evaluations per frame (NFEPerFrame counts frame evaluations)
+	Frames                                        *eqflib.Window
+}
+
+// rollout runs a method on one seed's clips and scores it.
+func (l *lab) rollout(m method, seed uint64) (*scores, error) {
+	if err := l.ctx.Err(); err != nil {
+		return nil, err
+	}
+	zm, ok := l.models[m.Model]
+	if !ok {
+		return nil, fmt.Errorf("paper: method %q: model %q not loaded", m.Name, m.Model)
+	}
+	cl, err := l.clipsFor(seed, zm)
+	if err != nil {
+		return nil, err
+	}
+	geom := l.geometry(m.Depth)
+	fs := m.Sampler
+	if m.GPhi || m.Probe {
+		if l.gphi == nil {
+			return nil, fmt.Errorf("paper: method %q needs g_φ: load \"gphi\"", m.Name)
+		}
+		if m.GPhi {
+			fs.Estimator = l.gphi
+		}
+		if m.Probe {
+			fs.Probe = l.gphi
+		}
+	}
+	start := time.Now()
+	res, err := eqflib.Roll(zm.DiT, cl.Context, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Frames: l.p.Frames,
+		Conditions: cl.Timeline(geom.Horizon, geom.Stride), CondDim: zoo.CondDim, Seed: seed, KeepTrace: m.Probe || (m.GPhi && fs.Sampler == eqflib.Euler)})
+	if err != nil {
+		return nil, fmt.Errorf("paper: %s: %w", m.Name, err)
+	}
+	s := &scores{NFEPerFrame: res.NFEPerFrame(), Seconds: time.Since(start).Seconds(), Frames: res.Frames}
+	if err := l.score(s, cl, res.Frames); err != nil {
+		return nil, fmt.Errorf("paper: %s: %w", m.Name, err)
+	}
+	if res.Trace != nil {
+		if s.Divergence, err = eqflib.NoiseDivergence(res.Trace, l.p.Frames); err != nil {
+			return nil, err
+		}
+	}
+	l.logf("  %-40s seed %d: FVD %7.2f  agreement %.2f  flicker %.3f  %.1f NFE/frame  %.0f s\n", m.Name, seed, s.FVD, s.Agreement, s.Flicker, s.NFEPerFrame, s.Seconds)
+	return s, nil
+}
+
+// score fills FVD, FVD over time, flicker and action agreement of generated frames gen
+// [B, R, …] against the clips' real continuation.
+func (l *lab) score(s *scores, cl *zoo.Clips, gen *eqflib.Window) error {
+	g, err := gen.Subclips(l.p.FVDClip)
+	if err != nil {
+		return err
+	}
+	t, err := cl.Truth.Subclips(l.p.FVDClip)
+	if err != nil {
+		return err
+	}
+	f, err := eqflib.ComputeFVD(l.net, g, t)
+	if err != nil {
+		return err
+	}
+	s.FVD = f.Value
+	// FVD over time (Fig. 3 right): each chunk of Chunk frames cut into 5-frame clips, so a
+	// chunk's FVD rests on B·Chunk/5 clips per side rather than B.
+	for c0 := 0; c0+l.p.Chunk <= gen.Frames(); c0 += l.p.Chunk {
+		g, err := gen.SliceFrames(c0, l.p.Chunk)
+		if err == nil {
+			g, err = g.Subclips(5)
+		}
+		if err != nil {
+			return err
+		}
+		t, _ := cl.Truth.SliceFrames(c0, l.p.Chunk)
+		t, _ = t.Subclips(5)
+		f, err := eqflib.ComputeFVD(l.net, g, t)
+		if err != nil {
+			return err
+		}
+		s.FVDOverTime = append(s.FVDOverTime, f.Value)
+	}
+	if s.Flicker, err = eqflib.Flicker(gen); err != nil {
+		return err
+	}
+	gx, gc := cl.Transitions(gen)
+	rx, _ := cl.Transitions(cl.Truth)
+	a, err := eqflib.ActionAgreement(l.net, gx, gc, rx, gc)
+	if err != nil {
+		return err
+	}
+	s.Agreement = a.Ratio
+	return nil
+}
+
+// seeded is a method's scores over every seed.
+type seeded struct {
+	m   method
+	per []*scores
+}
+
+// runAll rolls every method out on every seed.
+func (l *lab) runAll(ms []method) ([]seeded, error) {
+	out := make([]seeded, len(ms))
+	for i, m := range ms {
+		out[i].m = m
+		for _, seed := range l.cfg.seeds() {
+			s, err := l.rollout(m, seed)
+			if err != nil {
+				return nil, err
+			}
+			out[i].per = append(out[i].per, s)
+		}
+	}
+	return out, nil
+}
+
+// stat is the mean and the standard error of the mean (0 for one value).
+func stat(v []float64) (mean, se float64) {
+	for _, x := range v {
+		mean += x / float64(len(v))
+	}
+	if len(v) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
+}
+
+// of collects one measure over the seeds.
+func (s seeded) of(get func(*scores) float64) (mean, se float64) {
+	v := make([]float64, len(s.per))
+	for i, p := range s.per {
+		v[i] = get(p)
+	}
+	return stat(v)
+}
+
+func fvdOf(s *scores) float64       { return s.FVD }
+func flickerOf(s *scores) float64   { return s.Flicker }
+func agreementOf(s *scores) float64 { return s.Agreement }
+func nfeOf(s *scores) float64       { return s.NFEPerFrame }
+
+// numbers reports FVD (with the paper's value), agreement, flicker and NFE per frame of each
+// method.
+func numbers(rows []seeded) []Number {
+	var out []Number
+	for _, r := range rows {
+		m, se := r.of(fvdOf)
+		out = append(out, Number{Name: r.m.Name + ": FVD (maze-I3D)", Ours: m, Err: se, Paper: r.m.Paper})
+		m, se = r.of(agreementOf)
+		out = append(out, Number{Name: r.m.Name + ": action agreement", Ours: m, Err: se})
+		m, se = r.of(flickerOf)
+		out = append(out, Number{Name: r.m.Name + ": flicker", Ours: m, Err: se})
+		m, _ = r.of(nfeOf)
+		out = append(out, Number{Name: r.m.Name + ": NFE per frame", Ours: m})
+	}
+	return out
+}
+
+// meanCurve averages a per-seed curve (FVD over time, divergence) elementwise, with the
+// standard error as a band.
+func meanCurve(r seeded, get func(*scores) []float64) (mean, lo, hi []float64) {
+	n := len(get(r.per[0]))
+	for i := 0; i < n; i++ {
+		v := make([]float64, len(r.per))
+		for j, p := range r.per {
+			v[j] = get(p)[i]
+		}
+		m, se := stat(v)
+		mean, lo, hi = append(mean, m), append(lo, m-se), append(hi, m+se)
+	}
+	return
+}
+
+// fvdBars is a bar-like figure of FVD per method (points with ± bands are drawn as one series
+// per method at its index), the summary figure of a results table.
+func fvdBars(title string, rows []seeded) (*plots.Figure, error) {
+	p := plots.Panel{XLabel: "method (index in the table)", YLabel: "FVD (maze-I3D features)", Legend: "none"}
+	labels := make([]string, len(rows))
+	var xs, ys, lo, hi []float64
+	for i, r := range rows {
+		m, se := r.of(fvdOf)
+		xs, ys, lo, hi = append(xs, float64(i+1)), append(ys, m), append(lo, m-se), append(hi, m+se)
+		labels[i] = shortName(r.m.Name)
+	}
+	p.Series = []plots.Series{{Name: "FVD", X: xs, Y: ys, Lo: lo, Hi: hi, Style: plots.Points, Labels: labels}}
+	return &plots.Figure{Title: title, Panels: []plots.Panel{p}, Width: 7, Height: 4.2}, nil
+}
+
+// shortName keeps a method's name up to its first parenthesis.
+func shortName(s string) string { return strings.TrimSpace(strings.SplitN(s, " (", 2)[0]) }
+
+// strip is the first clip of every method's first-seed rollout beside the ground truth.
+func (l *lab) strip(rows []seeded) []plots.Video {
+	cl := l.clips[l.cfg.seeds()[0]]
+	vids := []plots.Video{{Name: "ground truth", Frames: cl.Truth}}
+	for _, r := range rows {
+		vids = append(vids, plots.Video{Name: shortName(r.m.Name), Frames: r.per[0].Frames})
+	}
+	return vids
+}
+
+// warp parses a warp spec that is known to be valid.
+func warp(spec string) eqflib.Warp {
+	w, err := eqflib.ParseWarp(spec)
+	if err != nil {
+		panic(fmt.Sprintf("paper: warp %q: %v", spec, err))
+	}
+	return w
+}
+
+// The paper's η warps (App. G), in the specs ParseWarp reads.
+const (
+	warpC      = "c:0.8:0.001"
+	warpLogSNR = "logsnr"
+	warpSD3    = "sd3:3"
+)
+
+// table builds the Result of a results-table experiment: every method's numbers, the FVD
+// summary, FVD over time, and the rollout strip of the first clip.
+func (l *lab) table(name, title, where string, rows []seeded) (*Result, error) {
+	r := &Result{Name: name, Title: title, Where: where, Numbers: numbers(rows), Figures: map[string]*plots.Figure{}, Files: map[string][]byte{}}
+	fig, err := fvdBars(title, rows)
+	if err != nil {
+		return nil, err
+	}
+	r.Figures["fvd"] = fig
+	var curves []plots.Curve
+	for _, row := range rows {
+		m, _, _ := meanCurve(row, func(s *scores) []float64 { return s.FVDOverTime })
+		curves = append(curves, plots.Curve{Name: shortName(row.m.Name), Values: m, Color: row.m.Color})
+	}
+	over, err := plots.RolloutFigure(nil, curves, l.p.Chunk, "maze-I3D")
+	if err != nil {
+		return nil, err
+	}
+	over.Title = fmt.Sprintf("FVD over time, %d-frame rollouts", l.p.Frames)
+	r.Figures["fvd_over_time"] = over
+	if r.Files["rollouts.png"], err = l.stripPNG(rows); err != nil {
+		return nil, err
+	}
+	r.Notes = append(r.Notes, l.protocolNote())
+	return r, nil
+}
+
+// stripPNG draws the first clip of each method's first-seed rollout under the ground truth.
+func (l *lab) stripPNG(rows []seeded) ([]byte, error) {
+	var st *zoo.Model
+	for _, m := range l.models {
+		st = m
+		break
+	}
+	return plots.StripPNG(l.strip(rows), plots.VideoOptions{Mean: st.Stats.Mean, Std: st.Stats.Std, Scale: 3})
+}
+
+// protocolNote states the protocol the numbers come from.
+func (l *lab) protocolNote() string {
+	g := l.geometry(0)
+	return fmt.Sprintf("Protocol: %s zoo, %d rollouts per seed × %d seed(s), %d frames each from %d real context frames under the clips' actions; "+
+		"window C = %d, H = %d, S = %d, D = %d steps per frame; FVD in the maze-I3D features (the zoo's action net) over %d-frame clips "+
+		"(paper: I3D features, 256 Minecraft videos of 275 frames, 25-frame horizon, S = 1). Means ± standard error over seeds.",
+		l.z.Recipe.Name, l.p.Clips, len(l.cfg.seeds()), l.p.Frames, g.Context, g.Context, g.Horizon, g.Stride, l.p.Depth, l.p.FVDClip)
+}
+
+// curve is one method run at several settings (depths, thresholds): a point per setting.
+type curve struct {
+	name   string
+	color  int
+	labels []string
+	points []seeded
+}
+
+// frontier reports every point's FVD and NFE per frame and draws FVD against NFE per frame.
+func (l *lab) frontier(name, title, where string, curves []curve) (*Result, error) {
+	r := &Result{Name: name, Title: title, Where: where, Figures: map[string]*plots.Figure{}}
+	var fs []plots.FrontierSeries
+	for _, c := range curves {
+		s := plots.FrontierSeries{Name: c.name, Labels: c.labels, Color: c.color}
+		for i, p := range c.points {
+			fvd, se := p.of(fvdOf)
+			nfe, nse := p.of(nfeOf)
+			r.Numbers = append(r.Numbers,
+				Number{Name: fmt.Sprintf("%s, %s: FVD (maze-I3D)", c.name, c.labels[i]), Ours: fvd, Err: se, Paper: p.m.Paper},
+				Number{Name: fmt.Sprintf("%s, %s: NFE per frame", c.name, c.labels[i]), Ours: nfe, Err: nse})
+			s.NFE, s.FVD = append(s.NFE, nfe), append(s.FVD, fvd)
+		}
+		fs = append(fs, s)
+	}
+	fig, err := plots.FrontierFigure(title, "maze-I3D", fs)
+	if err != nil {
+		return nil, err
+	}
+	r.Figures[name] = fig
+	r.Notes = append(r.Notes, l.protocolNote())
+	return r, nil
+}
+
+// atDepths runs a method at every depth D.
+func (l *lab) atDepths(m method, depths []int) (curve, error) {
+	c := curve{name: shortName(m.Name), color: m.Color}
+	for _, d := range depths {
+		mm := m
+		mm.Depth = d
+		rows, err := l.runAll([]method{mm})
+		if err != nil {
+			return c, err
+		}
+		c.points = append(c.points, rows[0])
+		c.labels = append(c.labels, fmt.Sprintf("D=%d", d))
+	}
+	return c, nil
+}
+
+// depths is the step sweep of the compute experiments: the paper's 10…50 in full mode.
+func (c Config) depths() []int {
+	if c.Quick {
+		return []int{2, 4}
+	}
+	return []int{10, 20, 30, 50}
+}
