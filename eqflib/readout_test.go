@@ -1,6 +1,7 @@
 package eqflib_test
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -65,6 +66,38 @@ func TestReadoutsPredictSigma(t *testing.T) {
 		return out.SigmaHat
 	}, val, 99)
 	t.Logf("h_ω: 2000 steps in %v, last logit MSE %.4f, held-out MAE %.4f", time.Since(start).Round(time.Millisecond), loss, hMAE)
+
+	// SigmaResiduals is SigmaMAE's measurement frame by frame.
+	est := func(x *eqflib.Window, cond []float64) ([]float64, error) {
+		out, err := ema.WithConditions(cond).Eval(x, nil, eqflib.EvalOptions{Readout: true})
+		return out.SigmaHat, err
+	}
+	sig, got, err := eqflib.SigmaResiduals(val, 4, 5, est)
+	mae, err2 := eqflib.SigmaMAE(val, 4, 5, est)
+	if err != nil || err2 != nil || len(sig) != len(got) || len(sig) == 0 {
+		t.Fatalf("SigmaResiduals: %d, %d values: %v %v", len(sig), len(got), err, err2)
+	}
+	var sum float64
+	for i := range sig {
+		sum += math.Abs(got[i] - sig[i])
+	}
+	if d := math.Abs(sum/float64(len(sig)) - mae); d > 1e-12 {
+		t.Errorf("mean |σ̂ − σ| of SigmaResiduals differs from SigmaMAE by %g", d)
+	}
+	// DropReadout: h_ω is gone (a new view cannot attach one), and a fresh one trains.
+	if err := m.DropReadout(); err != nil || m.HasReadout() {
+		t.Fatalf("DropReadout: %v, readout still attached: %v", err, m.HasReadout())
+	}
+	if v, _ := m.EMA(); v.AttachReadout(0) == nil {
+		t.Error("a view attached h_ω after DropReadout")
+	}
+	rt2, err := eqflib.NewReadoutTrainer(m, train, pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err := rt2.Train(5); err != nil || !(l > loss) {
+		t.Errorf("a fresh h_ω after DropReadout: loss %g after 5 steps, want above the trained one's %g (%v)", l, loss, err)
+	}
 
 	gc := eqflib.DefaultProbeConfig()
 	gc.LR = 3e-3

@@ -16,6 +16,7 @@ func AdaptiveEarlyStopping(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.sweep()
 	cw := warp(warpC)
 	threshes, cleanup := []float64{0.7, 0.5, 0.3, 0.2, 0.1}, 8
 	if c.Quick {

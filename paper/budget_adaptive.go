@@ -15,6 +15,7 @@ func BudgetAdaptive(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.sweep()
 	cw := warp(warpC)
 	ms := []method{
 		{Name: "EqF budget-adaptive NAG μ=0.1", Model: "eqf", Color: 2, Paper: "91.45 ± 0.92 (50 steps)",

@@ -14,6 +14,7 @@ func FixedComputeScaling(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.sweep()
 	var ms []method
 	for _, m := range mainMethods(l.p.Depth) {
 		if m.Model != "diffusion" {
@@ -37,6 +38,7 @@ func ClosedOpenNAG(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.sweep()
 	nag := func(spec string, closed bool) eqflib.FrameSampler {
 		return eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: warp(spec), ClosedLoop: closed, Momentum: 0.3}}
 	}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"os"
 	"path/filepath"
@@ -69,31 +70,8 @@ func (r *Result) Save(dir string) error {
 		return err
 	}
 	var md strings.Builder
-	fmt.Fprintf(&md, "# %s\n\n%s (paper: %s)\n\n", r.Name, r.Title, r.Where)
-	if len(r.Numbers) > 0 {
-		md.WriteString("| quantity | ours | paper | note |\n|---|---|---|---|\n")
-		for _, n := range r.Numbers {
-			ours := fmt.Sprintf("%.4g", n.Ours)
-			if n.Err > 0 {
-				ours += fmt.Sprintf(" ± %.2g", n.Err)
-			}
-			paper := n.Paper
-			if paper == "" {
-				paper = "—"
-			}
-			fmt.Fprintf(&md, "| %s | %s | %s | %s |\n", n.Name, ours, paper, n.Note)
-		}
-		md.WriteString("\n")
-	}
-	for _, note := range r.Notes {
-		fmt.Fprintf(&md, "- %s\n", note)
-	}
-	stems := make([]string, 0, len(r.Figures))
-	for stem := range r.Figures {
-		stems = append(stems, stem)
-	}
-	sort.Strings(stems)
-	for _, stem := range stems {
+	md.WriteString(r.Markdown())
+	for _, stem := range sortedKeys(r.Figures) {
 		for _, ext := range []string{".png", ".html"} {
 			if err := r.Figures[stem].Save(filepath.Join(dir, stem+ext)); err != nil {
 				return err
@@ -101,12 +79,7 @@ func (r *Result) Save(dir string) error {
 		}
 		fmt.Fprintf(&md, "\n![%s](%s.png) ([interactive](%s.html))\n", stem, stem, stem)
 	}
-	names := make([]string, 0, len(r.Files))
-	for name := range r.Files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range sortedKeys(r.Files) {
 		if err := fsutil.WriteFileAtomic(filepath.Join(dir, name), r.Files[name]); err != nil {
 			return err
 		}
@@ -117,6 +90,98 @@ func (r *Result) Save(dir string) error {
 		}
 	}
 	return fsutil.WriteFileAtomic(filepath.Join(dir, "results.md"), []byte(md.String()))
+}
+
+// Markdown is the result's title, its numbers beside the paper's as a table, and its notes.
+func (r *Result) Markdown() string {
+	var md strings.Builder
+	fmt.Fprintf(&md, "# %s\n\n%s (paper: %s)\n\n", r.Name, r.Title, r.Where)
+	if len(r.Numbers) > 0 {
+		md.WriteString("| quantity | ours | paper | note |\n|---|---|---|---|\n")
+		for _, n := range r.Numbers {
+			fmt.Fprintf(&md, "| %s | %s | %s | %s |\n", n.Name, n.ours(), orDash(n.Paper), n.Note)
+		}
+		md.WriteString("\n")
+	}
+	for _, note := range r.Notes {
+		fmt.Fprintf(&md, "- %s\n", note)
+	}
+	return md.String()
+}
+
+// HTML is Markdown's table and notes as an HTML fragment, for a notebook's display.
+func (r *Result) HTML() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<p><b>%s</b>: %s (paper: %s)</p>\n", html.EscapeString(r.Name), html.EscapeString(r.Title), html.EscapeString(r.Where))
+	if len(r.Numbers) > 0 {
+		b.WriteString("<table><tr><th style=\"text-align:left\">quantity</th><th>ours</th><th>paper</th><th style=\"text-align:left\">note</th></tr>\n")
+		for _, n := range r.Numbers {
+			fmt.Fprintf(&b, "<tr><td style=\"text-align:left\">%s</td><td>%s</td><td>%s</td><td style=\"text-align:left\">%s</td></tr>\n",
+				html.EscapeString(n.Name), html.EscapeString(n.ours()), html.EscapeString(orDash(n.Paper)), html.EscapeString(n.Note))
+		}
+		b.WriteString("</table>\n")
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("<ul>\n")
+		for _, note := range r.Notes {
+			fmt.Fprintf(&b, "<li>%s</li>\n", html.EscapeString(note))
+		}
+		b.WriteString("</ul>\n")
+	}
+	return b.String()
+}
+
+// PNGs renders every figure (by stem) and then every PNG file, in name order: what a notebook
+// displays.
+func (r *Result) PNGs() ([][]byte, error) {
+	var out [][]byte
+	for _, stem := range sortedKeys(r.Figures) {
+		b, err := r.Figures[stem].Bytes("png")
+		if err != nil {
+			return nil, fmt.Errorf("paper: %s: figure %s: %w", r.Name, stem, err)
+		}
+		out = append(out, b)
+	}
+	for _, name := range sortedKeys(r.Files) {
+		if strings.HasSuffix(name, ".png") {
+			out = append(out, r.Files[name])
+		}
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (n Number) ours() string {
+	s := fmt.Sprintf("%.4g", n.Ours)
+	if n.Err > 0 {
+		s += fmt.Sprintf(" ± %.2g", n.Err)
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// Dir is where an experiment's results go by default: <repository>/out/paper/<name>, or
+// out/paper-quick/<name> in quick mode (the repository is found as the zoo finds it, or
+// $EQF_ROOT).
+func Dir(name string, quick bool) string {
+	if quick {
+		return filepath.Join(zoo.Root(), "out", "paper-quick", name)
+	}
+	return filepath.Join(zoo.Root(), "out", "paper", name)
 }
 
 // Experiment is one runnable experiment.

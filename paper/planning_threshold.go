@@ -21,6 +21,11 @@ func PlanningThreshold(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !c.Quick {
+		// Every round slides by one frame and denoises for D evaluations: 20 committed frames
+		// keep 5 thresholds × 3 methods × 3 seeds within half an hour on two cores.
+		l.p.Frames = 20
+	}
 	ms := []method{
 		{Name: "FM Euler (c-function)", Model: "fm", Color: 1,
 			Sampler: eqflib.FrameSampler{Sampler: eqflib.Euler, Options: eqflib.Options{Warp: warp(warpC)}}},

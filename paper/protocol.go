@@ -479,10 +479,18 @@ func (l *lab) atDepths(m method, depths []int) (curve, error) {
 	return c, nil
 }
 
-// depths is the step sweep of the compute experiments: the paper's 10…50 in full mode.
+// depths is the step sweep of the compute experiments (the paper sweeps 10…50 steps).
 func (c Config) depths() []int {
 	if c.Quick {
 		return []int{2, 4}
 	}
-	return []int{10, 20, 30, 50}
+	return []int{10, 20, 40}
+}
+
+// sweep shortens a full-mode protocol for the experiments that run every method at several
+// settings: 50-frame rollouts, so that a sweep of 3 seeds stays within half an hour on two cores.
+func (l *lab) sweep() {
+	if !l.cfg.Quick {
+		l.p.Frames = 50
+	}
 }

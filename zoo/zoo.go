@@ -99,6 +99,11 @@ func Default() (*Zoo, error) {
 	return Open(name)
 }
 
+// Root is the repository root that zoo folders (and other outputs) live under: $EQF_ROOT, or
+// the nearest parent folder of the working directory holding eqf's go.mod, or the working
+// directory.
+func Root() string { return root() }
+
 // root is $EQF_ROOT, or the nearest parent folder of the working directory holding eqf's
 // go.mod, or the working directory.
 func root() string {

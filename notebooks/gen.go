@@ -1,0 +1,191 @@
+//go:build ignore
+
+// gen.go writes one notebook per experiment of paper.Experiments: the paper's claim, a
+// parameter cell (quick by default), the experiment's run with its figures and table displayed
+// inline, and what our full-mode run showed. Run by `go generate ./notebooks`.
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/equilibriumforcing/eqf/paper"
+)
+
+// story is what a notebook says around its experiment: the paper's claim and number, and what
+// our full-mode run on the cpu zoo showed (README "Paper results" has the numbers).
+type story struct{ claim, ours string }
+
+var stories = map[string]story{
+	"abs_residual_and_fvd_over_time": {
+		"§3, Fig. 3. Over long Flow Matching rollouts the level g_φ reads from a sample drifts away from the level FM is told (left, growing over the rollout), and FVD over 25-frame chunks worsens; conditioning FM on g_φ's estimate helps a little, EqF (told nothing) does best.",
+		"See the README's table of paper results for our full-mode numbers."},
+	"inference_schedule_vis": {
+		"§4.4, Fig. inference_schedule_vis. The η warps: transport (identity, SD3) and attractor (c-function, linear log-SNR) shapes, their solver-time schedules ρ(s) and step sizes.",
+		"Analytic: the figure is exact (golden numbers in docs/derivations.md)."},
+	"minecraft_main": {
+		"§5.2, Table minecraft_main. FVD of 300-frame Minecraft rollouts over 5 seeds: EqF NAG μ = 0.3 (closed loop, c-function) 64.34 ± 1.78 < EqM 77.02 ± 5.21 ≈ EqF GD 77.63 ± 3.31 < NU-FM 101.16 ± 3.57 < FM 104.13 ± 4.33 < Diffusion 106.00 ± 1.22.",
+		"See the README's table of paper results for our full-mode numbers."},
+	"fixed_compute_scaling": {
+		"§5.2, Fig. fixed_compute_scaling. EqF is best at every compute budget against its noise-conditional and noise-unconditional baselines.",
+		"See the README's table of paper results."},
+	"budget_adaptive": {
+		"§5.3, Table main_budget_adaptive (Minecraft, 50 steps): budget-adaptive EqF NAG 91.45 ± 0.92, EqF NAG 92.08 ± 0.30, FM 135.37 ± 1.74; below 50 steps the adaptive sampler sets the frontier.",
+		"See the README's table of paper results."},
+	"minecraft_inference_expts": {
+		"§5.3, Table minecraft_inference_expts. Closed-loop NAG on an attractor warp is best (c-function 64.12, log-SNR 67.70); SD3 (a transport warp) overshoots with NAG (203.73 closed loop); the identity warp takes the same steps open or closed loop (80.25).",
+		"See the README's table of paper results."},
+	"closed_open_nag": {
+		"§5.3, Fig. closed_open_nag. NAG is best closed loop on the c-function warp, against open loop and the SD3 transport warp.",
+		"See the README's table of paper results."},
+	"fm_eqf_field_agreement": {
+		"§5.5, Table fm_eqf_field_agreement (Minecraft): FM and EqF fields on identical noisy inputs: field MSE 0.0425, v-losses 0.576 and 0.576, relative field MSE 7.4 %, Pearson 0.984. Prop. 4.1: the loss gap equals the field MSE for the optimal FM.",
+		"See the README's table of paper results."},
+	"eqm_weighting": {
+		"App. A.1, Prop. A.1. Written as x-prediction, FM/EqF weight the loss by 1/σ², EqM by c(σ)²/σ²: EqM's weighting relative to EqF is c(σ)², e.g. 16 at σ = 0.5.",
+		"Analytic: checked against c(σ)² in closed form by the tests."},
+	"unfinished_denoising": {
+		"App. B.1, B.4. Flow Matching samples end at a nonzero noise level (the readout stays above the schedule); closed-loop EqF ends almost an order of magnitude lower.",
+		"See the README's table of paper results."},
+	"bowls": {
+		"App. B.2, Fig. bowls. Telling FM a wrong level σ_stable + δ raises its loss, more with |δ| (left); also corrupting the context's level raises it further (right).",
+		"See the README's table of paper results."},
+	"fm_conditioning_ablation": {
+		"App. B.3, Table fm_conditioning_ablation. FM conditioned on g_φ's estimate instead of its schedule improves FVD (Euler c-function 103.6 → 94.5); NAG on FM diverges open loop (1045.6) and works closed loop on g_φ (81.2).",
+		"See the README's table of paper results."},
+	"adaptive_early_stopping": {
+		"App. C.1, Table minecraft_adaptive_early_stopping. Stopping each chunk once its σ̂ < σ_thresh (then C_s = 8 cleanup steps) reaches the fixed-step FVD with fewer steps: e.g. GD σ_thresh = 0.3, 49.8 steps, FVD 86.70 against 98.99 at 100 fixed steps.",
+		"See the README's table of paper results."},
+	"inpainting": {
+		"App. C.3 (Table re10k_inpaint, on RealEstate10K). Here the same task on the maze: the frames between a known first and last frame, PSNR against the real ones.",
+		"See the README's table of paper results."},
+	"forward_compute": {
+		"App. D.6, Table forward_compute. FM and EqF backbones cost the same; g_φ costs 0.89 % of a forward, h_ω less than 1/10,000.",
+		"See the README's table of paper results."},
+	"sampling_runtime": {
+		"App. D.6, Table sampling_runtime (one H200): FM Euler 34.41, EqF GD and NAG 34.46, EqF NAG + h_ω 34.86, FM Euler + g_φ 35.10 ms per step.",
+		"See the README's table of paper results."},
+	"mc_eq_finetune": {
+		"App. E.1, Table mc_eq_finetune. An FM model finetuned into EqF (level input zeroed, EqF loss) with NAG μ = 0.2 reaches FVD 74.54 against 100.48 for FM trained on as long.",
+		"See the README's table of paper results."},
+	"nle": {
+		"App. F.2, Fig. nle. The readout h_ω on EqF's activations learns the noise level far faster than g_φ from raw frames (10k against 100k steps).",
+		"See the README's table of paper results."},
+	"margred": {
+		"App. F.2, Fig. margred. Both estimators are accurate; h_ω especially near σ ≈ 0.",
+		"See the README's table of paper results."},
+	"sampler_warp_conversions": {
+		"App. G, Fig. sampler_warp_conversions. Conversions between noise level, solver time and the induced warp for the four warps.",
+		"Analytic: the figure is exact."},
+	"planning_threshold": {
+		"App. J.2, Fig. planning_threshold. Replanning only when the plan's compatibility score exceeds τ trades quality for compute smoothly; budget-adaptive EqF has the best trade-off, FM the worst (13–29 % more compute for the same FVD).",
+		"See the README's table of paper results."},
+}
+
+// main writes the notebooks into the folder named by its argument (default ".").
+func main() {
+	dir := "."
+	if len(os.Args) > 1 {
+		dir = os.Args[1]
+	}
+	for i, e := range paper.Experiments {
+		st, ok := stories[e.Name]
+		if !ok {
+			fail(fmt.Errorf("no story for experiment %q: add one to notebooks/gen.go", e.Name))
+		}
+		name := fmt.Sprintf("%02d-%s.ipynb", 10+i, strings.ReplaceAll(e.Name, "_", "-"))
+		fail(write(filepath.Join(dir, name), notebook(e, st)))
+	}
+}
+
+func notebook(e paper.Experiment, st story) []cell {
+	return []cell{
+		md(fmt.Sprintf("# %s — %s\n\n**The paper.** %s\n\nThe experiment is `paper.ByName(%q)` (in `paper/`), on the maze world in place of Minecraft; "+
+			"`paper/README.md` says where our protocol differs from the paper's.\n\n"+
+			"*Generated by `notebooks/gen.go` (`go generate ./notebooks`): edit the generator, not this file.*", e.Name, e.Where, st.claim, e.Name)),
+		code(`// Set-up cell (once per kernel): pins GoNB's display package to eqf's go.mod version and lets
+// gopls see the checkout.
+!*go get github.com/janpfeifer/gonb@v0.11.5
+%goworkfix`),
+		md("**Parameters.** `quick = true` runs on the quick zoo (tiny models, trained on first use, about a minute); " +
+			"`false` loads the cpu zoo that `make models` trains (full mode: 3 seeds, minutes to half an hour)."),
+		code("// quick: tiny models and sizes; false: the cpu zoo and the full protocol.\nvar quick = true"),
+		md("**Run.** The figures, then the numbers beside the paper's. Results are also saved under `out/paper/" + e.Name + "` (quick: `out/paper-quick/" + e.Name + "`)."),
+		code(fmt.Sprintf(`import (
+	"context"
+	"os"
+
+	"github.com/equilibriumforcing/eqf/paper"
+	"github.com/janpfeifer/gonb/gonbui"
+)
+
+%%%%
+e, err := paper.ByName(%q)
+if err != nil {
+	panic(err)
+}
+r, err := e.Run(context.Background(), paper.Config{Quick: quick, Log: os.Stdout})
+if err != nil {
+	panic(err)
+}
+if err := r.Save(paper.Dir(r.Name, quick)); err != nil {
+	panic(err)
+}
+pngs, err := r.PNGs()
+if err != nil {
+	panic(err)
+}
+for _, png := range pngs {
+	gonbui.DisplayPNG(png)
+}
+gonbui.DisplayHTML(r.HTML())
+gonbui.Sync() // wait until GoNB has the outputs before the cell's program exits`, e.Name)),
+		md("**What our full-mode run shows.** " + st.ours),
+	}
+}
+
+// cell is one nbformat 4.5 cell: markdown cells have no outputs, code cells start unexecuted.
+type cell map[string]any
+
+func lines(s string) []string {
+	parts := strings.SplitAfter(s, "\n")
+	if parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
+}
+
+func md(s string) cell { return cell{"cell_type": "markdown", "metadata": map[string]any{}, "source": lines(s)} }
+
+func code(s string) cell {
+	return cell{"cell_type": "code", "execution_count": nil, "metadata": map[string]any{}, "outputs": []any{}, "source": lines(s)}
+}
+
+func write(name string, cells []cell) error {
+	for i := range cells {
+		h := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", filepath.Base(name), i)))
+		cells[i]["id"] = hex.EncodeToString(h[:4])
+	}
+	nb := map[string]any{
+		"cells":    cells,
+		"metadata": map[string]any{"kernelspec": map[string]any{"display_name": "Go (eqf)", "language": "go", "name": "eqf"}, "language_info": map[string]any{"name": "go"}},
+		"nbformat": 4, "nbformat_minor": 5,
+	}
+	b, err := json.MarshalIndent(nb, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(name, append(b, '\n'), 0o644)
+}
+
+func fail(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "notebooks/gen.go:", err)
+		os.Exit(1)
+	}
+}
