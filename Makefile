@@ -167,7 +167,7 @@ kernel: jupyter-deps gonb
 jupyter: kernel echarts
 	sh kernel/jupyter/serve.sh $(JUPYTER) "$(JUPYTER_DATA_DIR)" $(JUPYTER_PORT) "$(CURDIR)/notebooks"
 
-## test-notebooks: execute notebooks/00-quickstart.ipynb headless on the eqf kernel, check outputs;
+## test-notebooks: execute every notebook headless on the eqf kernel (quick mode) and check outputs;
 ## start the notebook server as `make jupyter` does and check it is loopback-only and needs its token
 test-notebooks: jupyter-deps gonb echarts
 	EQF_GONB_BIN=$(BIN) $(GO) test -count=1 -tags notebook ./kernel/jupyter/

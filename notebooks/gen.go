@@ -87,11 +87,19 @@ var stories = map[string]story{
 		"See the README's table of paper results."},
 }
 
-// main writes the notebooks into the folder named by its argument (default ".").
+// main writes the notebooks into the folder named by its argument (default "."): the teaching
+// notebooks from src/NN-name.txt, the experiment notebooks from paper.Experiments.
 func main() {
 	dir := "."
 	if len(os.Args) > 1 {
 		dir = os.Args[1]
+	}
+	srcs, err := filepath.Glob(filepath.Join("src", "*.txt"))
+	fail(err)
+	for _, src := range srcs {
+		cells, err := parse(src)
+		fail(err)
+		fail(write(filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".txt")+".ipynb"), cells))
 	}
 	for i, e := range paper.Experiments {
 		st, ok := stories[e.Name]
@@ -147,6 +155,54 @@ gonbui.DisplayHTML(r.HTML())
 gonbui.Sync() // wait until GoNB has the outputs before the cell's program exits`, e.Name)),
 		md("**What our full-mode run shows.** " + st.ours),
 	}
+}
+
+// parse reads a teaching notebook's source: cells introduced by a line "<<< markdown", "<<< code"
+// or "<<< answer" (a code cell whose source starts hidden: the exercise's answer). The first
+// markdown cell gets the generated-file notice.
+func parse(path string) ([]cell, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cells []cell
+	var kind string
+	var body []string
+	flush := func() {
+		if kind == "" {
+			return
+		}
+		src := strings.TrimRight(strings.Join(body, "\n"), "\n")
+		switch kind {
+		case "markdown":
+			if len(cells) == 0 {
+				src += "\n\n*Generated from `notebooks/" + filepath.ToSlash(path) + "` by `go generate ./notebooks`: edit the source, not this file.*"
+			}
+			cells = append(cells, md(src))
+		case "code":
+			cells = append(cells, code(src))
+		case "answer":
+			c := code(src)
+			c["metadata"] = map[string]any{"jupyter": map[string]any{"source_hidden": true}, "tags": []string{"answer"}}
+			cells = append(cells, c)
+		}
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		if k, ok := strings.CutPrefix(line, "<<< "); ok {
+			flush()
+			if k != "markdown" && k != "code" && k != "answer" {
+				return nil, fmt.Errorf("%s:%d: cell kind %q: must be markdown, code or answer", path, i+1, k)
+			}
+			kind, body = k, nil
+			continue
+		}
+		if kind == "" && strings.TrimSpace(line) != "" {
+			return nil, fmt.Errorf("%s:%d: text before the first \"<<< kind\" line", path, i+1)
+		}
+		body = append(body, line)
+	}
+	flush()
+	return cells, nil
 }
 
 // cell is one nbformat 4.5 cell: markdown cells have no outputs, code cells start unexecuted.

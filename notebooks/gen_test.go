@@ -28,7 +28,8 @@ func TestGeneratedNotebooksUpToDate(t *testing.T) {
 			t.Errorf("notebooks/%s is missing or stale: run `go generate ./notebooks`", name)
 		}
 	}
-	have, _ := filepath.Glob("[1-9][0-9]-*.ipynb")
+	have, _ := filepath.Glob("[0-9][0-9]-*.ipynb")
+	have = have[1:] // 00-quickstart is written by hand
 	if len(have) != len(want) {
 		t.Errorf("%d experiment notebooks committed, gen.go writes %d: remove the stale ones", len(have), len(want))
 	}
