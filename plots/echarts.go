@@ -95,6 +95,10 @@ func (f *Figure) html() ([]byte, error) {
 		h = 3.4
 	}
 	for _, p := range f.Panels {
+		if p.Heat != nil {
+			page.AddCharts(echartsHeat(f, p, int(w*110), int(h*110)))
+			continue
+		}
 		page.AddCharts(echartsPanel(f, p, int(w*110), int(h*110)))
 	}
 	var buf bytes.Buffer

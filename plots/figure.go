@@ -58,6 +58,9 @@ type Panel struct {
 	// XMin/XMax/YMin/YMax fix the axis range when Min < Max (e.g. a zoomed view).
 	XMin, XMax, YMin, YMax float64
 	Series                 []Series
+	// Heat, when set, draws a heat map under the series (a panel may hold only a heat map; the
+	// echarts page draws the heat map alone).
+	Heat *Heat
 }
 
 // Figure is one or more panels side by side (Cols per row) under a title.
@@ -86,8 +89,16 @@ func (f *Figure) check() error {
 		return fmt.Errorf("plots: figure %q has no panels", f.Title)
 	}
 	for pi, p := range f.Panels {
-		if len(p.Series) == 0 {
-			return fmt.Errorf("plots: figure %q panel %d (%q) has no series", f.Title, pi, p.Title)
+		if len(p.Series) == 0 && p.Heat == nil {
+			return fmt.Errorf("plots: figure %q panel %d (%q) has no series and no heat map", f.Title, pi, p.Title)
+		}
+		if p.Heat != nil {
+			if err := p.Heat.check(fmt.Sprintf("plots: figure %q panel %q", f.Title, p.Title)); err != nil {
+				return err
+			}
+			if p.LogX || p.LogY {
+				return fmt.Errorf("plots: figure %q panel %q: a heat map needs linear axes", f.Title, p.Title)
+			}
 		}
 		for _, s := range p.Series {
 			where := fmt.Sprintf("plots: figure %q panel %q series %q", f.Title, p.Title, s.Name)
@@ -226,6 +237,9 @@ func gonumPanel(p Panel, title string) (*plot.Plot, error) {
 		return v
 	}
 	pl.Add(plotter.NewGrid())
+	if p.Heat != nil {
+		addHeat(pl, p.Heat, p.Legend != "none")
+	}
 	switch p.Legend {
 	case "", "tr":
 		pl.Legend.Top = true
