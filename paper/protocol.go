@@ -114,7 +114,8 @@ func (l *lab) logf(format string, a ...any) {
 	}
 }
 
-// horizon is the zoo's rollout horizon H and context C.
+// geometry is the rolling window of the zoo (C context and H = Frames − C horizon frames), the
+// protocol's stride, and depth steps per frame (0: the protocol's D).
 func (l *lab) geometry(depth int) eqflib.RollConfig {
 	r := l.z.Recipe
 	H := r.Frames - r.Context

@@ -18,6 +18,7 @@ func init() {
 		"ClosedOpenNAG":             reflect.ValueOf(paper.ClosedOpenNAG),
 		"Compare":                   reflect.ValueOf(paper.Compare),
 		"DiTFLOPs":                  reflect.ValueOf(paper.DiTFLOPs),
+		"Dir":                       reflect.ValueOf(paper.Dir),
 		"EqMWeighting":              reflect.ValueOf(paper.EqMWeighting),
 		"Experiments":               reflect.ValueOf(&paper.Experiments).Elem(),
 		"FMConditioningAblation":    reflect.ValueOf(paper.FMConditioningAblation),

@@ -21,6 +21,7 @@ func init() {
 		"Open":           reflect.ValueOf(zoo.Open),
 		"RecipeByName":   reflect.ValueOf(zoo.RecipeByName),
 		"Recipes":        reflect.ValueOf(&zoo.Recipes).Elem(),
+		"Root":           reflect.ValueOf(zoo.Root),
 		"Samplers":       reflect.ValueOf(zoo.Samplers),
 		"SpecByName":     reflect.ValueOf(zoo.SpecByName),
 		"Specs":          reflect.ValueOf(&zoo.Specs).Elem(),
