@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -344,13 +345,16 @@ func meanCurve(r seeded, get func(*scores) []float64) (mean, lo, hi []float64) {
 // fvdBars is a bar-like figure of FVD per method (points with ± bands are drawn as one series
 // per method at its index), the summary figure of a results table.
 func fvdBars(title string, rows []seeded) (*plots.Figure, error) {
-	p := plots.Panel{XLabel: "method (index in the table)", YLabel: "FVD (maze-I3D features)", Legend: "none"}
+	p := plots.Panel{XLabel: "method (in the order of the table)", YLabel: "FVD (maze-I3D features)", Legend: "none"}
 	labels := make([]string, len(rows))
 	var xs, ys, lo, hi []float64
 	for i, r := range rows {
 		m, se := r.of(fvdOf)
 		xs, ys, lo, hi = append(xs, float64(i+1)), append(ys, m), append(lo, m-se), append(hi, m+se)
 		labels[i] = shortName(r.m.Name)
+		if len(rows) > 8 { // too many names to print beside the points: number them as the table's rows
+			labels[i] = strconv.Itoa(i + 1)
+		}
 	}
 	p.Series = []plots.Series{{Name: "FVD", X: xs, Y: ys, Lo: lo, Hi: hi, Style: plots.Points, Labels: labels}}
 	return &plots.Figure{Title: title, Panels: []plots.Panel{p}, Width: 7, Height: 4.2}, nil
