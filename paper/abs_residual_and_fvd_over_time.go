@@ -55,6 +55,9 @@ func AbsResidualAndFVDOverTime(ctx context.Context, c Config) (*Result, error) {
 		return nil, err
 	}
 	fig.Title = fmt.Sprintf("Noise-level divergence and FVD over %d-frame rollouts", l.p.Frames)
+	if len(fig.Panels) == 2 {
+		fig.Panels[0].Legend = "none" // the panels share colours; the FVD panel's legend names them
+	}
 	r.Figures["abs_residual_and_fvd_over_time"] = fig
 	r.Notes = append(r.Notes, "For EqF the scheduled level is the c-function's ρ(i/N) that closed-loop NAG does not follow: "+
 		"its divergence measures how far ahead of the schedule its own readout drives the sample, not a conditioning error (EqF is told no level).")
