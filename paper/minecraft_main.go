@@ -24,6 +24,11 @@ func MinecraftMain(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i, row := range rows {
+		if row.m.Model == "fm" {
+			r.Numbers = append(r.Numbers, paired(rows, i)...)
+		}
+	}
 	r.Notes = append(r.Notes, "EqM's fixed step is 1/(D·∫₀¹c) with c = λ·min(1, σ/(1−α)), λ = 4, α = 0.8 (∫c = 3.6): "+
 		"the step that integrates EqM's modulated field over one unit of noise level in D steps. The paper does not print its EqM step size.",
 		"The paper also reports VBench, which needs its pretrained video models; action agreement (the action net's accuracy on the generated transitions over its accuracy on real ones) stands in for consistency here.")

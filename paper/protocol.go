@@ -327,6 +327,25 @@ func numbers(rows []seeded) []Number {
 	return out
 }
 
+// paired reports each method's FVD minus the reference method's, seed by seed (the methods
+// share each seed's clips, actions and noise, so the difference cancels how hard the clips
+// are): mean ± standard error of the per-seed differences.
+func paired(rows []seeded, ref int) []Number {
+	var out []Number
+	for i, r := range rows {
+		if i == ref || len(r.per) != len(rows[ref].per) || len(r.per) < 2 {
+			continue
+		}
+		d := make([]float64, len(r.per))
+		for j := range d {
+			d[j] = r.per[j].FVD - rows[ref].per[j].FVD
+		}
+		m, se := stat(d)
+		out = append(out, Number{Name: fmt.Sprintf("%s: FVD − %s's, paired by seed", r.m.Name, shortName(rows[ref].m.Name)), Ours: m, Err: se})
+	}
+	return out
+}
+
 // meanCurve averages a per-seed curve (FVD over time, divergence) elementwise, with the
 // standard error as a band.
 func meanCurve(r seeded, get func(*scores) []float64) (mean, lo, hi []float64) {
