@@ -216,7 +216,9 @@ func lines(s string) []string {
 	return parts
 }
 
-func md(s string) cell { return cell{"cell_type": "markdown", "metadata": map[string]any{}, "source": lines(s)} }
+func md(s string) cell {
+	return cell{"cell_type": "markdown", "metadata": map[string]any{}, "source": lines(s)}
+}
 
 func code(s string) cell {
 	return cell{"cell_type": "code", "execution_count": nil, "metadata": map[string]any{}, "outputs": []any{}, "source": lines(s)}
