@@ -106,7 +106,7 @@ func TestCompareTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"FVD (maze-I3D features)", "FM Euler", "EqF GD", "closed loop", "budget-adaptive", "over consecutive 5-frame chunks", "frames 1–5"} {
+	for _, want := range []string{"FVD (maze-I3D)", "FVD (pixels-4x4)", "FM Euler", "EqF GD", "closed loop", "budget-adaptive", "NFE per frame", "FVD (maze-I3D), frames 1–5"} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("results.md lacks %q:\n%s", want, raw)
 		}
