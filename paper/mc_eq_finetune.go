@@ -6,6 +6,7 @@ import (
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/plots"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // MCEqFinetune is Table mc_eq_finetune (App. E.1): the zoo's FM backbone finetuned into an
@@ -58,21 +59,12 @@ func MCEqFinetune(ctx context.Context, c Config) (*Result, error) {
 	r.Figures["finetune_loss"] = fig
 	rc := l.z.Recipe
 	r.Numbers = append(r.Numbers,
-		Number{Name: "FM's final training loss (mean of its last 50 steps)", Ours: tailMean(fmH, 50)},
+		Number{Name: "FM's final training loss (mean of its last 50 steps)", Ours: zoo.MeanTail(fmH, 50)},
 		Number{Name: "finetune's first training loss (mean of its first 10 steps)", Ours: headMean(ftH, 10)},
-		Number{Name: "finetune's final training loss (mean of its last 50 steps)", Ours: tailMean(ftH, 50)})
+		Number{Name: "finetune's final training loss (mean of its last 50 steps)", Ours: zoo.MeanTail(ftH, 50)})
 	r.Notes = append(r.Notes, fmt.Sprintf("The finetune trains %d steps after FM's %d (paper: 100k after 580k); the paper's FM row trains FM on for as long, ours is the zoo's FM as trained. "+
 		"The paper's EqM finetune row (75.98) has no zoo model.", rc.Finetune, rc.Steps))
 	return r, nil
-}
-
-func tailMean(h []eqflib.LossPoint, n int) float64 {
-	n = min(n, len(h))
-	var s float64
-	for _, p := range h[len(h)-n:] {
-		s += p.Loss / float64(n)
-	}
-	return s
 }
 
 func headMean(h []eqflib.LossPoint, n int) float64 {

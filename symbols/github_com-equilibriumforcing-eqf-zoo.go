@@ -18,6 +18,7 @@ func init() {
 		"EnvRoot":        reflect.ValueOf(constant.MakeFromLiteral("\"EQF_ROOT\"", token.STRING, 0)),
 		"EnvZoo":         reflect.ValueOf(constant.MakeFromLiteral("\"EQF_ZOO\"", token.STRING, 0)),
 		"LoadModel":      reflect.ValueOf(zoo.LoadModel),
+		"MeanTail":       reflect.ValueOf(zoo.MeanTail),
 		"Open":           reflect.ValueOf(zoo.Open),
 		"RecipeByName":   reflect.ValueOf(zoo.RecipeByName),
 		"Recipes":        reflect.ValueOf(&zoo.Recipes).Elem(),

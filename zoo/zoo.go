@@ -480,7 +480,7 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 		return err
 	}
 	card.Steps = tr.Step
-	card.Metrics["final_loss"] = meanTail(tr.History, 50)
+	card.Metrics["final_loss"] = MeanTail(tr.History, 50)
 	if vl, err := tr.ValLoss(8, true); err == nil {
 		card.Metrics["val_loss_ema"] = vl
 	}
@@ -560,7 +560,8 @@ func (z *Zoo) evaluateCard(s Spec, card *Card) error {
 	return nil
 }
 
-func meanTail(h []eqflib.LossPoint, n int) float64 {
+// MeanTail is the mean training loss of a history's last n steps (a card's final_loss).
+func MeanTail(h []eqflib.LossPoint, n int) float64 {
 	n = min(n, len(h))
 	var s float64
 	for _, p := range h[len(h)-n:] {

@@ -21,15 +21,7 @@ import (
 // `make test`), which installs Jupyter and builds GoNB first; EQF_GONB_BIN names the folder with
 // gonb, goimports and gopls (default: the checkout's bin/).
 func TestExecuteQuickstart(t *testing.T) {
-	root, _ := filepath.Abs("../..")
-	bin := os.Getenv("EQF_GONB_BIN")
-	if bin == "" {
-		bin = filepath.Join(root, "bin")
-	}
-	data := t.TempDir()
-	if out, err := exec.Command("sh", "kernel.sh", data, bin, root).CombinedOutput(); err != nil {
-		t.Fatalf("kernel.sh: %v\n%s (run `make gonb` first)", err, out)
-	}
+	root, data := installKernel(t)
 	outPath := filepath.Join(t.TempDir(), "quickstart.ipynb")
 	cmd := exec.Command("/usr/bin/jupyter", "nbconvert", "--to", "notebook", "--execute",
 		"--ExecutePreprocessor.kernel_name="+KernelName, "--ExecutePreprocessor.timeout=900",
@@ -132,15 +124,7 @@ func tail(s string, n int) string {
 // notebook must display its figures and its results table, and every code cell of a teaching
 // notebook after the set-up must print or display something (its exercises' answers included).
 func TestExecuteNotebooks(t *testing.T) {
-	root, _ := filepath.Abs("../..")
-	bin := os.Getenv("EQF_GONB_BIN")
-	if bin == "" {
-		bin = filepath.Join(root, "bin")
-	}
-	data := t.TempDir()
-	if out, err := exec.Command("sh", "kernel.sh", data, bin, root).CombinedOutput(); err != nil {
-		t.Fatalf("kernel.sh: %v\n%s (run `make gonb` first)", err, out)
-	}
+	root, data := installKernel(t)
 	teaching, _ := filepath.Glob(filepath.Join(root, "notebooks", "0[1-9]-*.ipynb"))
 	var experiments []string
 	for _, pat := range []string{"1[0-9]-*.ipynb", "2[0-9]-*.ipynb", "3[0-9]-*.ipynb"} {
@@ -198,4 +182,21 @@ func TestExecuteNotebooks(t *testing.T) {
 			t.Errorf("%s: %d figures and %d results tables displayed, want ≥ 1 and 1", name, pngs, tables)
 		}
 	}
+}
+
+// installKernel installs the "Go (eqf)" kernel spec into a temporary JUPYTER_DATA_DIR and returns
+// the repository root and that folder; EQF_GONB_BIN names the folder with gonb, goimports and
+// gopls (default: the checkout's bin/).
+func installKernel(t *testing.T) (root, data string) {
+	t.Helper()
+	root, _ = filepath.Abs("../..")
+	bin := os.Getenv("EQF_GONB_BIN")
+	if bin == "" {
+		bin = filepath.Join(root, "bin")
+	}
+	data = t.TempDir()
+	if out, err := exec.Command("sh", "kernel.sh", data, bin, root).CombinedOutput(); err != nil {
+		t.Fatalf("kernel.sh: %v\n%s (run `make gonb` first)", err, out)
+	}
+	return root, data
 }
