@@ -102,12 +102,16 @@ bench-matmul:
 	@echo "== GOEXPERIMENT= (no SIMD)"
 	GOEXPERIMENT= $(GO) test -count=1 -run '^$$' -bench MatMul512 -benchtime 5x ./eqflib/
 
-## bench-peer: BenchmarkTrainStep/SampleStep against the PyTorch peer (same DiT, same shapes),
-## measured in one run and printed as ratios. Installs Debian's python3-torch and OpenBLAS.
+## bench-peer: eqflib's step benchmarks (train tiny/small/medium, sample tiny/small/medium/paper,
+## a closed-loop NAG rollout step, the 1024³ matmul) beside the PyTorch peer of the same DiT
+## (bench/torch_peer.py), interleaved in one run by bench/peer: medians with ranges, ratios,
+## GFLOP/s, share of the matmul rate, peak memory. BENCH_REPS repeats (default 5), BENCH_ROWS a
+## row filter. Installs Debian's python3-torch and OpenBLAS.
 PEER_PY := /usr/bin/python3
+BENCH_REPS ?= 5
+BENCH_ROWS ?=
 bench-peer: peer-deps
-	$(GO) test -count=1 -run '^$$' -bench 'TrainStep|SampleStep' -benchtime 20x ./eqflib/ | tee out/bench-go.txt
-	$(PEER_PY) bench/torch_peer.py out/bench-go.txt
+	$(GO) run ./bench/peer -reps $(BENCH_REPS) -rows '$(BENCH_ROWS)' -py $(PEER_PY) | tee out/bench-peer.md
 
 peer-deps:
 	@mkdir -p out

@@ -1,16 +1,21 @@
-"""PyTorch peer for eqflib's BenchmarkTrainStep / BenchmarkSampleStep (make bench-peer).
+"""PyTorch peer of eqflib's step benchmarks (make bench-peer; bench/peer drives both sides).
 
 The same DiT as eqflib/dit.go (patchify by reshape + linear, fixed sinusoidal positions, per-frame
-AdaLN-Zero blocks with full spatiotemporal attention and exact GELU, modulated head), the same
-presets, batch 8 × 4 frames for a training step (EqF loss, AdamW, global-norm clipping 1.0, EMA)
-and batch 1 × 4 frames for one no-grad sampling evaluation. CPU, float32, 2 threads by default.
+AdaLN-Zero blocks with full spatiotemporal attention and exact GELU, modulated head) and the same
+presets. Rows, one per process so that its peak memory is the row's:
 
-Usage: python3 bench/torch_peer.py [GO_BENCH_OUTPUT]   (Debian's /usr/bin/python3 with python3-torch)
-With Go's benchmark output it also prints eqflib / PyTorch ratios measured in the same run.
+  train/PRESET    one EqF training step, batch 8 × 4 frames (AdamW, global-norm clipping 1.0, EMA)
+  sample/PRESET   one sampling step, batch 1 × 4 frames: a no-grad evaluation and x ← x − δ v̂
+  rollout/small   one closed-loop NAG step with the readout h_ω, batch 1 × 8 frames with actions
+                  (paper App. H: x_look = x − μm; (v̂, z) = f(x_look); σ̂ = h_ω(z);
+                  m ← μm + η(σ̂)/N v̂; x ← x − m, c-function η), written plainly
+  matmul/1024     a 1024³ float32 matrix product
+
+Usage: python3 bench/torch_peer.py ROW STEPS   prints "ms/step X" (matmul: "GFLOP/s X") after one
+warm-up step. CPU, float32, PEER_THREADS threads (default 2). Debian's python3-torch.
 """
 import math
 import os
-import re
 import sys
 import time
 
@@ -21,6 +26,8 @@ import torch.nn.functional as F
 PRESETS = {
     "tiny": dict(C=3, H=16, W=16, patch=4, hidden=48, depth=2, heads=4, mlp=4.0, cond=3, freqs=64),
     "small": dict(C=3, H=32, W=32, patch=8, hidden=256, depth=4, heads=4, mlp=4.0, cond=3, freqs=128),
+    "medium": dict(C=3, H=32, W=32, patch=4, hidden=256, depth=6, heads=4, mlp=4.0, cond=3, freqs=128),
+    "paper": dict(C=4, H=32, W=32, patch=2, hidden=768, depth=10, heads=12, mlp=4.0, cond=3, freqs=256),
 }
 
 
@@ -91,15 +98,36 @@ class DiT(nn.Module):
         h = self.patch_embed(h) + self.positions(T)
         e = self.fc2(F.silu(self.fc1(sinusoidal(level * 1000, c["freqs"], 10000)))) + self.cond_embed(cond)
         ce = F.silu(e)
+        z = []  # every block's activations mean-pooled over each frame's tokens, [B, T, D]
         for blk in self.blocks:
             h = blk(h, ce)
+            z.append(h.mean(2))
+        self.z = z
         shift, scale = [m[:, :, None] for m in self.final_adaln(ce).chunk(2, -1)]
         out = self.head(F.layer_norm(h, (c["hidden"],), eps=1e-6) * (1 + scale) + shift)
         out = out.reshape(B, T, hp, wp, c["C"], p, p).permute(0, 1, 4, 2, 5, 3, 6)
         return out.reshape(B, T, c["C"], c["H"], c["W"])
 
 
-def bench_train(name, steps=20, batch=8, frames=4):
+class Readout(nn.Module):
+    """h_ω (eqflib/readout.go): a shared LayerNorm and projection of every block's pooled
+    activations, mixed by softmax weights, then LayerNorm, SiLU MLP and one logit per frame."""
+
+    def __init__(self, d, depth, proj=256):
+        super().__init__()
+        self.ln = nn.LayerNorm(d, eps=1e-5)
+        self.proj = nn.Linear(d, proj)
+        self.mix = nn.Parameter(torch.zeros(depth))
+        self.ln2 = nn.LayerNorm(proj, eps=1e-5)
+        self.fc1, self.fc2 = nn.Linear(proj, proj), nn.Linear(proj, 1)
+
+    def forward(self, z):
+        w = torch.softmax(self.mix, 0)
+        h = sum(w[l] * self.proj(self.ln(zl)) for l, zl in enumerate(z))
+        return torch.sigmoid(self.fc2(F.silu(self.fc1(self.ln2(h))))[..., 0])  # σ̂ [B, T]
+
+
+def train_step(name, batch=8, frames=4):
     c = PRESETS[name]
     torch.manual_seed(1)
     m = DiT(c)
@@ -123,54 +151,66 @@ def bench_train(name, steps=20, batch=8, frames=4):
             for e, p in zip(ema, m.parameters()):
                 e.mul_(0.999).add_(p.detach(), alpha=0.001)
 
-    step()
-    t = time.perf_counter()
-    for _ in range(steps):
-        step()
-    return steps / (time.perf_counter() - t)
+    return step
 
 
-def bench_sample(name, steps=20, frames=4):
+def sample_step(name, frames=4):
     c = PRESETS[name]
     torch.manual_seed(1)
     m = DiT(c).eval()
-    x = torch.randn(1, frames, c["C"], c["H"], c["W"])
+    state = {"x": torch.randn(1, frames, c["C"], c["H"], c["W"])}
     lvl, cond = torch.zeros(1, frames), torch.zeros(1, frames, c["cond"])
-    with torch.no_grad():
-        m(x, lvl, cond)
-        t = time.perf_counter()
-        for _ in range(steps):
-            x = x - 0.01 * m(x, lvl, cond)
-    return 1000 * (time.perf_counter() - t) / steps
+
+    def step():
+        with torch.no_grad():
+            state["x"] = state["x"] - 0.01 * m(state["x"], lvl, cond)
+
+    return step
 
 
-def go_metric(text, bench, unit):
-    m = re.search(r"^%s(?:-\d+)?\s+\d+\s+.*?([\d.]+) %s" % (re.escape(bench), re.escape(unit)), text, re.M)
-    return float(m.group(1)) if m else None
+def rollout_step(name, frames=8, mu=0.3, alpha=0.8, sigma_end=1e-3, depth=1 << 20):
+    c = PRESETS[name]
+    torch.manual_seed(1)
+    m, ro = DiT(c).eval(), Readout(c["hidden"], c["depth"]).eval()
+    A = alpha + (1 - alpha) * math.log((1 - alpha) / sigma_end)  # the c-function's normalisation
+    x = torch.randn(1, frames, c["C"], c["H"], c["W"])
+    state = {"x": x, "m": torch.zeros_like(x)}
+    lvl, cond = torch.zeros(1, frames), torch.zeros(1, frames, c["cond"])
+
+    def step():
+        with torch.no_grad():
+            x, mom = state["x"], state["m"]
+            look = x - mu * mom
+            v = m(look, lvl, cond)
+            sigma = ro(m.z)  # σ̂ per frame, read at the look-ahead point
+            eta = A * torch.clamp(sigma / (1 - alpha), max=1.0)
+            mom = mu * mom + (eta / depth)[..., None, None, None] * v
+            state["x"], state["m"] = x - mom, mom
+
+    return step
 
 
 def main():
-    threads = int(os.environ.get("PEER_THREADS", "2"))
-    torch.set_num_threads(threads)
-    go = open(sys.argv[1]).read() if len(sys.argv) > 1 else ""
-    print(f"PyTorch {torch.__version__}, CPU, {threads} threads, float32")
-    print(f"{'benchmark':<26}{'PyTorch':>12}{'eqflib':>12}{'eqflib/PyTorch':>16}")
-    for name in PRESETS:
-        peer = bench_train(name)
-        ours = go_metric(go, f"BenchmarkTrainStep/{name}", "steps/s")
-        ratio = f"{ours / peer:.2f}× speed" if ours else "-"
-        print(f"{'TrainStep/' + name + ' steps/s':<26}{peer:>12.2f}{ours or float('nan'):>12.2f}{ratio:>16}")
-    for name in PRESETS:
-        peer = bench_sample(name)
-        ours = go_metric(go, f"BenchmarkSampleStep/{name}", "ms/step")
-        ratio = f"{ours / peer:.2f}× time" if ours else "-"
-        print(f"{'SampleStep/' + name + ' ms':<26}{peer:>12.2f}{ours or float('nan'):>12.2f}{ratio:>16}")
-    # eqflib's own ratio: one closed-loop NAG step (readout, momentum, update) against one plain
-    # network call on the "small" DiT, interleaved in the same run (BenchmarkSampleStepNAG).
-    for unit, what in (("backend/network", "state on the backend"), ("host/network", "state on the host")):
-        r = go_metric(go, "BenchmarkSampleStepNAG", unit)
-        if r is not None:
-            print(f"NAG step / network call, {what}: {r:.3f}×")
+    torch.set_num_threads(int(os.environ.get("PEER_THREADS", "2")))
+    if len(sys.argv) != 3:
+        sys.exit("usage: torch_peer.py ROW STEPS (rows: train/PRESET, sample/PRESET, rollout/small, matmul/1024)")
+    row, steps = sys.argv[1], int(sys.argv[2])
+    kind, arg = row.split("/")
+    if kind == "matmul":
+        n = int(arg)
+        a, b = torch.randn(n, n), torch.randn(n, n)
+        torch.mm(a, b)
+        t = time.perf_counter()
+        for _ in range(steps):
+            torch.mm(a, b)
+        print(f"GFLOP/s {2 * n ** 3 * steps / (time.perf_counter() - t) / 1e9:.3f}")
+        return
+    step = {"train": train_step, "sample": sample_step, "rollout": rollout_step}[kind](arg)
+    step()  # warm-up
+    t = time.perf_counter()
+    for _ in range(steps):
+        step()
+    print(f"ms/step {1000 * (time.perf_counter() - t) / steps:.4f}")
 
 
 if __name__ == "__main__":

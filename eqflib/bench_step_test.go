@@ -100,3 +100,36 @@ func BenchmarkSampleStepNAG(b *testing.B) {
 	b.ReportMetric(float64(total[1])/float64(total[0]), "backend/network")
 	b.ReportMetric(float64(total[2])/float64(total[0]), "host/network")
 }
+
+// BenchmarkRolloutStep times one closed-loop NAG step with the readout h_ω (paper App. H: look-ahead,
+// network, σ̂ = h_ω(z), η(σ̂) of the c-function, momentum and update) on the zoo's "small" DiT,
+// batch 1, an 8-frame window with actions, the state on the backend; bench/peer's rollout row,
+// beside the same loop written plainly in PyTorch. Reports ms/step.
+func BenchmarkRolloutStep(b *testing.B) {
+	if benchRollout == nil {
+		cfg := DiTPresets["small"]
+		d, err := NewDiT(cfg, false, 1, dtypes.Float32)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d.readoutProj = DefaultReadoutProj // a fresh (untrained) h_ω: timing only
+		const T = 8
+		f := d.WithConditions(make([]float64, T*cfg.CondDim))
+		x, _ := Randn(NewRNG(1), 1, T, cfg.Channels, cfg.Height, cfg.Width)
+		warp, _ := ParseWarp("c")
+		benchRollout = func(steps int) error {
+			_, err := SampleNAG(f, x, Options{Steps: steps, Warp: warp, ClosedLoop: true, Momentum: 0.3})
+			return err
+		}
+		if err := benchRollout(1); err != nil { // compile outside the timing
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	if err := benchRollout(b.N); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/step")
+}
+
+var benchRollout func(steps int) error

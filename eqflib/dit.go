@@ -36,12 +36,15 @@ type DiTConfig struct {
 }
 
 // DiT presets. "tiny" is for CI (16×16 frames, ~0.1M parameters), "small" for the CPU demo
-// (32×32, a few M), "paper" the 95M-class Minecraft configuration (10 blocks, 12 heads × 64,
-// time embedding 256, 32×32×4 latents with patch 2) for a GPU.
+// (32×32, a few M), "medium" the token count a sharper maze model needs (32×32 with patch 4:
+// 64 tokens a frame, 6 blocks; the benchmarks' medium row), "paper" the 95M-class Minecraft
+// configuration (10 blocks, 12 heads × 64, time embedding 256, 32×32×4 latents with patch 2)
+// for a GPU.
 var DiTPresets = map[string]DiTConfig{
-	"tiny":  {Channels: 3, Height: 16, Width: 16, Patch: 4, Hidden: 48, Depth: 2, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 64},
-	"small": {Channels: 3, Height: 32, Width: 32, Patch: 8, Hidden: 256, Depth: 4, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 128},
-	"paper": {Channels: 4, Height: 32, Width: 32, Patch: 2, Hidden: 768, Depth: 10, Heads: 12, MLPRatio: 4, CondDim: 3, LevelFreqs: 256},
+	"tiny":   {Channels: 3, Height: 16, Width: 16, Patch: 4, Hidden: 48, Depth: 2, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 64},
+	"small":  {Channels: 3, Height: 32, Width: 32, Patch: 8, Hidden: 256, Depth: 4, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 128},
+	"medium": {Channels: 3, Height: 32, Width: 32, Patch: 4, Hidden: 256, Depth: 6, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 128},
+	"paper":  {Channels: 4, Height: 32, Width: 32, Patch: 2, Hidden: 768, Depth: 10, Heads: 12, MLPRatio: 4, CondDim: 3, LevelFreqs: 256},
 }
 
 // DiTPreset returns a preset by name.
@@ -112,6 +115,21 @@ func (c DiTConfig) NumParams() int {
 	return n
 }
 
+// FLOPs is one forward pass's matrix-product FLOPs on one window of T frames (batch 1), counted
+// analytically at 2 FLOPs per multiply-add: every dense layer's in·out per token (N tokens a
+// frame) or per frame (the level, condition and AdaLN layers), and each block's attention scores
+// and weighted sum, 2·2·(T·N)²·D. Element-wise work (norms, activations, softmax) is left out.
+// A training step costs about 3× (the backward pass twice the forward).
+func (c DiTConfig) FLOPs(T int) float64 {
+	d, pp := float64(c.Hidden), float64(c.Channels*c.Patch*c.Patch)
+	mlp := float64(int(c.MLPRatio * float64(c.Hidden)))
+	L := float64(T * (c.Height / c.Patch) * (c.Width / c.Patch)) // tokens in the window
+	frames := float64(T)
+	perToken := pp*d + float64(c.Depth)*(3*d*d+d*d+2*d*mlp) + d*pp // patch, qkv, proj, MLP, head
+	perFrame := float64(c.LevelFreqs)*d + d*d + float64(c.CondDim)*d + float64(c.Depth)*6*d*d + 2*d*d
+	return 2*(perToken*L+perFrame*frames) + float64(c.Depth)*2*2*L*L*d
+}
+
 // modulate is AdaLN's x·(1 + scale) + shift, with per-frame shift and scale [B, T, D] broadcast
 // over the frame's tokens of x [B, T, N, D].
 func modulate(x, shift, scale *Node) *Node {
@@ -123,6 +141,9 @@ func modulate(x, shift, scale *Node) *Node {
 
 // dense is a linear layer on the last axis with weights [in, out] and a bias. zeroInit sets
 // both to zero (AdaLN-Zero modulation and the output head); otherwise weights are Xavier-uniform.
+// The bias is added outside the fused dense op: compute v0.1.14's fused backward sums the bias
+// gradient column by column, a strided walk over the [tokens, out] gradient that made a
+// [2048, 256] → 1024 layer's forward + backward 1.3× slower (README "Measurements").
 func dense(scope *model.Scope, x *Node, out int, zeroInit bool) *Node {
 	g := x.Graph()
 	in := x.Shape().Dimensions[x.Rank()-1]
@@ -132,7 +153,8 @@ func dense(scope *model.Scope, x *Node, out int, zeroInit bool) *Node {
 	}
 	w := ws.VariableWithShape("weights", shapes.Make(x.DType(), in, out)).NodeValue(g)
 	b := scope.WithInitializer(initializer.Zero).VariableWithShape("biases", shapes.Make(x.DType(), out)).NodeValue(g)
-	return nn.Dense(x, w, b, compute.DenseLayoutInputOutputs)
+	y := nn.Dense(x, w, nil, compute.DenseLayoutInputOutputs)
+	return Add(y, BroadcastToDims(ExpandLeftToRank(b, y.Rank()), y.Shape().Dimensions...))
 }
 
 // layerNorm normalises the last axis without an affine transform (AdaLN supplies it).
@@ -258,11 +280,15 @@ func (c DiTConfig) block(scope *model.Scope, h, ce *Node) *Node {
 	// Attention.
 	a := modulate(layerNorm(h), shift1, scale1)                      // [B, T, N, D]
 	qkv := dense(scope.In("qkv"), Reshape(a, B, T*n, d), 3*d, false) // [B, T·N, 3D]
-	head := func(i int) *Node {
-		return Reshape(Slice(qkv, AxisRange(), AxisRange(), AxisRange(i*d, (i+1)*d)), B, T*n, c.Heads, hd)
+	// One transpose to heads-first: [B, T·N, 3, heads, hd] → [3, B, heads, T·N, hd], so that
+	// both attention products run on the matmul kernels without a transpose inside each.
+	qkv = TransposeAllDims(Reshape(qkv, B, T*n, 3, c.Heads, hd), 2, 0, 3, 1, 4)
+	head := func(i int) *Node { // [B, heads, T·N, hd]
+		return Reshape(Slice(qkv, AxisElem(i)), B, c.Heads, T*n, hd)
 	}
-	att := attend(head(0), head(1), head(2))                         // [B, T·N, heads, hd]
-	att = dense(scope.In("proj"), Reshape(att, B, T*n, d), d, false) // [B, T·N, D]
+	att := attend(head(0), head(1), head(2))                    // [B, heads, T·N, hd]
+	att = Reshape(TransposeAllDims(att, 0, 2, 1, 3), B, T*n, d) // [B, T·N, D]
+	att = dense(scope.In("proj"), att, d, false)                // [B, T·N, D]
 	h = Add(h, gate(gate1, Reshape(att, B, T, n, d)))
 
 	// MLP (exact GELU: GoMLX v0.28.16's tanh-approximate GELU has a wrong gradient).
@@ -287,16 +313,17 @@ func (c DiTConfig) finalLayer(scope *model.Scope, h, ce *Node) *Node {
 // the pure-Go backend: longer windows are attended in blocks of queries.
 const DefaultAttentionBlockBytes = 256 << 20
 
-// attend is softmax(q·kᵀ/√hd)·v over all tokens, q, k, v [B, S, heads, hd] → [B, S, heads, hd].
-// On XLA it is GoMLX's attention.Core (fused where the backend can). On the pure-Go backend its
-// fused attention (compute v0.1.14) is a generic scalar loop, so attend uses the decomposed
-// form, whose two products run on the SIMD matmul kernels (README "Measurements"), and splits
-// the queries into blocks so that no block's scores
-// [B, rows, heads, S] exceed DefaultAttentionBlockBytes (the paper preset's 12,800-token window
-// would need 7.8 GB of scores per layer at once).
+// attend is softmax(q·kᵀ/√hd)·v over all tokens, q, k, v [B, heads, S, hd] → [B, heads, S, hd]
+// (heads first: on the Go backend the decomposed products then need no transposes inside,
+// 20–40 % faster than [B, S, heads, hd] in README "Measurements"). On XLA it is GoMLX's
+// attention.Core (fused where the backend can). On the pure-Go backend its fused attention
+// (compute v0.1.14) is a generic scalar loop, so attend uses the decomposed form, whose two
+// products run on the SIMD matmul kernels, and splits the queries into blocks so that no
+// block's scores [B, heads, rows, S] exceed DefaultAttentionBlockBytes (the paper preset's
+// 12,800-token window would need 7.8 GB of scores per layer at once).
 func attend(q, k, v *Node) *Node {
 	if !isGoBackend(q.Graph().Backend()) {
-		out, _ := attention.Core(q, k, v, attention.LayoutBSHD, attention.CoreOptions{})
+		out, _ := attention.Core(q, k, v, attention.LayoutBHSD, attention.CoreOptions{})
 		return out
 	}
 	return attendBlocks(q, k, v, DefaultAttentionBlockBytes)
@@ -305,20 +332,20 @@ func attend(q, k, v *Node) *Node {
 // attendBlocks is decomposed attention over blocks of queries, each block's scores ≤ maxBytes.
 func attendBlocks(q, k, v *Node, maxBytes int) *Node {
 	d := q.Shape().Dimensions
-	B, S, H := d[0], d[1], d[2]
+	B, H, S := d[0], d[1], d[2]
 	perRow := B * H * S * q.DType().Size()
 	rows := max(1, min(S, maxBytes/perRow))
 	var blocks []*Node
 	for s0 := 0; s0 < S; s0 += rows {
 		qb := q
 		if rows < S {
-			qb = Slice(q, AxisRange(), AxisRange(s0, min(s0+rows, S))) // [B, rows, heads, hd]
+			qb = Slice(q, AxisRange(), AxisRange(), AxisRange(s0, min(s0+rows, S))) // [B, heads, rows, hd]
 		}
-		out, _ := attention.Core(qb, k, v, attention.LayoutBSHD, attention.CoreOptions{DisableFusion: true})
+		out, _ := attention.Core(qb, k, v, attention.LayoutBHSD, attention.CoreOptions{DisableFusion: true})
 		blocks = append(blocks, out)
 	}
 	if len(blocks) == 1 {
 		return blocks[0]
 	}
-	return Concatenate(blocks, 1)
+	return Concatenate(blocks, 2)
 }

@@ -240,8 +240,8 @@ func TestAttentionBlocks(t *testing.T) {
 	q, k, v := randTensor(rng, 1, 0, 2, 7, 3, 4), randTensor(rng, 1, 0, 2, 7, 3, 4), randTensor(rng, 1, 0, 2, 7, 3, 4)
 	outs := graphEval(t, func(in []*graph.Node) []*graph.Node {
 		whole := attendBlocks(in[0], in[1], in[2], 1<<30)
-		blocks := attendBlocks(in[0], in[1], in[2], 2*3*7*8*3) // 3 query rows per block: 3 + 3 + 1
-		ref, _ := attention.Core(in[0], in[1], in[2], attention.LayoutBSHD, attention.CoreOptions{})
+		blocks := attendBlocks(in[0], in[1], in[2], 2*7*3*8*2) // [B 2, heads 7, S 3]: query blocks of 2 + 1 rows
+		ref, _ := attention.Core(in[0], in[1], in[2], attention.LayoutBHSD, attention.CoreOptions{})
 		return []*graph.Node{whole, blocks, ref}
 	}, q, k, v)
 	for i := range outs[0] {

@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/gomlx/compute/dtypes"
 )
 
 // What must hold in quick mode, whatever the tiny models' quality.
@@ -192,6 +195,21 @@ func TestForwardComputeQuick(t *testing.T) {
 	want := 2*float64(tokens*L+frames*T) + float64(c.Depth)*4*float64(L*L*d)
 	if got := num(t, r, "FM backbone").Ours * 1e9; math.Abs(got-want) > 1e-6*want {
 		t.Errorf("backbone FLOPs %g, want the hand count %g", got, want)
+	}
+	// The benchmarks' analytic count (DiTConfig.FLOPs) agrees with the weights on every CPU preset.
+	for _, name := range []string{"tiny", "small", "medium"} {
+		cfg := eqflib.DiTPresets[name]
+		m, err := eqflib.NewDiT(cfg, false, 1, dtypes.Float32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromWeights, err := DiTFLOPs(m, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := cfg.FLOPs(4); math.Abs(f-fromWeights) > 1e-9*fromWeights {
+			t.Errorf("%s: DiTConfig.FLOPs %g, weights count %g", name, f, fromWeights)
+		}
 	}
 }
 
