@@ -11,6 +11,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,8 +53,9 @@ type Series struct {
 type Panel struct {
 	Title, XLabel, YLabel string
 	LogX, LogY            bool
-	// Legend places the legend inside the axes: "" (top right), "tl", "bl", "br", or "none"
-	// (a figure whose panels share series may show one legend).
+	// Legend places the legend inside the axes: "tr", "tl", "bl", "br", "none" (a figure whose
+	// panels share series may show one legend), or "" for the corner that covers the fewest data
+	// points (top right on a tie).
 	Legend string
 	// XMin/XMax/YMin/YMax fix the axis range when Min < Max (e.g. a zoomed view).
 	XMin, XMax, YMin, YMax float64
@@ -240,8 +242,12 @@ func gonumPanel(p Panel, title string) (*plot.Plot, error) {
 	if p.Heat != nil {
 		addHeat(pl, p.Heat, p.Legend != "none")
 	}
-	switch p.Legend {
-	case "", "tr":
+	legend := p.Legend
+	if legend == "" {
+		legend = emptiestCorner(p, tx, ty)
+	}
+	switch legend {
+	case "tr":
 		pl.Legend.Top = true
 	case "tl":
 		pl.Legend.Top, pl.Legend.Left = true, true
@@ -396,4 +402,63 @@ func (decadeTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return out
+}
+
+// emptiestCorner is the legend corner ("tr", "tl", "br", "bl", in that order of preference)
+// whose box holds the fewest of the panel's data points (in the axes' own, possibly logarithmic,
+// coordinates). The box approximates the legend: 45 % of the axes' width and, per named series,
+// 6 % of their height plus 5 %.
+func emptiestCorner(p Panel, tx, ty func(float64) float64) string {
+	var xs, ys []float64
+	named := 0
+	for _, s := range p.Series {
+		if s.Name != "" {
+			named++
+		}
+		for i := range min(len(s.X), len(s.Y)) {
+			x, y := tx(s.X[i]), ty(s.Y[i])
+			if !math.IsNaN(x) && !math.IsInf(x, 0) && !math.IsNaN(y) && !math.IsInf(y, 0) {
+				xs, ys = append(xs, x), append(ys, y)
+			}
+		}
+	}
+	if len(xs) == 0 {
+		return "tr"
+	}
+	x0, x1, y0, y1 := slices.Min(xs), slices.Max(xs), slices.Min(ys), slices.Max(ys)
+	if p.XMin < p.XMax {
+		x0, x1 = tx(p.XMin), tx(p.XMax)
+	}
+	if p.YMin < p.YMax {
+		y0, y1 = ty(p.YMin), ty(p.YMax)
+	}
+	width, height := 0.45, min(1, 0.05+0.06*float64(named))
+	best, fewest := "tr", -1
+	for _, c := range []string{"tr", "tl", "br", "bl"} {
+		n := 0
+		for i := range xs {
+			fx, fy := (xs[i]-x0)/(x1-x0), (ys[i]-y0)/(y1-y0)
+			if x1 == x0 {
+				fx = 0.5
+			}
+			if y1 == y0 {
+				fy = 0.5
+			}
+			inX := fx >= 1-width
+			if c[1] == 'l' {
+				inX = fx <= width
+			}
+			inY := fy >= 1-height
+			if c[0] == 'b' {
+				inY = fy <= height
+			}
+			if inX && inY {
+				n++
+			}
+		}
+		if fewest < 0 || n < fewest {
+			best, fewest = c, n
+		}
+	}
+	return best
 }
