@@ -57,7 +57,7 @@ var stories = map[string]story{
 		"On the cpu zoo: FM's loss rises with the size of δ at every σ_stable (δ = −0.07: +0.097 at σ_stable = 0.2); corrupting the context's level adds nothing measurable on our FM (the paper sees it add)."},
 	"fm_conditioning_ablation": {
 		"App. B.3, Table fm_conditioning_ablation. FM conditioned on g_φ's estimate instead of its schedule improves FVD (Euler c-function 103.6 → 94.5); NAG on FM diverges open loop (1045.6) and works closed loop on g_φ (81.2).",
-		"On the cpu zoo (1 seed): conditioning FM on g_φ does not help here (Euler, c-function: 96.2 with σ, 99.7 with g_φ), and open-loop NAG on FM does not diverge: its FVD is the best of the table (54.2) while its action agreement is the worst (0.56)."},
+		"On the cpu zoo (3 seeds): conditioning FM on g_φ does not help here (Euler, identity: 76.6 ± 7.5 with σ, 96.5 ± 9.8 with g_φ; c-function: 88.1 ± 8.3 and 94.0 ± 4.5), and open-loop NAG on FM does not diverge: its FVD is the lowest of the table (70.4 ± 8.8) while its action agreement is the lowest (0.60); NAG on g_φ scores 86.6 ± 5.3."},
 	"adaptive_early_stopping": {
 		"App. C.1, Table minecraft_adaptive_early_stopping. Stopping each chunk once its σ̂ < σ_thresh (then C_s = 8 cleanup steps) reaches the fixed-step FVD with fewer steps: e.g. GD σ_thresh = 0.3, 49.8 steps, FVD 86.70 against 98.99 at 100 fixed steps.",
 		"On the cpu zoo (3 seeds, 50-frame rollouts, C_s = 8): EqF GD stopping at σ_thresh 0.7 → 0.1 takes 6.5 → 10.0 NFE per frame at FVD 86.4 → 85.4 (± 2–3), against fixed steps 88.4 / 83.6 / 81.7 at 5 / 10 / 20 NFE per frame; NAG μ = 0.1 alike. Stopping saves up to 35 % of the steps at an FVD within 1 SE of D = 20, but is not better than fixed steps at equal compute."},
