@@ -82,6 +82,9 @@ func DiTFLOPs(m *eqflib.DiT, T int) (float64, error) {
 		total += 2 * float64(d[0]*d[1]) * rows
 		seen++
 	}
+	if seen == 0 {
+		return 0, fmt.Errorf("paper: DiTFLOPs: the DiT has no weights yet (load a checkpoint or evaluate it once: its variables are created by the first forward pass)")
+	}
 	if want := 5 + 5*c.Depth + map[bool]int{true: 1}[c.CondDim > 0]; seen != want {
 		return 0, fmt.Errorf("paper: DiTFLOPs: found %d weight matrices, want %d for depth %d", seen, want, c.Depth)
 	}

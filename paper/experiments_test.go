@@ -203,6 +203,11 @@ func TestForwardComputeQuick(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The variables are created by the first forward pass.
+		x := eqflib.MustNewWindow(1, 4, cfg.Channels, cfg.Height, cfg.Width)
+		if _, err := m.WithConditions(make([]float64, 4*cfg.CondDim)).Eval(x, nil, eqflib.EvalOptions{}); err != nil {
+			t.Fatal(err)
+		}
 		fromWeights, err := DiTFLOPs(m, 4)
 		if err != nil {
 			t.Fatal(err)
