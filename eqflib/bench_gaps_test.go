@@ -39,8 +39,10 @@ func BenchmarkGoBackendGaps(b *testing.B) {
 	}
 	const M, K, N = 2048, 256, 1024 // the medium DiT's MLP input layer at batch 8 × 4 frames
 	x, w, bias := rand(M, K), rand(K, N), rand(N)
+	xWide, wNarrow := rand(M, N), rand(N, K) // the MLP's output layer: 1024 → 256
 	q, k, v := rand(8, 256, 4, 64), rand(8, 256, 4, 64), rand(8, 256, 4, 64)
 	h, shift := rand(8, 4, 64, 256), rand(8, 4, 256)
+	hTok := rand(64, 8, 4, 256) // token-major [N, B, T, D]
 	bshd := func(in []*Node) *Node {
 		out, _ := attention.Core(in[0], in[1], in[2], attention.LayoutBSHD, attention.CoreOptions{DisableFusion: true})
 		return out
@@ -61,6 +63,18 @@ func BenchmarkGoBackendGaps(b *testing.B) {
 			y := nn.Dense(in[0], in[1], nil, compute.DenseLayoutInputOutputs)
 			return Add(y, BroadcastToDims(ExpandLeftToRank(in[2], 2), M, N))
 		}), []*tensors.Tensor{x, w, bias}},
+		{"dense-256to1024/fwd+bwd", gradients(func(in []*Node) *Node {
+			return nn.Dense(in[0], in[1], nil, compute.DenseLayoutInputOutputs)
+		}), []*tensors.Tensor{x, w}},
+		{"dense-256to1024-outputs-input/fwd+bwd", gradients(func(in []*Node) *Node {
+			return nn.Dense(in[0], Transpose(in[1], 0, 1), nil, compute.DenseLayoutOutputsInput)
+		}), []*tensors.Tensor{x, w}},
+		{"dense-1024to256/fwd+bwd", gradients(func(in []*Node) *Node {
+			return nn.Dense(in[0], in[1], nil, compute.DenseLayoutInputOutputs)
+		}), []*tensors.Tensor{xWide, wNarrow}},
+		{"dense-1024to256-outputs-input/fwd+bwd", gradients(func(in []*Node) *Node {
+			return nn.Dense(in[0], Transpose(in[1], 0, 1), nil, compute.DenseLayoutOutputsInput)
+		}), []*tensors.Tensor{xWide, wNarrow}},
 		{"attention-BSHD/fwd", forward(bshd), []*tensors.Tensor{q, k, v}},
 		{"attention-heads-first/fwd", forward(bhsd), []*tensors.Tensor{q, k, v}},
 		{"attention-BSHD/fwd+bwd", gradients(bshd), []*tensors.Tensor{q, k, v}},
@@ -69,6 +83,21 @@ func BenchmarkGoBackendGaps(b *testing.B) {
 			return Add(in[0], BroadcastToDims(InsertAxes(in[1], 2), in[0].Shape().Dimensions...))
 		}), []*tensors.Tensor{h, shift}},
 		{"add-same-shape", forward(func(in []*Node) *Node { return Add(in[0], in[0]) }), []*tensors.Tensor{h, shift}},
+		{"layernorm/fwd+bwd", gradients(func(in []*Node) *Node { return layerNorm(in[0]) }), []*tensors.Tensor{hTok}},
+		{"add-broadcast-last-axis", forward(func(in []*Node) *Node {
+			return Add(in[0], BroadcastToDims(InsertAxes(ReduceMean(in[0], -1), -1), in[0].Shape().Dimensions...))
+		}), []*tensors.Tensor{hTok}},
+		{"add-broadcast-leading-axis", forward(func(in []*Node) *Node {
+			return Add(in[0], BroadcastToDims(InsertAxes(in[1], 0), in[0].Shape().Dimensions...))
+		}), []*tensors.Tensor{hTok, shift}},
+		{"modulate-middle-axis/fwd+bwd", gradients(func(in []*Node) *Node {
+			bc := func(v *Node) *Node { return BroadcastToDims(InsertAxes(v, 2), in[0].Shape().Dimensions...) }
+			return Add(Mul(in[0], bc(in[1])), bc(in[2]))
+		}), []*tensors.Tensor{h, shift, shift}},
+		{"modulate-leading-axis/fwd+bwd", gradients(func(in []*Node) *Node {
+			bc := func(v *Node) *Node { return BroadcastToDims(InsertAxes(v, 0), in[0].Shape().Dimensions...) }
+			return Add(Mul(in[0], bc(in[1])), bc(in[2]))
+		}), []*tensors.Tensor{hTok, shift, shift}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

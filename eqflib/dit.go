@@ -130,13 +130,21 @@ func (c DiTConfig) FLOPs(T int) float64 {
 	return 2*(perToken*L+perFrame*frames) + float64(c.Depth)*2*2*L*L*d
 }
 
+// perToken broadcasts a per-frame vector v [B, T, D] over the N tokens of each frame:
+// [N, B, T, D]. The token axis leads (the backbone's token-major layout), so this is a
+// leading-axis broadcast and its gradient a leading-axis sum: on the Go backend an AdaLN
+// modulation's forward + backward takes 1.2 ms this way and 5.5 ms broadcasting into a middle
+// token axis of [B, T, N, D] (BenchmarkGoBackendGaps, the medium DiT's shapes).
+func perToken(v *Node, n int) *Node {
+	d := v.Shape().Dimensions
+	return BroadcastToDims(InsertAxes(v, 0), n, d[0], d[1], d[2])
+}
+
 // modulate is AdaLN's x·(1 + scale) + shift, with per-frame shift and scale [B, T, D] broadcast
-// over the frame's tokens of x [B, T, N, D].
+// over the frame's tokens of x [N, B, T, D].
 func modulate(x, shift, scale *Node) *Node {
-	dims := x.Shape().Dimensions
-	sh := BroadcastToDims(InsertAxes(shift, 2), dims...) // [B, T, N, D]
-	sc := BroadcastToDims(InsertAxes(scale, 2), dims...) // [B, T, N, D]
-	return Add(Mul(x, AddScalar(sc, 1)), sh)
+	n := x.Shape().Dimensions[0]
+	return Add(Mul(x, perToken(AddScalar(scale, 1), n)), perToken(shift, n))
 }
 
 // dense is a linear layer on the last axis with weights [in, out] and a bias. zeroInit sets
@@ -144,6 +152,11 @@ func modulate(x, shift, scale *Node) *Node {
 // The bias is added outside the fused dense op: compute v0.1.14's fused backward sums the bias
 // gradient column by column, a strided walk over the [tokens, out] gradient that made a
 // [2048, 256] → 1024 layer's forward + backward 1.3× slower (README "Measurements").
+// A layer that narrows (in > out, the MLP's output layer) runs the fused op on the transposed
+// weights [out, in]: its backward then transposes the narrow gradient dZ [tokens, out] rather
+// than the wide input x [tokens, in] before dW (a scalar loop in compute v0.1.14), 29 → 20 ms
+// forward + backward for the medium DiT's 1024 → 256 layer. The stored variable is [in, out]
+// either way.
 func dense(scope *model.Scope, x *Node, out int, zeroInit bool) *Node {
 	g := x.Graph()
 	in := x.Shape().Dimensions[x.Rank()-1]
@@ -153,7 +166,12 @@ func dense(scope *model.Scope, x *Node, out int, zeroInit bool) *Node {
 	}
 	w := ws.VariableWithShape("weights", shapes.Make(x.DType(), in, out)).NodeValue(g)
 	b := scope.WithInitializer(initializer.Zero).VariableWithShape("biases", shapes.Make(x.DType(), out)).NodeValue(g)
-	y := nn.Dense(x, w, nil, compute.DenseLayoutInputOutputs)
+	var y *Node
+	if in > out {
+		y = nn.Dense(x, Transpose(w, 0, 1), nil, compute.DenseLayoutOutputsInput)
+	} else {
+		y = nn.Dense(x, w, nil, compute.DenseLayoutInputOutputs)
+	}
 	return Add(y, BroadcastToDims(ExpandLeftToRank(b, y.Rank()), y.Shape().Dimensions...))
 }
 
@@ -182,7 +200,7 @@ func sinusoidal(v *Node, dim int, maxPeriod float64) *Node {
 }
 
 // positions returns the fixed spatiotemporal position embedding [T, N, D]: half of D encodes the
-// frame index, a quarter each the patch row and column.
+// frame index, a quarter each the patch row and column: [N, T, D], token-major.
 func (c DiTConfig) positions(g *Graph, frames int, dtypeOf *Node) *Node {
 	hp, wp, d := c.Height/c.Patch, c.Width/c.Patch, c.Hidden
 	n := hp * wp
@@ -197,9 +215,9 @@ func (c DiTConfig) positions(g *Graph, frames int, dtypeOf *Node) *Node {
 	cv := func(v []float64) *Node { return ConvertDType(Const(g, v), dtypeOf.DType()) }
 	te := sinusoidal(cv(tIdx), d/2, 10000)                                                         // [T, D/2]
 	se := Concatenate([]*Node{sinusoidal(cv(rows), d/4, 100), sinusoidal(cv(cols), d/4, 100)}, -1) // [N, D/2]
-	te = BroadcastToDims(InsertAxes(te, 1), frames, n, d/2)                                        // [T, N, D/2]
-	se = BroadcastToDims(InsertAxes(se, 0), frames, n, d/2)                                        // [T, N, D/2]
-	return Concatenate([]*Node{te, se}, -1)                                                        // [T, N, D]
+	te = BroadcastToDims(InsertAxes(te, 0), n, frames, d/2)                                        // [N, T, D/2]
+	se = BroadcastToDims(InsertAxes(se, 1), n, frames, d/2)                                        // [N, T, D/2]
+	return Concatenate([]*Node{te, se}, -1)                                                        // [N, T, D]
 }
 
 // Forward runs the backbone: x [B, T, C, H, W], level [B, T], cond [B, T, CondDim] (nil when
@@ -218,34 +236,38 @@ func (c DiTConfig) Forward(scope *model.Scope, x, level, cond *Node) (v *Node, z
 	}
 	level.AssertDims(B, T)
 
-	h := c.patchify(x)                                     // [B, T, N, C·p·p]
-	h = dense(scope.In("patch_embed"), h, c.Hidden, false) // [B, T, N, D]
-	h = Add(h, BroadcastToDims(InsertAxes(c.positions(x.Graph(), T, x), 0), h.Shape().Dimensions...))
+	// Tokens are token-major inside the backbone, [N, B, T, D]: per-frame vectors then
+	// broadcast over a leading axis (see perToken); attention sees the same T·N tokens.
+	h := c.patchify(x)                                     // [N, B, T, C·p·p]
+	h = dense(scope.In("patch_embed"), h, c.Hidden, false) // [N, B, T, D]
+	pos := InsertAxes(c.positions(x.Graph(), T, x), 1)     // [N, 1, T, D]
+	h = Add(h, BroadcastToDims(pos, h.Shape().Dimensions...))
 	ce := c.frameConditioning(scope, level, cond) // [B, T, D]
 	for l := 0; l < c.Depth; l++ {
 		h = c.block(scope.In("block_%d", l), h, ce)
-		z = append(z, ReduceMean(h, 2)) // [B, T, D]: this block's activations pooled per frame
+		z = append(z, ReduceMean(h, 0)) // [B, T, D]: this block's activations pooled per frame
 	}
 	return c.unpatchify(c.finalLayer(scope, h, ce)), z
 }
 
-// patchify cuts frames into non-overlapping p×p patches: [B, T, C, H, W] → [B, T, N, C·p·p].
+// patchify cuts frames into non-overlapping p×p patches, token-major: [B, T, C, H, W] →
+// [N, B, T, C·p·p] (token n = row·(W/p) + column).
 // Reshape + transpose rather than a strided convolution: GoMLX v0.28.16's even-sized
 // convolution has a wrong input gradient (README "Known GoMLX gaps").
 func (c DiTConfig) patchify(x *Node) *Node {
 	B, T := x.Shape().Dimensions[0], x.Shape().Dimensions[1]
 	p, hp, wp := c.Patch, c.Height/c.Patch, c.Width/c.Patch
 	h := Reshape(x, B, T, c.Channels, hp, p, wp, p) // [B, T, C, hp, p, wp, p]
-	h = TransposeAllAxes(h, 0, 1, 3, 5, 2, 4, 6)    // [B, T, hp, wp, C, p, p]
-	return Reshape(h, B, T, hp*wp, c.Channels*p*p)  // [B, T, N, C·p·p]
+	h = TransposeAllAxes(h, 3, 5, 0, 1, 2, 4, 6)    // [hp, wp, B, T, C, p, p]
+	return Reshape(h, hp*wp, B, T, c.Channels*p*p)  // [N, B, T, C·p·p]
 }
 
-// unpatchify is patchify's inverse: [B, T, N, C·p·p] → [B, T, C, H, W].
+// unpatchify is patchify's inverse: [N, B, T, C·p·p] → [B, T, C, H, W].
 func (c DiTConfig) unpatchify(h *Node) *Node {
-	B, T := h.Shape().Dimensions[0], h.Shape().Dimensions[1]
+	B, T := h.Shape().Dimensions[1], h.Shape().Dimensions[2]
 	p, hp, wp := c.Patch, c.Height/c.Patch, c.Width/c.Patch
-	h = Reshape(h, B, T, hp, wp, c.Channels, p, p) // [B, T, hp, wp, C, p, p]
-	h = TransposeAllAxes(h, 0, 1, 4, 2, 5, 3, 6)   // [B, T, C, hp, p, wp, p]
+	h = Reshape(h, hp, wp, B, T, c.Channels, p, p) // [hp, wp, B, T, C, p, p]
+	h = TransposeAllAxes(h, 2, 3, 4, 0, 5, 1, 6)   // [B, T, C, hp, p, wp, p]
 	return Reshape(h, B, T, c.Channels, c.Height, c.Width)
 }
 
@@ -267,40 +289,41 @@ func (c DiTConfig) frameConditioning(scope *model.Scope, level, cond *Node) *Nod
 // block is one DiT block: full spatiotemporal self-attention over the window's T·N tokens and
 // an MLP, each behind a LayerNorm modulated per frame and a gate (AdaLN-Zero: the six vectors
 // come from a zero-initialised layer, so every block starts as the identity).
-// h [B, T, N, D], ce [B, T, D] → [B, T, N, D].
+// h [N, B, T, D] (token-major), ce [B, T, D] → [N, B, T, D].
 func (c DiTConfig) block(scope *model.Scope, h, ce *Node) *Node {
 	dims := h.Shape().Dimensions
-	B, T, n, d := dims[0], dims[1], dims[2], dims[3]
+	n, B, T, d := dims[0], dims[1], dims[2], dims[3]
 	hd := d / c.Heads
 	mod := dense(scope.In("adaln"), ce, 6*d, true) // [B, T, 6D], zero-initialised
 	chunk := func(i int) *Node { return Slice(mod, AxisRange(), AxisRange(), AxisRange(i*d, (i+1)*d)) }
 	shift1, scale1, gate1, shift2, scale2, gate2 := chunk(0), chunk(1), chunk(2), chunk(3), chunk(4), chunk(5)
-	gate := func(g, x *Node) *Node { return Mul(BroadcastToDims(InsertAxes(g, 2), B, T, n, d), x) }
+	gate := func(g, x *Node) *Node { return Mul(perToken(g, n), x) }
 
 	// Attention.
-	a := modulate(layerNorm(h), shift1, scale1)                      // [B, T, N, D]
-	qkv := dense(scope.In("qkv"), Reshape(a, B, T*n, d), 3*d, false) // [B, T·N, 3D]
-	// One transpose to heads-first: [B, T·N, 3, heads, hd] → [3, B, heads, T·N, hd], so that
-	// both attention products run on the matmul kernels without a transpose inside each.
-	qkv = TransposeAllDims(Reshape(qkv, B, T*n, 3, c.Heads, hd), 2, 0, 3, 1, 4)
+	a := modulate(layerNorm(h), shift1, scale1)                      // [N, B, T, D]
+	qkv := dense(scope.In("qkv"), Reshape(a, n, B*T, d), 3*d, false) // [N, B·T, 3D]
+	// One transpose to heads-first: [N, B, T, 3, heads, hd] → [3, B, heads, T, N, hd], so that
+	// both attention products run on the matmul kernels without a transpose inside each (the
+	// window's token t·N + n: attention is over all T·N tokens, their order is immaterial).
+	qkv = TransposeAllDims(Reshape(qkv, n, B, T, 3, c.Heads, hd), 3, 1, 4, 2, 0, 5)
 	head := func(i int) *Node { // [B, heads, T·N, hd]
 		return Reshape(Slice(qkv, AxisElem(i)), B, c.Heads, T*n, hd)
 	}
-	att := attend(head(0), head(1), head(2))                    // [B, heads, T·N, hd]
-	att = Reshape(TransposeAllDims(att, 0, 2, 1, 3), B, T*n, d) // [B, T·N, D]
-	att = dense(scope.In("proj"), att, d, false)                // [B, T·N, D]
-	h = Add(h, gate(gate1, Reshape(att, B, T, n, d)))
+	att := attend(head(0), head(1), head(2))                                  // [B, heads, T·N, hd]
+	att = TransposeAllDims(Reshape(att, B, c.Heads, T, n, hd), 3, 0, 2, 1, 4) // [N, B, T, heads, hd]
+	att = dense(scope.In("proj"), Reshape(att, n, B*T, d), d, false)          // [N, B·T, D]
+	h = Add(h, gate(gate1, Reshape(att, n, B, T, d)))
 
 	// MLP (exact GELU: GoMLX v0.28.16's tanh-approximate GELU has a wrong gradient).
-	m := modulate(layerNorm(h), shift2, scale2) // [B, T, N, D]
+	m := modulate(layerNorm(h), shift2, scale2) // [N, B, T, D]
 	m = dense(scope.In("fc2"), activation.Gelu(dense(scope.In("fc1"), m, int(c.MLPRatio*float64(d)), false)), d, false)
 	h = Add(h, gate(gate2, m))
-	h.AssertDims(B, T, n, d)
+	h.AssertDims(n, B, T, d)
 	return h
 }
 
 // finalLayer is the head: a LayerNorm modulated per frame and a zero-initialised linear map back
-// to patch values, so v̂ = 0 at initialisation. h [B, T, N, D] → [B, T, N, C·p·p].
+// to patch values, so v̂ = 0 at initialisation. h [N, B, T, D] → [N, B, T, C·p·p].
 func (c DiTConfig) finalLayer(scope *model.Scope, h, ce *Node) *Node {
 	d := c.Hidden
 	fm := dense(scope.In("final_adaln"), ce, 2*d, true) // [B, T, 2D], zero-initialised
