@@ -42,6 +42,10 @@ type MazeConfig struct {
 	Fog      float64 // distance fog: wall brightness falls as exp(−Fog·distance)
 	// CameraBack places the camera this far (blocks, < 0.5) behind the agent, looking the same way.
 	CameraBack float64
+	// Glance: "corridor" policy: probability, at each step with no turn pending, of looking
+	// aside — turning 1…k steps (k per quarter turn) to a random side and back again — so that
+	// turns are seen from every view, not only at junctions (0: never; the first zoo's world).
+	Glance float64 `json:",omitempty"`
 	// WarmUp: before a clip's first frame the agent walks a seeded number of steps in [0, WarmUp]
 	// without being drawn, so that clips start anywhere along a walk (mid-corridor, mid-turn)
 	// rather than always at a cell centre facing an open direction.
@@ -97,6 +101,8 @@ func (m *Maze) validate() error {
 		return fmt.Errorf("data: MazeConfig.WarmUp = %d out of range: must be in [0, 100000]", c.WarmUp)
 	case !(c.CameraBack >= 0 && c.CameraBack < 0.5):
 		return fmt.Errorf("data: MazeConfig.CameraBack = %g out of range: must be in [0, 0.5)", c.CameraBack)
+	case !(c.Glance >= 0 && c.Glance < 1):
+		return fmt.Errorf("data: MazeConfig.Glance = %g out of range: must be in [0, 1)", c.Glance)
 	case !(c.Fog >= 0 && c.Fog <= 10):
 		return fmt.Errorf("data: MazeConfig.Fog = %g out of range: must be in [0, 10]", c.Fog)
 	}
@@ -262,6 +268,21 @@ func (m *Maze) corridorPolicy(rng *rand.Rand, g *grid, a agent, plan []int) (int
 	if len(plan) > 0 {
 		return plan[0], plan[1:]
 	}
+	k := int(math.Round((math.Pi / 2) / m.cfg.Turn))
+	if m.cfg.Glance > 0 && rng.Float64() < m.cfg.Glance {
+		j, act, back := 1+rng.IntN(k), ActionLeft, ActionRight
+		if rng.IntN(2) == 0 {
+			act, back = back, act
+		}
+		plan = make([]int, 2*j)
+		for i := range plan {
+			plan[i] = act
+			if i >= j {
+				plan[i] = back
+			}
+		}
+		return plan[0], plan[1:]
+	}
 	bx, by := math.Floor(a.x), math.Floor(a.y)
 	if math.Abs(a.x-bx-0.5) > 1e-6 || math.Abs(a.y-by-0.5) > 1e-6 {
 		return ActionForward, nil // between block centres
@@ -287,7 +308,6 @@ func (m *Maze) corridorPolicy(rng *rand.Rand, g *grid, a agent, plan []int) (int
 			turn = -2
 		}
 	}
-	k := int(math.Round((math.Pi / 2) / m.cfg.Turn))
 	act := ActionRight
 	if turn < 0 {
 		act, turn = ActionLeft, -turn

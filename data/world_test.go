@@ -218,6 +218,62 @@ func TestMazeCorridorPolicy(t *testing.T) {
 	}
 }
 
+// TestMazeGlance: with Glance > 0 the corridor policy also looks aside between junctions —
+// runs of 1…6 turns one way followed by as many the other way, so that the heading comes back —
+// and the clips turn more often than without; the walk itself stays on the corridors.
+func TestMazeGlance(t *testing.T) {
+	turns := func(cfg MazeConfig) (frac float64, glances int) {
+		const T = 100
+		n, k := 0, 0
+		for seed := uint64(0); seed < 40; seed++ {
+			c, err := RenderClip(NewMaze(cfg), seed, T, 8, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			acts := make([]int, T)
+			for f := range acts {
+				acts[f] = argmax(c.Cond[f*3 : f*3+3])
+				if acts[f] != ActionForward {
+					k++
+				}
+				n++
+			}
+			// A glance: a run of j turns one way then exactly j the other way, j in [1, 6].
+			for f := 1; f < T; f++ {
+				if acts[f] == ActionForward || acts[f-1] == acts[f] {
+					continue
+				}
+				j := 0
+				for f-1-j >= 0 && acts[f-1-j] == acts[f-1] && acts[f-1] != ActionForward {
+					j++
+				}
+				back := 0
+				for f+back < T && acts[f+back] == acts[f] {
+					back++
+				}
+				if j >= 1 && j <= 6 && back == j && f-1-j >= 0 && f+back < T {
+					glances++
+				}
+			}
+		}
+		return float64(k) / float64(n), glances
+	}
+	cfg := DefaultMazeConfig()
+	plain, g0 := turns(cfg)
+	cfg.Glance = 0.05
+	glance, g1 := turns(cfg)
+	t.Logf("turn actions: %.3f without glances, %.3f with Glance 0.05; look-aside runs %d / %d", plain, glance, g0, g1)
+	if g0 != 0 {
+		t.Errorf("Glance 0 looks aside %d times: the corridor policy only turns at junctions", g0)
+	}
+	if g1 < 40 || glance < plain+0.05 {
+		t.Errorf("Glance 0.05: %d look-aside runs in 40 clips of 100 frames and %.3f turn actions (without: %.3f)", g1, glance, plain)
+	}
+	cfg.Glance = 1
+	_, err := RenderClip(NewMaze(cfg), 1, 2, 8, 8)
+	wantErr(t, err, "MazeConfig.Glance")
+}
+
 func TestWorldBadInput(t *testing.T) {
 	bad := DefaultMazeConfig()
 	bad.Cells = 1
