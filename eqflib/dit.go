@@ -33,6 +33,11 @@ type DiTConfig struct {
 	MLPRatio                float64 // MLP hidden width = MLPRatio·D
 	CondDim                 int     // per-frame condition values (actions, camera); 0 for none
 	LevelFreqs              int     // sinusoidal frequencies of the noise-level embedding
+
+	// backward is set only on the copy of the configuration that a training graph builds its
+	// forward pass with (Trainer.lossGraph): dense layers then take the layout whose backward
+	// is cheaper (see denseLayer). Never serialised, never set on a stored configuration.
+	backward bool
 }
 
 // DiT presets. "tiny" is for CI (16×16 frames, ~0.1M parameters), "small" for the CPU demo
@@ -152,12 +157,23 @@ func modulate(x, shift, scale *Node) *Node {
 // The bias is added outside the fused dense op: compute v0.1.14's fused backward sums the bias
 // gradient column by column, a strided walk over the [tokens, out] gradient that made a
 // [2048, 256] → 1024 layer's forward + backward 1.3× slower (README "Measurements").
-// A layer that narrows (in > out, the MLP's output layer) runs the fused op on the transposed
-// weights [out, in]: its backward then transposes the narrow gradient dZ [tokens, out] rather
-// than the wide input x [tokens, in] before dW (a scalar loop in compute v0.1.14), 29 → 20 ms
-// forward + backward for the medium DiT's 1024 → 256 layer. The stored variable is [in, out]
-// either way.
 func dense(scope *model.Scope, x *Node, out int, zeroInit bool) *Node {
+	return denseLayer(scope, x, out, zeroInit, false)
+}
+
+// dense is the DiT's dense layer: in a training graph, a layer that narrows (in > out: the
+// MLP's output layer, the head) runs on transposed weights (denseLayer).
+func (c DiTConfig) dense(scope *model.Scope, x *Node, out int, zeroInit bool) *Node {
+	return denseLayer(scope, x, out, zeroInit, c.backward && x.Shape().Dimensions[x.Rank()-1] > out)
+}
+
+// denseLayer is dense; transposed runs the fused op on the weights' transpose [out, in]
+// (layout outputs × inputs). Its backward then transposes the gradient dZ [tokens, out] rather
+// than the input x [tokens, in] before dW (a scalar loop in compute v0.1.14): for a layer that
+// narrows, the smaller of the two; the medium DiT's 1024 → 256 layer's forward + backward
+// 29 → 20 ms. In a forward-only graph the weight transpose would be pure cost, so only training
+// graphs use it. The stored variable is [in, out] either way.
+func denseLayer(scope *model.Scope, x *Node, out int, zeroInit, transposed bool) *Node {
 	g := x.Graph()
 	in := x.Shape().Dimensions[x.Rank()-1]
 	ws := scope.WithInitializer(initializer.XavierUniformFn(scope))
@@ -167,7 +183,7 @@ func dense(scope *model.Scope, x *Node, out int, zeroInit bool) *Node {
 	w := ws.VariableWithShape("weights", shapes.Make(x.DType(), in, out)).NodeValue(g)
 	b := scope.WithInitializer(initializer.Zero).VariableWithShape("biases", shapes.Make(x.DType(), out)).NodeValue(g)
 	var y *Node
-	if in > out {
+	if transposed {
 		y = nn.Dense(x, Transpose(w, 0, 1), nil, compute.DenseLayoutOutputsInput)
 	} else {
 		y = nn.Dense(x, w, nil, compute.DenseLayoutInputOutputs)
@@ -238,9 +254,9 @@ func (c DiTConfig) Forward(scope *model.Scope, x, level, cond *Node) (v *Node, z
 
 	// Tokens are token-major inside the backbone, [N, B, T, D]: per-frame vectors then
 	// broadcast over a leading axis (see perToken); attention sees the same T·N tokens.
-	h := c.patchify(x)                                     // [N, B, T, C·p·p]
-	h = dense(scope.In("patch_embed"), h, c.Hidden, false) // [N, B, T, D]
-	pos := InsertAxes(c.positions(x.Graph(), T, x), 1)     // [N, 1, T, D]
+	h := c.patchify(x)                                       // [N, B, T, C·p·p]
+	h = c.dense(scope.In("patch_embed"), h, c.Hidden, false) // [N, B, T, D]
+	pos := InsertAxes(c.positions(x.Graph(), T, x), 1)       // [N, 1, T, D]
 	h = Add(h, BroadcastToDims(pos, h.Shape().Dimensions...))
 	ce := c.frameConditioning(scope, level, cond) // [B, T, D]
 	for l := 0; l < c.Depth; l++ {
@@ -278,10 +294,10 @@ func (c DiTConfig) frameConditioning(scope *model.Scope, level, cond *Node) *Nod
 	d := c.Hidden
 	ls := scope.In("level_embed")
 	e := sinusoidal(MulScalar(level, 1000), c.LevelFreqs, 10000) // [B, T, F]
-	e = dense(ls.In("fc1"), e, d, false)                         // [B, T, D]
-	e = dense(ls.In("fc2"), activation.Swish(e), d, false)       // [B, T, D]
+	e = c.dense(ls.In("fc1"), e, d, false)                       // [B, T, D]
+	e = c.dense(ls.In("fc2"), activation.Swish(e), d, false)     // [B, T, D]
 	if c.CondDim > 0 {
-		e = Add(e, dense(scope.In("cond_embed"), cond, d, false)) // [B, T, D]
+		e = Add(e, c.dense(scope.In("cond_embed"), cond, d, false)) // [B, T, D]
 	}
 	return activation.Swish(e)
 }
@@ -294,14 +310,14 @@ func (c DiTConfig) block(scope *model.Scope, h, ce *Node) *Node {
 	dims := h.Shape().Dimensions
 	n, B, T, d := dims[0], dims[1], dims[2], dims[3]
 	hd := d / c.Heads
-	mod := dense(scope.In("adaln"), ce, 6*d, true) // [B, T, 6D], zero-initialised
+	mod := c.dense(scope.In("adaln"), ce, 6*d, true) // [B, T, 6D], zero-initialised
 	chunk := func(i int) *Node { return Slice(mod, AxisRange(), AxisRange(), AxisRange(i*d, (i+1)*d)) }
 	shift1, scale1, gate1, shift2, scale2, gate2 := chunk(0), chunk(1), chunk(2), chunk(3), chunk(4), chunk(5)
 	gate := func(g, x *Node) *Node { return Mul(perToken(g, n), x) }
 
 	// Attention.
-	a := modulate(layerNorm(h), shift1, scale1)                      // [N, B, T, D]
-	qkv := dense(scope.In("qkv"), Reshape(a, n, B*T, d), 3*d, false) // [N, B·T, 3D]
+	a := modulate(layerNorm(h), shift1, scale1)                        // [N, B, T, D]
+	qkv := c.dense(scope.In("qkv"), Reshape(a, n, B*T, d), 3*d, false) // [N, B·T, 3D]
 	// One transpose to heads-first: [N, B, T, 3, heads, hd] → [3, B, heads, T, N, hd], so that
 	// both attention products run on the matmul kernels without a transpose inside each (the
 	// window's token t·N + n: attention is over all T·N tokens, their order is immaterial).
@@ -311,12 +327,12 @@ func (c DiTConfig) block(scope *model.Scope, h, ce *Node) *Node {
 	}
 	att := attend(head(0), head(1), head(2))                                  // [B, heads, T·N, hd]
 	att = TransposeAllDims(Reshape(att, B, c.Heads, T, n, hd), 3, 0, 2, 1, 4) // [N, B, T, heads, hd]
-	att = dense(scope.In("proj"), Reshape(att, n, B*T, d), d, false)          // [N, B·T, D]
+	att = c.dense(scope.In("proj"), Reshape(att, n, B*T, d), d, false)        // [N, B·T, D]
 	h = Add(h, gate(gate1, Reshape(att, n, B, T, d)))
 
 	// MLP (exact GELU: GoMLX v0.28.16's tanh-approximate GELU has a wrong gradient).
 	m := modulate(layerNorm(h), shift2, scale2) // [N, B, T, D]
-	m = dense(scope.In("fc2"), activation.Gelu(dense(scope.In("fc1"), m, int(c.MLPRatio*float64(d)), false)), d, false)
+	m = c.dense(scope.In("fc2"), activation.Gelu(c.dense(scope.In("fc1"), m, int(c.MLPRatio*float64(d)), false)), d, false)
 	h = Add(h, gate(gate2, m))
 	h.AssertDims(n, B, T, d)
 	return h
@@ -326,10 +342,10 @@ func (c DiTConfig) block(scope *model.Scope, h, ce *Node) *Node {
 // to patch values, so v̂ = 0 at initialisation. h [N, B, T, D] → [N, B, T, C·p·p].
 func (c DiTConfig) finalLayer(scope *model.Scope, h, ce *Node) *Node {
 	d := c.Hidden
-	fm := dense(scope.In("final_adaln"), ce, 2*d, true) // [B, T, 2D], zero-initialised
+	fm := c.dense(scope.In("final_adaln"), ce, 2*d, true) // [B, T, 2D], zero-initialised
 	shift := Slice(fm, AxisRange(), AxisRange(), AxisRange(0, d))
 	scale := Slice(fm, AxisRange(), AxisRange(), AxisRange(d, 2*d))
-	return dense(scope.In("head"), modulate(layerNorm(h), shift, scale), c.Channels*c.Patch*c.Patch, true)
+	return c.dense(scope.In("head"), modulate(layerNorm(h), shift, scale), c.Channels*c.Patch*c.Patch, true)
 }
 
 // DefaultAttentionBlockBytes bounds the score matrix that attention materialises at once on

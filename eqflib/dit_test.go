@@ -233,6 +233,68 @@ func TestDiTGradientCheck(t *testing.T) {
 	}
 }
 
+// A training graph's dense layers that narrow run on transposed weights (denseLayer): the
+// loss and the gradients of every weight, x and the level must equal the plain layout's
+// (float64, to rounding), and the narrowing layer must actually be present in the config.
+func TestDiTTrainingLayoutGradients(t *testing.T) {
+	cfg := DiTConfig{Channels: 2, Height: 8, Width: 8, Patch: 4, Hidden: 8, Depth: 2, Heads: 2, MLPRatio: 2, CondDim: 2, LevelFreqs: 4}
+	if int(cfg.MLPRatio*float64(cfg.Hidden)) <= cfg.Hidden {
+		t.Fatal("the MLP's output layer must narrow for this test")
+	}
+	d, err := NewDiT(cfg, true, 3, dtypes.Float64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := Randn(NewRNG(5), 1, 2, 2, 8, 8)
+	lv, cond := []float64{0.3, 0.7}, []float64{1, 0, 0, 1}
+	if _, err := d.WithConditions(cond).Eval(x, lv, EvalOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	randomiseZeroInit(t, d, 4)
+	backend, _ := Backend()
+	grads := func(backward bool) [][]float64 {
+		c := cfg
+		c.backward = backward
+		exec, err := model.NewExec(backend, d.Store, func(scope *model.Scope, x, level, cn *graph.Node) []*graph.Node {
+			keepVariablesAsParameters(scope, x.Graph())
+			v, z := c.Forward(scope.In("dit"), x, level, cn)
+			l := graph.Add(graph.ReduceAllSum(graph.Mul(v, v)), graph.ReduceAllSum(z[1]))
+			wrt := []*graph.Node{x, level}
+			for vr := range d.Store.IterVariables() {
+				if vr.Trainable {
+					wrt = append(wrt, vr.NodeValue(x.Graph()))
+				}
+			}
+			return append([]*graph.Node{l}, graph.Gradient(l, wrt...)...)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, err := exec.Exec(toTensorAs(dtypes.Float64, x.Data, x.Shape[:]...), toTensorAs(dtypes.Float64, lv, 1, 2), toTensorAs(dtypes.Float64, cond, 1, 2, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([][]float64, len(outs))
+		for i, o := range outs {
+			out[i], _ = tensors.CopyFlatData[float64](o)
+		}
+		return out
+	}
+	plain, transposed := grads(false), grads(true)
+	if len(plain) < 10 || len(plain) != len(transposed) {
+		t.Fatalf("%d and %d outputs", len(plain), len(transposed))
+	}
+	var maxErr float64
+	for i := range plain {
+		for j := range plain[i] {
+			maxErr = math.Max(maxErr, math.Abs(plain[i][j]-transposed[i][j])/(1+math.Abs(plain[i][j])))
+		}
+	}
+	if maxErr > 1e-12 {
+		t.Errorf("the training layout's loss or gradients differ from the plain layout's by %.3g", maxErr)
+	}
+}
+
 // Attention in blocks of queries (the pure-Go backend's bounded-memory form) equals attention
 // over all queries at once, for a block size that does not divide the sequence.
 func TestAttentionBlocks(t *testing.T) {

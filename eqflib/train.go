@@ -284,7 +284,9 @@ func (t *Trainer) lossGraph(ds *model.Scope, x, eps, level, mask, cond *Node) *N
 	if t.Model.Config.CondDim == 0 {
 		cond = nil
 	}
-	v, _ := t.Model.Config.Forward(ds, input, lvIn, cond)
+	cfg := t.Model.Config
+	cfg.backward = true // this graph is differentiated (the step graph; harmless in evalGraph)
+	v, _ := cfg.Forward(ds, input, lvIn, cond)
 	return MaskedMSEGraph(v, target, weight, mask)
 }
 

@@ -56,9 +56,11 @@ func rows() []row {
 	}
 	return []row{
 		{name: "MatMul 1024³", bench: "^BenchmarkMatMul1024$", peer: "matmul/1024", steps: 10, matmul: true},
-		train("tiny", 20), train("small", 10), train("medium", 3),
-		sample("tiny", 50), sample("small", 20), sample("medium", 10), sample("paper", 2),
-		{name: "RolloutStep small", bench: "^BenchmarkRolloutStep$", peer: "rollout/small", steps: 20,
+		// Steps per process: at least ~0.5 s timed where a step is short (this machine's speed
+		// jitters over fractions of a second); both sides run the same count.
+		train("tiny", 60), train("small", 10), train("medium", 3),
+		sample("tiny", 400), sample("small", 80), sample("medium", 20), sample("paper", 2),
+		{name: "RolloutStep small", bench: "^BenchmarkRolloutStep$", peer: "rollout/small", steps: 50,
 			flops: p["small"].FLOPs(8), comment: "closed-loop NAG + h_ω, 8 frames"},
 	}
 }
