@@ -325,7 +325,12 @@ func (c DiTConfig) block(scope *model.Scope, h, ce *Node) *Node {
 	head := func(i int) *Node { // [B, heads, T·N, hd]
 		return Reshape(Slice(qkv, AxisElem(i)), B, c.Heads, T*n, hd)
 	}
-	att := attend(head(0), head(1), head(2))                                  // [B, heads, T·N, hd]
+	var att *Node
+	if c.backward {
+		att = attendTrain(head(0), head(1), head(2))
+	} else {
+		att = attend(head(0), head(1), head(2))
+	} // [B, heads, T·N, hd]
 	att = TransposeAllDims(Reshape(att, B, c.Heads, T, n, hd), 3, 0, 2, 1, 4) // [N, B, T, heads, hd]
 	att = c.dense(scope.In("proj"), Reshape(att, n, B*T, d), d, false)        // [N, B·T, D]
 	h = Add(h, gate(gate1, Reshape(att, n, B, T, d)))
@@ -366,6 +371,52 @@ func attend(q, k, v *Node) *Node {
 		return out
 	}
 	return attendBlocks(q, k, v, DefaultAttentionBlockBytes)
+}
+
+// attendTrain is attend for a graph that is differentiated, with its own backward pass on the
+// Go backend. The forward is attend's (bit for bit); GoMLX's automatic backward of the two
+// products computes dV = Pᵀ·dO and dK = dSᵀ·Q, whose left operands contract a non-last axis,
+// so the backend first transposes the [B, heads, S, S] matrices P and dS through its generic
+// (element by element) iterator. attendTrain computes instead
+//
+//	dP = dO·Vᵀ, dS = P ⊙ (dP − rowsum(dP ⊙ P)) / √hd, dQ = dS·K,
+//	dKᵀ = Qᵀ·dS, dVᵀ = dOᵀ·P,
+//
+// every product in the matmul kernels' native layouts, transposing only [B, heads, S, hd]
+// operands (a quarter of the data at S = 256, hd = 64). The gradients reach q, k and v through
+// identities with custom gradients, added to the output as x − StopGradient(x) (exactly zero).
+// Windows that attend needs to split into query blocks, and other backends, use attend.
+func attendTrain(q, k, v *Node) *Node {
+	d := q.Shape().Dimensions
+	B, H, S, hd := d[0], d[1], d[2], d[3]
+	if !isGoBackend(q.Graph().Backend()) || B*H*S*S*q.DType().Size() > DefaultAttentionBlockBytes {
+		return attend(q, k, v)
+	}
+	qs, ks, vs := StopGradient(q), StopGradient(k), StopGradient(v)
+	out, p := attention.Core(qs, ks, vs, attention.LayoutBHSD, attention.CoreOptions{DisableFusion: true}) // p [B, heads, S, S]
+	batch := []int{0, 1}
+	T := func(x *Node) *Node { return TransposeAllDims(x, 0, 1, 3, 2) }
+	var seen, dS *Node
+	scoresGrad := func(dO *Node) *Node { // dS, the gradient of q·kᵀ (the scale included), once per dO
+		if dO != seen {
+			seen = dO
+			dP := DotGeneral(dO, []int{3}, batch, vs, []int{3}, batch) // [B, heads, S, S]
+			dS = MulScalar(Mul(p, Sub(dP, ReduceAndKeep(Mul(dP, p), ReduceSum, -1))), 1/math.Sqrt(float64(hd)))
+		}
+		return dS
+	}
+	gq := IdentityWithCustomGradient(q, func(_, dO *Node) *Node { // dQ = dS·K
+		return DotGeneral(scoresGrad(dO), []int{3}, batch, ks, []int{2}, batch)
+	})
+	gk := IdentityWithCustomGradient(k, func(_, dO *Node) *Node { // dK = (Qᵀ·dS)ᵀ
+		return T(DotGeneral(T(qs), []int{3}, batch, scoresGrad(dO), []int{2}, batch))
+	})
+	gv := IdentityWithCustomGradient(v, func(_, dO *Node) *Node { // dV = (dOᵀ·P)ᵀ
+		return T(DotGeneral(T(dO), []int{3}, batch, p, []int{2}, batch))
+	})
+	zero := func(x *Node) *Node { return Sub(x, StopGradient(x)) }
+	out.AssertDims(B, H, S, hd)
+	return Add(out, Add(Add(zero(gq), zero(gk)), zero(gv)))
 }
 
 // attendBlocks is decomposed attention over blocks of queries, each block's scores ≤ maxBytes.
