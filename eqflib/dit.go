@@ -322,8 +322,10 @@ func (c DiTConfig) block(scope *model.Scope, h, ce *Node) *Node {
 	// both attention products run on the matmul kernels without a transpose inside each (the
 	// window's token t·N + n: attention is over all T·N tokens, their order is immaterial).
 	qkv = TransposeAllDims(Reshape(qkv, n, B, T, 3, c.Heads, hd), 3, 1, 4, 2, 0, 5)
+	// q, k, v by Gather on the leading axis: it copies whole chunks, where compute v0.1.14's
+	// Slice copies element by element (7 % of a medium sampling step; README "Known GoMLX gaps").
 	head := func(i int) *Node { // [B, heads, T·N, hd]
-		return Reshape(Slice(qkv, AxisElem(i)), B, c.Heads, T*n, hd)
+		return Reshape(Gather(qkv, Const(qkv.Graph(), [][]int32{{int32(i)}})), B, c.Heads, T*n, hd)
 	}
 	var att *Node
 	if c.backward {

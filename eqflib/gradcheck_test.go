@@ -164,6 +164,11 @@ func TestGradientsOfLibraryGraphs(t *testing.T) {
 			[]*tensors.Tensor{randTensor(rng, 1, 0, 3, 4), randTensor(rng, 1, 0, 4, 5)}, []int{0, 1}},
 		check{"attention in query blocks", func(in []*graph.Node) *graph.Node { return attendBlocks(in[0], in[1], in[2], 2*3*5*8) },
 			[]*tensors.Tensor{randTensor(rng, 1, 0, 2, 5, 3, 4), randTensor(rng, 1, 0, 2, 5, 3, 4), randTensor(rng, 1, 0, 2, 5, 3, 4)}, []int{0, 1, 2}},
+		check{"attention with its own backward (attendTrain)", func(in []*graph.Node) *graph.Node { return attendTrain(in[0], in[1], in[2]) },
+			[]*tensors.Tensor{randTensor(rng, 1, 0, 2, 3, 5, 4), randTensor(rng, 1, 0, 2, 3, 5, 4), randTensor(rng, 1, 0, 2, 3, 5, 4)}, []int{0, 1, 2}},
+		check{"Gather of a leading-axis chunk (the q, k, v split)", func(in []*graph.Node) *graph.Node {
+			return graph.Mul(graph.Gather(in[0], graph.Const(in[0].Graph(), [][]int32{{1}})), graph.Gather(in[0], graph.Const(in[0].Graph(), [][]int32{{2}})))
+		}, []*tensors.Tensor{randTensor(rng, 1, 0, 3, 2, 4)}, []int{0}},
 		check{"Conv 3×3 (odd kernel)", func(in []*graph.Node) *graph.Node { return graph.Convolve(in[0], in[1]).PadSame().Done() },
 			[]*tensors.Tensor{randTensor(rng, 1, 0, 1, 5, 5, 2), randTensor(rng, 1, 0, 3, 3, 2, 2)}, []int{0, 1}},
 	)
