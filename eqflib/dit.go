@@ -22,6 +22,11 @@ import (
 //
 // The level input is per frame: FM feeds σ, Diffusion its time t, and EqF, EqM and NU-FM feed
 // zeros (the same network with its noise input switched off, exactly as the authors do).
+//
+// Inside the backbone tokens are token-major, [N, B, T, D] (N tokens per frame): the layout in
+// which the Go backend broadcasts the per-frame AdaLN vectors fastest (perToken). Training
+// graphs (DiTConfig.backward) take two more layouts for their backward pass: narrowing dense
+// layers on transposed weights (denseLayer) and attention's own backward (attendTrain).
 
 // DiTConfig is the backbone's architecture.
 type DiTConfig struct {
