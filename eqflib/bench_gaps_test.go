@@ -51,6 +51,23 @@ func BenchmarkGoBackendGaps(b *testing.B) {
 		t := func(x *Node) *Node { return TransposeAllDims(x, 0, 2, 1, 3) }
 		return t(attendBlocks(t(in[0]), t(in[1]), t(in[2]), DefaultAttentionBlockBytes))
 	}
+	// denseAs: a dense layer without bias, on [in, out] weights or (transposed) on their
+	// transpose in the outputs × inputs layout (eqflib's denseLayer).
+	denseAs := func(transposed bool) func(in []*Node) *Node {
+		return func(in []*Node) *Node {
+			if transposed {
+				return nn.Dense(in[0], Transpose(in[1], 0, 1), nil, compute.DenseLayoutOutputsInput)
+			}
+			return nn.Dense(in[0], in[1], nil, compute.DenseLayoutInputOutputs)
+		}
+	}
+	// modulateAt: AdaLN's x·scale + shift with [B, T, D] vectors broadcast into axis `axis` of x.
+	modulateAt := func(axis int) func(in []*Node) *Node {
+		return func(in []*Node) *Node {
+			bc := func(v *Node) *Node { return BroadcastToDims(InsertAxes(v, axis), in[0].Shape().Dimensions...) }
+			return Add(Mul(in[0], bc(in[1])), bc(in[2]))
+		}
+	}
 	cases := []struct {
 		name   string
 		build  func(in []*Node) []*Node
@@ -63,18 +80,10 @@ func BenchmarkGoBackendGaps(b *testing.B) {
 			y := nn.Dense(in[0], in[1], nil, compute.DenseLayoutInputOutputs)
 			return Add(y, BroadcastToDims(ExpandLeftToRank(in[2], 2), M, N))
 		}), []*tensors.Tensor{x, w, bias}},
-		{"dense-256to1024/fwd+bwd", gradients(func(in []*Node) *Node {
-			return nn.Dense(in[0], in[1], nil, compute.DenseLayoutInputOutputs)
-		}), []*tensors.Tensor{x, w}},
-		{"dense-256to1024-outputs-input/fwd+bwd", gradients(func(in []*Node) *Node {
-			return nn.Dense(in[0], Transpose(in[1], 0, 1), nil, compute.DenseLayoutOutputsInput)
-		}), []*tensors.Tensor{x, w}},
-		{"dense-1024to256/fwd+bwd", gradients(func(in []*Node) *Node {
-			return nn.Dense(in[0], in[1], nil, compute.DenseLayoutInputOutputs)
-		}), []*tensors.Tensor{xWide, wNarrow}},
-		{"dense-1024to256-outputs-input/fwd+bwd", gradients(func(in []*Node) *Node {
-			return nn.Dense(in[0], Transpose(in[1], 0, 1), nil, compute.DenseLayoutOutputsInput)
-		}), []*tensors.Tensor{xWide, wNarrow}},
+		{"dense-256to1024/fwd+bwd", gradients(denseAs(false)), []*tensors.Tensor{x, w}},
+		{"dense-256to1024-outputs-input/fwd+bwd", gradients(denseAs(true)), []*tensors.Tensor{x, w}},
+		{"dense-1024to256/fwd+bwd", gradients(denseAs(false)), []*tensors.Tensor{xWide, wNarrow}},
+		{"dense-1024to256-outputs-input/fwd+bwd", gradients(denseAs(true)), []*tensors.Tensor{xWide, wNarrow}},
 		{"attention-BSHD/fwd", forward(bshd), []*tensors.Tensor{q, k, v}},
 		{"attention-heads-first/fwd", forward(bhsd), []*tensors.Tensor{q, k, v}},
 		{"attention-BSHD/fwd+bwd", gradients(bshd), []*tensors.Tensor{q, k, v}},
@@ -90,14 +99,8 @@ func BenchmarkGoBackendGaps(b *testing.B) {
 		{"add-broadcast-leading-axis", forward(func(in []*Node) *Node {
 			return Add(in[0], BroadcastToDims(InsertAxes(in[1], 0), in[0].Shape().Dimensions...))
 		}), []*tensors.Tensor{hTok, shift}},
-		{"modulate-middle-axis/fwd+bwd", gradients(func(in []*Node) *Node {
-			bc := func(v *Node) *Node { return BroadcastToDims(InsertAxes(v, 2), in[0].Shape().Dimensions...) }
-			return Add(Mul(in[0], bc(in[1])), bc(in[2]))
-		}), []*tensors.Tensor{h, shift, shift}},
-		{"modulate-leading-axis/fwd+bwd", gradients(func(in []*Node) *Node {
-			bc := func(v *Node) *Node { return BroadcastToDims(InsertAxes(v, 0), in[0].Shape().Dimensions...) }
-			return Add(Mul(in[0], bc(in[1])), bc(in[2]))
-		}), []*tensors.Tensor{hTok, shift, shift}},
+		{"modulate-middle-axis/fwd+bwd", gradients(modulateAt(2)), []*tensors.Tensor{h, shift, shift}},
+		{"modulate-leading-axis/fwd+bwd", gradients(modulateAt(0)), []*tensors.Tensor{hTok, shift, shift}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -39,9 +39,10 @@ type DiTConfig struct {
 	CondDim                 int     // per-frame condition values (actions, camera); 0 for none
 	LevelFreqs              int     // sinusoidal frequencies of the noise-level embedding
 
-	// backward is set only on the copy of the configuration that a training graph builds its
-	// forward pass with (Trainer.lossGraph): dense layers then take the layout whose backward
-	// is cheaper (see denseLayer). Never serialised, never set on a stored configuration.
+	// backward is set only on the copy of the configuration that a training step's graph builds
+	// its forward pass with (Trainer.lossGraph): narrowing dense layers and attention then take
+	// the forms whose backward is cheaper (denseLayer, attendTrain). Never serialised, never set
+	// on a stored configuration.
 	backward bool
 }
 
@@ -220,8 +221,8 @@ func sinusoidal(v *Node, dim int, maxPeriod float64) *Node {
 	return Concatenate([]*Node{Cos(args), Sin(args)}, -1)
 }
 
-// positions returns the fixed spatiotemporal position embedding [T, N, D]: half of D encodes the
-// frame index, a quarter each the patch row and column: [N, T, D], token-major.
+// positions returns the fixed spatiotemporal position embedding [N, T, D] (token-major): half
+// of D encodes the frame index, a quarter each the patch row and column.
 func (c DiTConfig) positions(g *Graph, frames int, dtypeOf *Node) *Node {
 	hp, wp, d := c.Height/c.Patch, c.Width/c.Patch, c.Hidden
 	n := hp * wp

@@ -271,21 +271,22 @@ func (t *Trainer) stepGraph(scope *model.Scope, x, eps, level, mask, cond *Node)
 	store := scope.Store()
 	keepVariablesAsParameters(scope, x.Graph())
 	cfg := t.Config
-	loss := t.lossGraph(t.Model.ditScope(store), x, eps, level, mask, cond)
+	loss := t.lossGraph(t.Model.ditScope(store), true, x, eps, level, mask, cond)
 	norm := applyAdamW(store, t.params(), loss, optimConfig{LR: cfg.LR, Warmup: cfg.Warmup, CosineSteps: cfg.CosineSteps, MinLR: cfg.MinLR,
 		Beta1: cfg.Beta1, Beta2: cfg.Beta2, Eps: cfg.Eps, WeightDecay: cfg.WeightDecay, ClipNorm: cfg.ClipNorm, EMADecay: cfg.EMADecay,
 		EMAWarmup: cfg.EMAWarmup, EMAPrefix: emaPrefix}, "")
 	return []*Node{loss, norm}
 }
 
-// lossGraph is the objective's masked loss of the backbone in scope ds.
-func (t *Trainer) lossGraph(ds *model.Scope, x, eps, level, mask, cond *Node) *Node {
+// lossGraph is the objective's masked loss of the backbone in scope ds; backward says the graph
+// will be differentiated (the step graph), so the backbone takes its training-graph layouts.
+func (t *Trainer) lossGraph(ds *model.Scope, backward bool, x, eps, level, mask, cond *Node) *Node {
 	input, lvIn, target, weight := t.Config.Objective.BuildGraph(x, eps, level)
 	if t.Model.Config.CondDim == 0 {
 		cond = nil
 	}
 	cfg := t.Model.Config
-	cfg.backward = true // this graph is differentiated (the step graph; harmless in evalGraph)
+	cfg.backward = backward
 	v, _ := cfg.Forward(ds, input, lvIn, cond)
 	return MaskedMSEGraph(v, target, weight, mask)
 }
@@ -298,7 +299,7 @@ func (t *Trainer) evalGraph(ema bool) func(scope *model.Scope, x, eps, level, ma
 		if ema {
 			ds = scope.Store().Scope(emaPrefix).In("dit")
 		}
-		return t.lossGraph(ds, x, eps, level, mask, cond)
+		return t.lossGraph(ds, false, x, eps, level, mask, cond)
 	}
 }
 
