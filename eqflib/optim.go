@@ -14,6 +14,7 @@ import (
 // by the global norm the paper uses (clip 1.0); its weight decay applies to every variable,
 // biases and LayerNorm gains included (its own TODO), where AdamW as the paper trains it decays
 // weight matrices only; and it keeps no EMA. Drop this file when upstream has all three.
+// Trainer on the pure-Go backend applies the same step on the host instead (adamw_host.go).
 
 // optimConfig configures applyAdamW.
 type optimConfig struct {
@@ -31,6 +32,22 @@ type optimConfig struct {
 	EMAPrefix   string  // where EMA copies live ("" for none); they must exist
 }
 
+// gradientsAndNorm returns the params' values in the graph, the gradients of loss with respect
+// to them and the gradients' global norm.
+func gradientsAndNorm(params []*model.Variable, loss *Node) (nodes, grads []*Node, norm *Node) {
+	g := loss.Graph()
+	nodes = make([]*Node, len(params))
+	for i, v := range params {
+		nodes[i] = v.NodeValue(g)
+	}
+	grads = Gradient(loss, nodes...)
+	sq := ScalarZero(g, loss.DType())
+	for _, gr := range grads {
+		sq = Add(sq, ReduceAllSum(Square(gr)))
+	}
+	return nodes, grads, Sqrt(sq)
+}
+
 // applyAdamW adds to the graph one AdamW step on params for loss: gradients clipped by their
 // global norm, bias-corrected moments (kept under <ns>/adam_m and <ns>/adam_v), linear warm-up,
 // decoupled weight decay on matrices, and the EMA update. ns namespaces the optimiser state so
@@ -38,16 +55,7 @@ type optimConfig struct {
 func applyAdamW(store *model.Store, params []*model.Variable, loss *Node, cfg optimConfig, ns string) *Node {
 	g := loss.Graph()
 	dt := loss.DType()
-	nodes := make([]*Node, len(params))
-	for i, v := range params {
-		nodes[i] = v.NodeValue(g)
-	}
-	grads := Gradient(loss, nodes...)
-	sq := ScalarZero(g, dt)
-	for _, gr := range grads {
-		sq = Add(sq, ReduceAllSum(Square(gr)))
-	}
-	norm := Sqrt(sq)
+	nodes, grads, norm := gradientsAndNorm(params, loss)
 	scale := ScalarOne(g, dt)
 	if cfg.ClipNorm > 0 {
 		scale = MinScalar(Div(Scalar(g, dt, cfg.ClipNorm), AddScalar(norm, 1e-6)), 1.0)

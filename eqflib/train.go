@@ -20,7 +20,8 @@ import (
 // serialisable PCG stream (so a resumed run draws exactly what the uninterrupted one would),
 // then runs one compiled graph that computes the objective's loss, its gradients, clips them by
 // global norm, and applies AdamW (linear warm-up, decoupled weight decay on matrices only) and
-// the EMA update.
+// the EMA update. On the pure-Go backend the graph stops at the gradients and their norm, and
+// one fused pass on the host applies the same update (adamw_host.go says why).
 //
 // Why not GoMLX's train.Trainer and train.Loop (v0.28.16): this trainer draws its own noise and
 // levels per frame on the host from a resumable stream (the objectives need per-frame σ and the
@@ -131,6 +132,7 @@ type Trainer struct {
 	stepExec *model.Exec
 	evalExec [2]*model.Exec // live, EMA
 	devices  int            // > 0: data-parallel over this many devices (dataparallel.go)
+	hostOpt  *hostAdamW     // non-nil: the AdamW step runs on the host (adamw_host.go)
 }
 
 // NewTrainer prepares training. The model's variables are initialised (and their EMA copied from
@@ -171,6 +173,9 @@ func NewTrainer(m *DiT, train, val Dataset, cfg TrainConfig) (t *Trainer, err er
 	backend, err := Backend()
 	if err != nil {
 		return nil, err
+	}
+	if useHostAdamW(backend, m.DType) && cfg.Devices <= 0 {
+		t.hostOpt = &hostAdamW{backend: backend, store: m.Store, params: t.params(), cfg: t.optimConfig()}
 	}
 	if t.stepExec, err = model.NewExec(backend, m.Store, t.stepGraph); err != nil {
 		return nil, err
@@ -266,16 +271,26 @@ func (t *Trainer) params() []*model.Variable {
 }
 
 // stepGraph: loss, then one AdamW step with clipping and EMA (applyAdamW). Outputs the loss and
-// the gradient norm before clipping.
+// the gradient norm before clipping; with the host update, the gradients after them instead of
+// the update.
 func (t *Trainer) stepGraph(scope *model.Scope, x, eps, level, mask, cond *Node) []*Node {
 	store := scope.Store()
 	keepVariablesAsParameters(scope, x.Graph())
-	cfg := t.Config
 	loss := t.lossGraph(t.Model.ditScope(store), true, x, eps, level, mask, cond)
-	norm := applyAdamW(store, t.params(), loss, optimConfig{LR: cfg.LR, Warmup: cfg.Warmup, CosineSteps: cfg.CosineSteps, MinLR: cfg.MinLR,
-		Beta1: cfg.Beta1, Beta2: cfg.Beta2, Eps: cfg.Eps, WeightDecay: cfg.WeightDecay, ClipNorm: cfg.ClipNorm, EMADecay: cfg.EMADecay,
-		EMAWarmup: cfg.EMAWarmup, EMAPrefix: emaPrefix}, "")
+	if t.hostOpt != nil { // the update is done on the host (adamw_host.go)
+		_, grads, norm := gradientsAndNorm(t.params(), loss)
+		return append([]*Node{loss, norm}, grads...)
+	}
+	norm := applyAdamW(store, t.params(), loss, t.optimConfig(), "")
 	return []*Node{loss, norm}
+}
+
+// optimConfig is the AdamW configuration of the trainer's step.
+func (t *Trainer) optimConfig() optimConfig {
+	cfg := t.Config
+	return optimConfig{LR: cfg.LR, Warmup: cfg.Warmup, CosineSteps: cfg.CosineSteps, MinLR: cfg.MinLR,
+		Beta1: cfg.Beta1, Beta2: cfg.Beta2, Eps: cfg.Eps, WeightDecay: cfg.WeightDecay, ClipNorm: cfg.ClipNorm, EMADecay: cfg.EMADecay,
+		EMAWarmup: cfg.EMAWarmup, EMAPrefix: emaPrefix}
 }
 
 // lossGraph is the objective's masked loss of the backbone in scope ds; backward says the graph
@@ -402,6 +417,11 @@ func (t *Trainer) TrainStepOn(x, eps *Window, level, mask, cond []float64) (loss
 			return 0, err
 		}
 		vals[i] = v[0]
+	}
+	if t.hostOpt != nil && !math.IsNaN(vals[0]) && !math.IsInf(vals[0], 0) {
+		if err := t.hostOpt.step(outs[2:], vals[1]); err != nil {
+			return 0, err
+		}
 	}
 	t.Step++
 	t.History = append(t.History, LossPoint{Step: t.Step, Loss: vals[0], GradNorm: vals[1]})
