@@ -25,8 +25,8 @@ import (
 //
 // Inside the backbone tokens are token-major, [N, B, T, D] (N tokens per frame): the layout in
 // which the Go backend broadcasts the per-frame AdaLN vectors fastest (perToken). Training
-// graphs (DiTConfig.backward) take two more layouts for their backward pass: narrowing dense
-// layers on transposed weights (denseLayer) and attention's own backward (attendTrain).
+// graphs (DiTConfig.backward) on the Go backend compute the backward pass of their dense
+// layers (denseTrain) and attention (attendTrain) themselves.
 
 // DiTConfig is the backbone's architecture.
 type DiTConfig struct {
@@ -40,8 +40,8 @@ type DiTConfig struct {
 	LevelFreqs              int     // sinusoidal frequencies of the noise-level embedding
 
 	// backward is set only on the copy of the configuration that a training step's graph builds
-	// its forward pass with (Trainer.lossGraph): narrowing dense layers and attention then take
-	// the forms whose backward is cheaper (denseLayer, attendTrain). Never serialised, never set
+	// its forward pass with (Trainer.lossGraph): dense layers and attention then take the forms
+	// whose backward is cheaper (denseTrain, attendTrain). Never serialised, never set
 	// on a stored configuration.
 	backward bool
 }
@@ -167,19 +167,14 @@ func dense(scope *model.Scope, x *Node, out int, zeroInit bool) *Node {
 	return denseLayer(scope, x, out, zeroInit, false)
 }
 
-// dense is the DiT's dense layer: in a training graph, a layer that narrows (in > out: the
-// MLP's output layer, the head) runs on transposed weights (denseLayer).
+// dense is the DiT's dense layer: in a training graph on the Go backend, with its own backward
+// (denseTrain).
 func (c DiTConfig) dense(scope *model.Scope, x *Node, out int, zeroInit bool) *Node {
-	return denseLayer(scope, x, out, zeroInit, c.backward && x.Shape().Dimensions[x.Rank()-1] > out)
+	return denseLayer(scope, x, out, zeroInit, c.backward)
 }
 
-// denseLayer is dense; transposed runs the fused op on the weights' transpose [out, in]
-// (layout outputs × inputs). Its backward then transposes the gradient dZ [tokens, out] rather
-// than the input x [tokens, in] before dW (a scalar loop in compute v0.1.14): for a layer that
-// narrows, the smaller of the two; the medium DiT's 1024 → 256 layer's forward + backward
-// 29 → 20 ms. In a forward-only graph the weight transpose would be pure cost, so only training
-// graphs use it. The stored variable is [in, out] either way.
-func denseLayer(scope *model.Scope, x *Node, out int, zeroInit, transposed bool) *Node {
+// denseLayer is dense; train (a graph that is differentiated) takes denseTrain on the Go backend.
+func denseLayer(scope *model.Scope, x *Node, out int, zeroInit, train bool) *Node {
 	g := x.Graph()
 	in := x.Shape().Dimensions[x.Rank()-1]
 	ws := scope.WithInitializer(initializer.XavierUniformFn(scope))
@@ -188,13 +183,47 @@ func denseLayer(scope *model.Scope, x *Node, out int, zeroInit, transposed bool)
 	}
 	w := ws.VariableWithShape("weights", shapes.Make(x.DType(), in, out)).NodeValue(g)
 	b := scope.WithInitializer(initializer.Zero).VariableWithShape("biases", shapes.Make(x.DType(), out)).NodeValue(g)
-	var y *Node
-	if transposed {
-		y = nn.Dense(x, Transpose(w, 0, 1), nil, compute.DenseLayoutOutputsInput)
-	} else {
-		y = nn.Dense(x, w, nil, compute.DenseLayoutInputOutputs)
+	if train && isGoBackend(g.Backend()) {
+		return denseTrain(x, w, b)
 	}
+	y := nn.Dense(x, w, nil, compute.DenseLayoutInputOutputs)
 	return Add(y, BroadcastToDims(ExpandLeftToRank(b, y.Rank()), y.Shape().Dimensions...))
+}
+
+// denseTrain is x·w + b (x [..., in], w [in, out]) with its own backward pass. The forward is
+// dense's fused op, bit for bit. compute v0.1.14's fused dense backward computes dW = xᵀ·dY
+// after transposing x [tokens, in] with a scalar, single-threaded loop, about 14 ns an element
+// at the medium DiT's shapes (8 % of its training step); denseTrain computes
+//
+//	dX = dY·wᵀ (the matmul's native transposed-right layout),
+//	dW = xᵀ·dY when in ≤ out, else (dYᵀ·x)ᵀ,
+//
+// transposing the narrower of x and dY with the backend's tiled rank-2 transpose. The gradients
+// reach x and w through identities with custom gradients, carried into the output as a sum
+// minus itself (zeroOf) added to the bias; an identity on the output records dY first (reverse
+// mode visits it before its inputs). TrainStep medium 597 → 509 ms with attendTrain's carriers
+// made the same way (README "Measurements"); gradients equal GoMLX's automatic ones
+// (TestDiTTrainingLayoutGradients).
+func denseTrain(x, w, b *Node) *Node {
+	dims := x.Shape().Dimensions
+	in, out := w.Shape().Dimensions[0], w.Shape().Dimensions[1]
+	x2 := Reshape(x, -1, in) // [M, in]
+	xs, ws := StopGradient(x2), StopGradient(w)
+	y0 := nn.Dense(xs, ws, nil, compute.DenseLayoutInputOutputs) // [M, out]
+	var dY *Node
+	gx := IdentityWithCustomGradient(x2, func(_, _ *Node) *Node { // dX = dY·wᵀ
+		return DotGeneral(dY, []int{1}, nil, ws, []int{1}, nil)
+	})
+	gw := IdentityWithCustomGradient(w, func(_, _ *Node) *Node {
+		if in <= out { // dW = xᵀ·dY
+			return DotGeneral(Transpose(xs, 0, 1), []int{1}, nil, dY, []int{0}, nil)
+		}
+		return Transpose(DotGeneral(Transpose(dY, 0, 1), []int{1}, nil, xs, []int{0}, nil), 0, 1) // (dYᵀ·x)ᵀ
+	})
+	bias := Add(b, Add(zeroOf(gx), zeroOf(gw))) // b + 0: carries gx, gw into the output
+	y := Add(y0, BroadcastToDims(InsertAxes(bias, 0), y0.Shape().Dimensions...))
+	y = IdentityWithCustomGradient(y, func(_, v *Node) *Node { dY = v; return v })
+	return Reshape(y, append(dims[:len(dims)-1:len(dims)-1], out)...)
 }
 
 // layerNorm normalises the last axis without an affine transform (AdaLN supplies it).
@@ -392,7 +421,8 @@ func attend(q, k, v *Node) *Node {
 //
 // every product in the matmul kernels' native layouts, transposing only [B, heads, S, hd]
 // operands (a quarter of the data at S = 256, hd = 64). The gradients reach q, k and v through
-// identities with custom gradients, added to the output as x − StopGradient(x) (exactly zero).
+// identities with custom gradients, carried into the output as zeroOf (an identity on the output
+// records dO first).
 // Windows that attend needs to split into query blocks, and other backends, use attend.
 func attendTrain(q, k, v *Node) *Node {
 	d := q.Shape().Dimensions
@@ -404,27 +434,34 @@ func attendTrain(q, k, v *Node) *Node {
 	out, p := attention.Core(qs, ks, vs, attention.LayoutBHSD, attention.CoreOptions{DisableFusion: true}) // p [B, heads, S, S]
 	batch := []int{0, 1}
 	T := transposeLast2
-	var seen, dS *Node
-	scoresGrad := func(dO *Node) *Node { // dS, the gradient of q·kᵀ (the scale included), once per dO
-		if dO != seen {
-			seen = dO
+	var dO, dS *Node // the output's gradient and that of q·kᵀ (the scale included)
+	scoresGrad := func() *Node {
+		if dS == nil {
 			dP := DotGeneral(dO, []int{3}, batch, vs, []int{3}, batch) // [B, heads, S, S]
 			dS = MulScalar(Mul(p, Sub(dP, ReduceAndKeep(Mul(dP, p), ReduceSum, -1))), 1/math.Sqrt(float64(hd)))
 		}
 		return dS
 	}
-	gq := IdentityWithCustomGradient(q, func(_, dO *Node) *Node { // dQ = dS·K
-		return DotGeneral(scoresGrad(dO), []int{3}, batch, ks, []int{2}, batch)
+	gq := IdentityWithCustomGradient(q, func(_, _ *Node) *Node { // dQ = dS·K
+		return DotGeneral(scoresGrad(), []int{3}, batch, ks, []int{2}, batch)
 	})
-	gk := IdentityWithCustomGradient(k, func(_, dO *Node) *Node { // dK = (Qᵀ·dS)ᵀ
-		return T(DotGeneral(T(qs), []int{3}, batch, scoresGrad(dO), []int{2}, batch))
+	gk := IdentityWithCustomGradient(k, func(_, _ *Node) *Node { // dK = (Qᵀ·dS)ᵀ
+		return T(DotGeneral(T(qs), []int{3}, batch, scoresGrad(), []int{2}, batch))
 	})
-	gv := IdentityWithCustomGradient(v, func(_, dO *Node) *Node { // dV = (dOᵀ·P)ᵀ
+	gv := IdentityWithCustomGradient(v, func(_, _ *Node) *Node { // dV = (dOᵀ·P)ᵀ
 		return T(DotGeneral(T(dO), []int{3}, batch, p, []int{2}, batch))
 	})
-	zero := func(x *Node) *Node { return Sub(x, StopGradient(x)) }
 	out.AssertDims(B, H, S, hd)
-	return Add(out, Add(Add(zero(gq), zero(gk)), zero(gv)))
+	out = Add(out, Add(Add(zeroOf(gq), zeroOf(gk)), zeroOf(gv)))
+	return IdentityWithCustomGradient(out, func(_, v *Node) *Node { dO = v; return v })
+}
+
+// zeroOf is the scalar 0 computed from x as Σx − Σx, with the second sum's gradient stopped: added
+// to a layer's output, it makes x an input of the output (so the gradient reaches x's custom
+// gradient) at the cost of one sum over x.
+func zeroOf(x *Node) *Node {
+	s := ReduceAllSum(x)
+	return Sub(s, StopGradient(s))
 }
 
 // transposeLast2 swaps the last two axes of x [B, H, R, C] → [B, H, C, R]. The Go backend's
