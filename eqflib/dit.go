@@ -190,37 +190,34 @@ func denseLayer(scope *model.Scope, x *Node, out int, zeroInit, train bool) *Nod
 	return Add(y, BroadcastToDims(ExpandLeftToRank(b, y.Rank()), y.Shape().Dimensions...))
 }
 
-// denseTrain is x·w + b (x [..., in], w [in, out]) with its own backward pass. The forward is
-// dense's fused op, bit for bit. compute v0.1.14's fused dense backward computes dW = xᵀ·dY
-// after transposing x [tokens, in] with a scalar, single-threaded loop, about 14 ns an element
-// at the medium DiT's shapes (8 % of its training step); denseTrain computes
+// denseTrain is x·w + b (x [..., in], w [in, out]) with its own backward pass for w.
+// compute v0.1.14's fused dense backward computes dW = xᵀ·dY after transposing x [tokens, in]
+// with a scalar, single-threaded loop, about 14 ns an element at the medium DiT's shapes (8 % of
+// its training step). denseTrain computes the product as a plain DotGeneral on the weights with
+// their gradient stopped, so GoMLX differentiates it for x only (dX = dY·wᵀ, the matmul's native
+// layout), and gives w the gradient
 //
-//	dX = dY·wᵀ (the matmul's native transposed-right layout),
 //	dW = xᵀ·dY when in ≤ out, else (dYᵀ·x)ᵀ,
 //
-// transposing the narrower of x and dY with the backend's tiled rank-2 transpose. The gradients
-// reach x and w through identities with custom gradients, carried into the output as a sum
-// minus itself (zeroOf) added to the bias; an identity on the output records dY first (reverse
-// mode visits it before its inputs). TrainStep medium 597 → 509 ms with attendTrain's carriers
-// made the same way (README "Measurements"); gradients equal GoMLX's automatic ones
-// (TestDiTTrainingLayoutGradients).
+// transposing the narrower of x and dY with the backend's tiled rank-2 transpose. The gradient
+// reaches w through an identity with a custom gradient, carried into the output as a sum minus
+// itself (zeroOf) added to the bias; an identity on the output records dY first (reverse mode
+// visits it before its inputs). README "Measurements" has the timings; gradients equal GoMLX's
+// automatic ones (TestDiTTrainingLayoutGradients).
 func denseTrain(x, w, b *Node) *Node {
 	dims := x.Shape().Dimensions
 	in, out := w.Shape().Dimensions[0], w.Shape().Dimensions[1]
 	x2 := Reshape(x, -1, in) // [M, in]
-	xs, ws := StopGradient(x2), StopGradient(w)
-	y0 := nn.Dense(xs, ws, nil, compute.DenseLayoutInputOutputs) // [M, out]
+	ws := StopGradient(w)
+	y0 := DotGeneral(x2, []int{1}, nil, ws, []int{0}, nil) // [M, out]; GoMLX differentiates it for x only
 	var dY *Node
-	gx := IdentityWithCustomGradient(x2, func(_, _ *Node) *Node { // dX = dY·wᵀ
-		return DotGeneral(dY, []int{1}, nil, ws, []int{1}, nil)
-	})
 	gw := IdentityWithCustomGradient(w, func(_, _ *Node) *Node {
 		if in <= out { // dW = xᵀ·dY
-			return DotGeneral(Transpose(xs, 0, 1), []int{1}, nil, dY, []int{0}, nil)
+			return DotGeneral(Transpose(x2, 0, 1), []int{1}, nil, dY, []int{0}, nil)
 		}
-		return Transpose(DotGeneral(Transpose(dY, 0, 1), []int{1}, nil, xs, []int{0}, nil), 0, 1) // (dYᵀ·x)ᵀ
+		return Transpose(DotGeneral(Transpose(dY, 0, 1), []int{1}, nil, x2, []int{0}, nil), 0, 1) // (dYᵀ·x)ᵀ
 	})
-	bias := Add(b, Add(zeroOf(gx), zeroOf(gw))) // b + 0: carries gx, gw into the output
+	bias := Add(b, zeroOf(gw)) // b + 0: carries gw into the output
 	y := Add(y0, BroadcastToDims(InsertAxes(bias, 0), y0.Shape().Dimensions...))
 	y = IdentityWithCustomGradient(y, func(_, v *Node) *Node { dY = v; return v })
 	return Reshape(y, append(dims[:len(dims)-1:len(dims)-1], out)...)
