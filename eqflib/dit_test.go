@@ -233,10 +233,10 @@ func TestDiTGradientCheck(t *testing.T) {
 	}
 }
 
-// A training graph's dense layers that narrow run on transposed weights (denseLayer) and its
-// attention has its own backward pass (attendTrain): the loss and the gradients of every
-// weight, x and the level must equal those of the plain graph, differentiated by GoMLX
-// (float64, to rounding); the narrowing layer must actually be present in the config.
+// A training graph's dense layers (denseTrain) and attention (attendTrain) have their own
+// backward passes: the loss and the gradients of every weight, x and the level must equal those
+// of the plain graph, differentiated by GoMLX (float64, to rounding); both of denseTrain's
+// weight-gradient forms (widening and narrowing layers) must be present in the config.
 func TestDiTTrainingLayoutGradients(t *testing.T) {
 	cfg := DiTConfig{Channels: 2, Height: 8, Width: 8, Patch: 4, Hidden: 8, Depth: 2, Heads: 2, MLPRatio: 2, CondDim: 2, LevelFreqs: 4}
 	if int(cfg.MLPRatio*float64(cfg.Hidden)) <= cfg.Hidden {
