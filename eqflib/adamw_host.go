@@ -151,7 +151,7 @@ func (h *hostAdamW) step(grads []*tensors.Tensor, norm float64) error {
 		if p.Shape().Rank() >= 2 {
 			k.wd = float32(cfg.WeightDecay)
 		}
-		var j job
+		var j job // the whole tensors; split into chunks below
 		if j.theta, err = h.flat32(p); err != nil {
 			return err
 		}
@@ -175,7 +175,6 @@ func (h *hostAdamW) step(grads []*tensors.Tensor, norm float64) error {
 		if err := grads[i].ConstFlatData(func(f any) { j.g = f.([]float32) }); err != nil {
 			return err
 		}
-		j.k = k
 		for lo := 0; lo < len(j.theta); lo += adamwChunk {
 			hi := min(lo+adamwChunk, len(j.theta))
 			c := job{theta: j.theta[lo:hi], m: j.m[lo:hi], v: j.v[lo:hi], g: j.g[lo:hi], k: k}
