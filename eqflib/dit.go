@@ -193,23 +193,21 @@ func denseLayer(scope *model.Scope, x *Node, out int, zeroInit, train bool) *Nod
 // denseTrain is x·w + b (x [..., in], w [in, out]) with its own backward pass for w.
 // compute v0.1.14's fused dense backward computes dW = xᵀ·dY after transposing x [tokens, in]
 // with a scalar, single-threaded loop, about 14 ns an element at the medium DiT's shapes (8 % of
-// its training step). denseTrain computes the product as a plain DotGeneral on the weights with
-// their gradient stopped, so GoMLX differentiates it for x only (dX = dY·wᵀ, the matmul's native
-// layout), and gives w the gradient
+// its training step). denseTrain computes the product as a plain DotGeneral, whose gradient for
+// x GoMLX builds (dX = dY·wᵀ), on the weights passed through an identity with a custom gradient
+// that replaces GoMLX's dW by
 //
 //	dW = xᵀ·dY when in ≤ out, else (dYᵀ·x)ᵀ,
 //
-// transposing the narrower of x and dY with the backend's tiled rank-2 transpose. The gradient
-// reaches w through an identity with a custom gradient, carried into the output as a sum minus
-// itself (zeroOf) added to the bias; an identity on the output records dY first (reverse mode
-// visits it before its inputs). README "Measurements" has the timings; gradients equal GoMLX's
-// automatic ones (TestDiTTrainingLayoutGradients).
+// transposing the narrower of x and dY with the backend's tiled rank-2 transpose. GoMLX's own dW
+// is then read by nothing, and the Go backend never runs a node that no output needs. An identity
+// on the output records dY first (reverse mode visits it before its inputs). README
+// "Measurements" has the timings; gradients equal GoMLX's automatic ones
+// (TestDiTTrainingLayoutGradients).
 func denseTrain(x, w, b *Node) *Node {
 	dims := x.Shape().Dimensions
 	in, out := w.Shape().Dimensions[0], w.Shape().Dimensions[1]
 	x2 := Reshape(x, -1, in) // [M, in]
-	ws := StopGradient(w)
-	y0 := DotGeneral(x2, []int{1}, nil, ws, []int{0}, nil) // [M, out]; GoMLX differentiates it for x only
 	var dY *Node
 	gw := IdentityWithCustomGradient(w, func(_, _ *Node) *Node {
 		if in <= out { // dW = xᵀ·dY
@@ -217,8 +215,8 @@ func denseTrain(x, w, b *Node) *Node {
 		}
 		return Transpose(DotGeneral(Transpose(dY, 0, 1), []int{1}, nil, x2, []int{0}, nil), 0, 1) // (dYᵀ·x)ᵀ
 	})
-	bias := Add(b, zeroOf(gw)) // b + 0: carries gw into the output
-	y := Add(y0, BroadcastToDims(InsertAxes(bias, 0), y0.Shape().Dimensions...))
+	y0 := DotGeneral(x2, []int{1}, nil, gw, []int{0}, nil) // [M, out]
+	y := Add(y0, BroadcastToDims(InsertAxes(b, 0), y0.Shape().Dimensions...))
 	y = IdentityWithCustomGradient(y, func(_, v *Node) *Node { dY = v; return v })
 	return Reshape(y, append(dims[:len(dims)-1:len(dims)-1], out)...)
 }
@@ -417,9 +415,10 @@ func attend(q, k, v *Node) *Node {
 //	dKᵀ = Qᵀ·dS, dVᵀ = dOᵀ·P,
 //
 // every product in the matmul kernels' native layouts, transposing only [B, heads, S, hd]
-// operands (a quarter of the data at S = 256, hd = 64). The gradients reach q, k and v through
-// identities with custom gradients, carried into the output as zeroOf (an identity on the output
-// records dO first).
+// operands (a quarter of the data at S = 256, hd = 64); for short windows (S < 2·hd) it transposes
+// P and dS instead, dK = dSᵀ·Q and dV = Pᵀ·dO, which moves less. q, k and v enter the attention
+// through identities whose custom gradients replace GoMLX's (which no output then reads, so the
+// Go backend never runs them); an identity on the output records dO first.
 // Windows that attend needs to split into query blocks, and other backends, use attend.
 func attendTrain(q, k, v *Node) *Node {
 	d := q.Shape().Dimensions
@@ -427,11 +426,10 @@ func attendTrain(q, k, v *Node) *Node {
 	if !isGoBackend(q.Graph().Backend()) || B*H*S*S*q.DType().Size() > DefaultAttentionBlockBytes {
 		return attend(q, k, v)
 	}
-	qs, ks, vs := StopGradient(q), StopGradient(k), StopGradient(v)
-	out, p := attention.Core(qs, ks, vs, attention.LayoutBHSD, attention.CoreOptions{DisableFusion: true}) // p [B, heads, S, S]
 	batch := []int{0, 1}
 	T := transposeLast2
 	var dO, dS *Node // the output's gradient and that of q·kᵀ (the scale included)
+	var qs, ks, vs, p *Node
 	scoresGrad := func() *Node {
 		if dS == nil {
 			dP := DotGeneral(dO, []int{3}, batch, vs, []int{3}, batch) // [B, heads, S, S]
@@ -439,26 +437,29 @@ func attendTrain(q, k, v *Node) *Node {
 		}
 		return dS
 	}
-	gq := IdentityWithCustomGradient(q, func(_, _ *Node) *Node { // dQ = dS·K
+	qs = IdentityWithCustomGradient(q, func(_, _ *Node) *Node { // dQ = dS·K
 		return DotGeneral(scoresGrad(), []int{3}, batch, ks, []int{2}, batch)
 	})
-	gk := IdentityWithCustomGradient(k, func(_, _ *Node) *Node { // dK = (Qᵀ·dS)ᵀ
-		return T(DotGeneral(T(qs), []int{3}, batch, scoresGrad(), []int{2}, batch))
+	// dK = dSᵀ·Q and dV = Pᵀ·dO: transpose the [S, S] matrices when that moves less data than
+	// transposing the [S, hd] operand and the result (S < 2·hd: short windows, e.g. the small
+	// DiT's S = hd = 64).
+	scoresFirst := S < 2*hd
+	ks = IdentityWithCustomGradient(k, func(_, _ *Node) *Node {
+		if scoresFirst { // dK = dSᵀ·Q
+			return DotGeneral(T(scoresGrad()), []int{3}, batch, qs, []int{2}, batch)
+		}
+		return T(DotGeneral(T(qs), []int{3}, batch, scoresGrad(), []int{2}, batch)) // (Qᵀ·dS)ᵀ
 	})
-	gv := IdentityWithCustomGradient(v, func(_, _ *Node) *Node { // dV = (dOᵀ·P)ᵀ
-		return T(DotGeneral(T(dO), []int{3}, batch, p, []int{2}, batch))
+	vs = IdentityWithCustomGradient(v, func(_, _ *Node) *Node {
+		if scoresFirst { // dV = Pᵀ·dO
+			return DotGeneral(T(p), []int{3}, batch, dO, []int{2}, batch)
+		}
+		return T(DotGeneral(T(dO), []int{3}, batch, p, []int{2}, batch)) // (dOᵀ·P)ᵀ
 	})
+	var out *Node
+	out, p = attention.Core(qs, ks, vs, attention.LayoutBHSD, attention.CoreOptions{DisableFusion: true}) // p [B, heads, S, S]
 	out.AssertDims(B, H, S, hd)
-	out = Add(out, Add(Add(zeroOf(gq), zeroOf(gk)), zeroOf(gv)))
 	return IdentityWithCustomGradient(out, func(_, v *Node) *Node { dO = v; return v })
-}
-
-// zeroOf is the scalar 0 computed from x as Σx − Σx, with the second sum's gradient stopped: added
-// to a layer's output, it makes x an input of the output (so the gradient reaches x's custom
-// gradient) at the cost of one sum over x.
-func zeroOf(x *Node) *Node {
-	s := ReduceAllSum(x)
-	return Sub(s, StopGradient(s))
 }
 
 // transposeLast2 swaps the last two axes of x [B, H, R, C] → [B, H, C, R]. The Go backend's

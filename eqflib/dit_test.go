@@ -1,6 +1,7 @@
 package eqflib
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -238,7 +239,16 @@ func TestDiTGradientCheck(t *testing.T) {
 // of the plain graph, differentiated by GoMLX (float64, to rounding); both of denseTrain's
 // weight-gradient forms (widening and narrowing layers) must be present in the config.
 func TestDiTTrainingLayoutGradients(t *testing.T) {
-	cfg := DiTConfig{Channels: 2, Height: 8, Width: 8, Patch: 4, Hidden: 8, Depth: 2, Heads: 2, MLPRatio: 2, CondDim: 2, LevelFreqs: 4}
+	// S = 8 tokens; 2 heads of 4 take attendTrain's (Qᵀ·dS)ᵀ form (S ≥ 2·hd), 1 head of 8 its
+	// dSᵀ·Q form.
+	for _, heads := range []int{2, 1} {
+		t.Run(fmt.Sprintf("heads=%d", heads), func(t *testing.T) {
+			testDiTTrainingLayoutGradients(t, DiTConfig{Channels: 2, Height: 8, Width: 8, Patch: 4, Hidden: 8, Depth: 2, Heads: heads, MLPRatio: 2, CondDim: 2, LevelFreqs: 4})
+		})
+	}
+}
+
+func testDiTTrainingLayoutGradients(t *testing.T, cfg DiTConfig) {
 	if int(cfg.MLPRatio*float64(cfg.Hidden)) <= cfg.Hidden {
 		t.Fatal("the MLP's output layer must narrow for this test")
 	}
