@@ -215,6 +215,39 @@ func (m *Maze) Render(seed uint64, frames, h, w int, pixels, cond []float64) err
 	if err := checkBuffers(m, frames, h, w, pixels, cond); err != nil {
 		return err
 	}
+	_, err := m.render(seed, frames, h, w, pixels, cond, nil)
+	return err
+}
+
+// RenderActions renders the maze of this seed from the same start (the seed's warm-up walk
+// included) as Render, but frame t takes actions[t] (ActionForward, ActionLeft or ActionRight)
+// instead of the policy's choice; a forward move into a wall leaves the camera in place. Given
+// the actions of another seed's clip, it shows what a perfect world model that draws its own
+// maze would show for them: the reference for action agreement when a rollout's maze differs
+// from the clip's. pixels is [len(actions), 3, h, w]; blocked counts the forward actions that
+// met a wall (the corridor policy never walks into one).
+func (m *Maze) RenderActions(seed uint64, actions []int, h, w int, pixels []float64) (blocked int, err error) {
+	if err := m.validate(); err != nil {
+		return 0, err
+	}
+	for t, a := range actions {
+		if a < ActionForward || a > ActionRight {
+			return 0, fmt.Errorf("data: actions[%d] = %d out of range: must be in [%d, %d] (forward, left, right)", t, a, ActionForward, ActionRight)
+		}
+	}
+	if len(actions) < 1 {
+		return 0, fmt.Errorf("data: len(actions) = 0 out of range: must be ≥ 1")
+	}
+	cond := make([]float64, len(actions)*3)
+	if err := checkBuffers(m, len(actions), h, w, pixels, cond); err != nil {
+		return 0, err
+	}
+	return m.render(seed, len(actions), h, w, pixels, cond, actions)
+}
+
+// render draws frames of the maze of seed: the policy's actions, or from frame 0 on the given
+// ones when actions is not nil.
+func (m *Maze) render(seed uint64, frames, h, w int, pixels, cond []float64, actions []int) (blocked int, err error) {
 	rng := newRNG(seed)
 	g := m.generate(rng)
 	// Start in a random corridor cell facing one of its open directions (the random policy
@@ -239,9 +272,15 @@ func (m *Maze) Render(seed uint64, frames, h, w int, pixels, cond []float64) err
 	}
 	for t := -warm; t < frames; t++ {
 		var act int
-		if m.cfg.Policy == "corridor" {
+		switch {
+		case actions != nil && t >= 0:
+			act = actions[t]
+			if act == ActionForward && m.blocked(g, a) {
+				blocked++
+			}
+		case m.cfg.Policy == "corridor":
 			act, plan = m.corridorPolicy(rng, g, a, plan)
-		} else {
+		default:
 			act = m.policy(rng, g, a, prev)
 		}
 		a = m.act(g, a, act)
@@ -258,7 +297,7 @@ func (m *Maze) Render(seed uint64, frames, h, w int, pixels, cond []float64) err
 		cond[t*3+act] = 1
 		m.draw(g, a, h, w, pixels[t*3*h*w:(t+1)*3*h*w])
 	}
-	return nil
+	return blocked, nil
 }
 
 // corridorPolicy: follow the plan of turns if there is one; between block centres go forward;

@@ -309,3 +309,59 @@ func BenchmarkMazeClip(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "clips/s")
 }
+
+// RenderActions with a clip's own actions redraws that clip exactly; with another seed's actions
+// it draws a different maze, where some forward moves meet walls (the corridor policy's never
+// do); bad actions are rejected by name.
+func TestMazeRenderActions(t *testing.T) {
+	const h, w, T = 16, 16, 40
+	m := NewMaze(DefaultMazeConfig())
+	totalBlocked := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		c, err := RenderClip(m, seed, T, h, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acts := make([]int, T)
+		for f := range acts {
+			acts[f] = argmax(c.Cond[f*3 : f*3+3])
+		}
+		px := make([]float64, T*3*h*w)
+		blocked, err := m.RenderActions(seed, acts, h, w, px)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if blocked != 0 {
+			t.Errorf("seed %d: its own actions meet a wall %d times", seed, blocked)
+		}
+		for i := range px {
+			if px[i] != c.Pixels[i] {
+				t.Fatalf("seed %d: its own actions redraw a different clip (pixel %d: %g, want %g)", seed, i, px[i], c.Pixels[i])
+			}
+		}
+		b, err := m.RenderActions(seed+1000, acts, h, w, px)
+		if err != nil {
+			t.Fatal(err)
+		}
+		totalBlocked += b
+		same := true
+		for i := range px {
+			if px[i] != c.Pixels[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			t.Errorf("seed %d's actions in maze %d redraw the same clip", seed, seed+1000)
+		}
+	}
+	if totalBlocked == 0 {
+		t.Error("another clip's actions never met a wall in 10 mazes: the replay does not follow the actions")
+	}
+	if _, err := m.RenderActions(1, []int{0, 3}, h, w, make([]float64, 2*3*h*w)); err == nil || !strings.Contains(err.Error(), "actions[1]") {
+		t.Errorf("action 3: got %v, want an error naming actions[1]", err)
+	}
+	if _, err := m.RenderActions(1, []int{0}, h, w, make([]float64, 5)); err == nil || !strings.Contains(err.Error(), "pixels") {
+		t.Errorf("short pixels: got %v, want an error naming pixels", err)
+	}
+}
