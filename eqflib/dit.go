@@ -246,24 +246,38 @@ func sinusoidal(v *Node, dim int, maxPeriod float64) *Node {
 }
 
 // positions returns the fixed spatiotemporal position embedding [N, T, D] (token-major): half
-// of D encodes the frame index, a quarter each the patch row and column.
+// of D encodes the frame index, a quarter each the patch row and column, each as sinusoidal's
+// cosines then sines. It is computed on the host in float64 and enters the graph as a constant
+// of x's dtype, so that a step does not recompute it (on the Go backend a graph computes its
+// sines, cosines and concatenations again at every execution).
 func (c DiTConfig) positions(g *Graph, frames int, dtypeOf *Node) *Node {
 	hp, wp, d := c.Height/c.Patch, c.Width/c.Patch, c.Hidden
 	n := hp * wp
-	tIdx := make([]float64, frames)
-	for i := range tIdx {
-		tIdx[i] = float64(i)
+	// embed writes sinusoidal's features of value (cosines, then sines) into dst.
+	embed := func(dst []float64, value float64, maxPeriod float64) {
+		half := len(dst) / 2
+		for i := 0; i < half; i++ {
+			a := value * math.Exp(-math.Log(maxPeriod)*float64(i)/float64(half))
+			dst[i], dst[half+i] = math.Cos(a), math.Sin(a)
+		}
 	}
-	rows, cols := make([]float64, n), make([]float64, n)
-	for i := 0; i < n; i++ {
-		rows[i], cols[i] = float64(i/wp), float64(i%wp)
+	te, se := make([]float64, frames*d/2), make([]float64, n*d/2)
+	for t := 0; t < frames; t++ {
+		embed(te[t*d/2:][:d/2], float64(t), 10000) // the frame index
 	}
-	cv := func(v []float64) *Node { return ConvertDType(Const(g, v), dtypeOf.DType()) }
-	te := sinusoidal(cv(tIdx), d/2, 10000)                                                         // [T, D/2]
-	se := Concatenate([]*Node{sinusoidal(cv(rows), d/4, 100), sinusoidal(cv(cols), d/4, 100)}, -1) // [N, D/2]
-	te = BroadcastToDims(InsertAxes(te, 0), n, frames, d/2)                                        // [N, T, D/2]
-	se = BroadcastToDims(InsertAxes(se, 1), n, frames, d/2)                                        // [N, T, D/2]
-	return Concatenate([]*Node{te, se}, -1)                                                        // [N, T, D]
+	for tok := 0; tok < n; tok++ {
+		embed(se[tok*d/2:][:d/4], float64(tok/wp), 100)     // the patch row
+		embed(se[tok*d/2+d/4:][:d/4], float64(tok%wp), 100) // the patch column
+	}
+	v := make([]float64, n*frames*d)
+	for tok := 0; tok < n; tok++ {
+		for t := 0; t < frames; t++ {
+			e := v[(tok*frames+t)*d:][:d]
+			copy(e[:d/2], te[t*d/2:][:d/2])
+			copy(e[d/2:], se[tok*d/2:][:d/2])
+		}
+	}
+	return Const(g, toTensorAs(dtypeOf.DType(), v, n, frames, d))
 }
 
 // Forward runs the backbone: x [B, T, C, H, W], level [B, T], cond [B, T, CondDim] (nil when
@@ -393,8 +407,8 @@ const DefaultAttentionBlockBytes = 256 << 20
 // (heads first: on the Go backend the decomposed products then need no transposes inside,
 // 20–40 % faster than [B, S, heads, hd] in README "Measurements"). On XLA it is GoMLX's
 // attention.Core (fused where the backend can). On the pure-Go backend its fused attention
-// (compute v0.1.14) is a generic scalar loop, so attend uses the decomposed form, whose two
-// products run on the SIMD matmul kernels, and splits the queries into blocks so that no
+// (compute v0.1.14) is a generic scalar loop, so attend uses the decomposed form
+// (attendDecomposed), whose two products run on the SIMD matmul kernels, and splits the queries into blocks so that no
 // block's scores [B, heads, rows, S] exceed DefaultAttentionBlockBytes (the paper preset's
 // 12,800-token window would need 7.8 GB of scores per layer at once).
 func attend(q, k, v *Node) *Node {
@@ -406,10 +420,11 @@ func attend(q, k, v *Node) *Node {
 }
 
 // attendTrain is attend for a graph that is differentiated, with its own backward pass on the
-// Go backend. The forward is attend's (bit for bit); GoMLX's automatic backward of the two
-// products computes dV = Pᵀ·dO and dK = dSᵀ·Q, whose left operands contract a non-last axis,
-// so the backend first transposes the [B, heads, S, S] matrices P and dS through its generic
-// (element by element) iterator. attendTrain computes instead
+// Go backend. The forward is attention.Core's decomposed form, attend's up to float32 rounding
+// (bit for bit when 1/√hd is a power of two, as in every preset but "tiny"); GoMLX's automatic
+// backward of the two products computes dV = Pᵀ·dO and dK = dSᵀ·Q, whose left operands contract
+// a non-last axis, so the backend first transposes the [B, heads, S, S] matrices P and dS
+// through its generic (element by element) iterator. attendTrain computes instead
 //
 //	dP = dO·Vᵀ, dS = P ⊙ (dP − rowsum(dP ⊙ P)) / √hd, dQ = dS·K,
 //	dKᵀ = Qᵀ·dS, dVᵀ = dOᵀ·P,
@@ -462,6 +477,17 @@ func attendTrain(q, k, v *Node) *Node {
 	return IdentityWithCustomGradient(out, func(_, v *Node) *Node { dO = v; return v })
 }
 
+// attendDecomposed is softmax(q·kᵀ/√hd)·v as two products and a softmax, q [B, heads, R, hd],
+// k, v [B, heads, S, hd] → [B, heads, R, hd]. It scales q (R·hd values) rather than the scores
+// (R·S values, as attention.Core does): the same numbers when 1/√hd is a power of two (hd = 4,
+// 16, 64, 256, …), otherwise equal to float32 rounding.
+func attendDecomposed(q, k, v *Node) *Node {
+	hd := q.Shape().Dimensions[3]
+	batch := []int{0, 1}
+	scores := DotGeneral(MulScalar(q, 1/math.Sqrt(float64(hd))), []int{3}, batch, k, []int{3}, batch) // [B, heads, R, S]
+	return DotGeneral(Softmax(scores, -1), []int{3}, batch, v, []int{2}, batch)                       // [B, heads, R, hd]
+}
+
 // transposeLast2 swaps the last two axes of x [B, H, R, C] → [B, H, C, R]. The Go backend's
 // fast transposes (compute v0.1.14) cover rank-2 transposes and permutations that keep the last
 // axis; this one it would run through its generic iterator, element by element. As a rank-2
@@ -487,8 +513,7 @@ func attendBlocks(q, k, v *Node, maxBytes int) *Node {
 		if rows < S {
 			qb = Slice(q, AxisRange(), AxisRange(), AxisRange(s0, min(s0+rows, S))) // [B, heads, rows, hd]
 		}
-		out, _ := attention.Core(qb, k, v, attention.LayoutBHSD, attention.CoreOptions{DisableFusion: true})
-		blocks = append(blocks, out)
+		blocks = append(blocks, attendDecomposed(qb, k, v))
 	}
 	if len(blocks) == 1 {
 		return blocks[0]

@@ -323,3 +323,50 @@ func TestAttentionBlocks(t *testing.T) {
 		}
 	}
 }
+
+// positionsReference builds the position embedding in the graph from sinusoidal (the level
+// embedding's features): positions' host computation must equal it.
+func positionsReference(c DiTConfig, g *graph.Graph, frames int, dtypeOf *graph.Node) *graph.Node {
+	hp, wp, d := c.Height/c.Patch, c.Width/c.Patch, c.Hidden
+	n := hp * wp
+	tIdx := make([]float64, frames)
+	for i := range tIdx {
+		tIdx[i] = float64(i)
+	}
+	rows, cols := make([]float64, n), make([]float64, n)
+	for i := 0; i < n; i++ {
+		rows[i], cols[i] = float64(i/wp), float64(i%wp)
+	}
+	cv := func(v []float64) *graph.Node { return graph.ConvertDType(graph.Const(g, v), dtypeOf.DType()) }
+	te := sinusoidal(cv(tIdx), d/2, 10000)
+	se := graph.Concatenate([]*graph.Node{sinusoidal(cv(rows), d/4, 100), sinusoidal(cv(cols), d/4, 100)}, -1)
+	te = graph.BroadcastToDims(graph.InsertAxes(te, 0), n, frames, d/2)
+	se = graph.BroadcastToDims(graph.InsertAxes(se, 1), n, frames, d/2)
+	return graph.Concatenate([]*graph.Node{te, se}, -1)
+}
+
+// TestDiTPositions: the host-computed position embedding equals sinusoidal's graph features of
+// the frame index, patch row and column: exactly in float64, to float32 rounding in float32.
+func TestDiTPositions(t *testing.T) {
+	backend, err := Backend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"tiny", "small", "medium", "paper"} {
+		c := DiTPresets[name]
+		for _, dt := range []dtypes.DType{dtypes.Float64, dtypes.Float32} {
+			out := graph.MustExecOnce(backend, func(x *graph.Node) *graph.Node {
+				x = graph.ConvertDType(x, dt)
+				diff := graph.Sub(c.positions(x.Graph(), 5, x), positionsReference(c, x.Graph(), 5, x))
+				return graph.ConvertDType(graph.ReduceAllMax(graph.Abs(diff)), dtypes.Float64)
+			}, []float64{1})
+			got, tol := out.Value().(float64), 0.0
+			if dt == dtypes.Float32 {
+				tol = 1e-6 // float32 rounding of the graph's arguments (up to 63 rad)
+			}
+			if got > tol {
+				t.Errorf("%s, %s: positions differ from sinusoidal's features by %g (tolerance %g)", name, dt, got, tol)
+			}
+		}
+	}
+}
