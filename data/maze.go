@@ -50,6 +50,10 @@ type MazeConfig struct {
 	// without being drawn, so that clips start anywhere along a walk (mid-corridor, mid-turn)
 	// rather than always at a cell centre facing an open direction.
 	WarmUp int
+	// WallHeight: walls are this many blocks high, the camera at half their height (0 means 1:
+	// the first zoo's world, where a wall in front fills the view). Lower walls keep a band of
+	// sky and floor in every frame, so that a turn or a step shows even when facing a wall.
+	WallHeight float64 `json:",omitempty"`
 }
 
 // DefaultMazeConfig is the world used by the demo, the model zoo and the tests: the corridor
@@ -103,6 +107,8 @@ func (m *Maze) validate() error {
 		return fmt.Errorf("data: MazeConfig.CameraBack = %g out of range: must be in [0, 0.5)", c.CameraBack)
 	case !(c.Glance >= 0 && c.Glance < 1):
 		return fmt.Errorf("data: MazeConfig.Glance = %g out of range: must be in [0, 1)", c.Glance)
+	case c.WallHeight != 0 && !(c.WallHeight >= 0.1 && c.WallHeight <= 4):
+		return fmt.Errorf("data: MazeConfig.WallHeight = %g out of range: must be 0 (one block) or in [0.1, 4]", c.WallHeight)
 	case !(c.Fog >= 0 && c.Fog <= 10):
 		return fmt.Errorf("data: MazeConfig.Fog = %g out of range: must be in [0, 10]", c.Fog)
 	}
@@ -431,6 +437,10 @@ func (m *Maze) draw(g *grid, a agent, h, w int, px []float64) {
 	a.x -= dirX * m.cfg.CameraBack
 	a.y -= dirY * m.cfg.CameraBack
 	plX, plY := -dirY*plane, dirX*plane
+	wallH := m.cfg.WallHeight
+	if wallH == 0 {
+		wallH = 1
+	}
 	hw := h * w
 	for col := 0; col < w; col++ {
 		camX := 2*(float64(col)+0.5)/float64(w) - 1
@@ -470,7 +480,7 @@ func (m *Maze) draw(g *grid, a agent, h, w int, px []float64) {
 			wallX = a.x + dist*rx
 		}
 		wallX -= math.Floor(wallX)
-		lineH := float64(h) / dist
+		lineH := wallH * float64(h) / dist
 		top := (float64(h) - lineH) / 2
 		base := wallPalette[(int(wall)-1)%len(wallPalette)]
 		shade := 1.0
@@ -488,7 +498,7 @@ func (m *Maze) draw(g *grid, a agent, h, w int, px []float64) {
 				px[i], px[hw+i], px[2*hw+i] = 0.35+0.5*f, 0.55+0.35*f, 0.95
 			case y > top+lineH: // floor: checkered blocks (motion cue), lighter towards the viewer
 				f := (y - float64(h)/2) / (float64(h) / 2)
-				rowDist := (float64(h) / 2) / (y - float64(h)/2) // camera height h/2 over the ground
+				rowDist := wallH * (float64(h) / 2) / (y - float64(h)/2) // the camera at half the walls' height
 				check := 1.0
 				if (int(a.x+rowDist*rx)+int(a.y+rowDist*ry))%2 == 0 {
 					check = 0.8

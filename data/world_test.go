@@ -365,3 +365,52 @@ func TestMazeRenderActions(t *testing.T) {
 		t.Errorf("short pixels: got %v, want an error naming pixels", err)
 	}
 }
+
+// With walls lower than a block (WallHeight 0.6) every frame of the corridor policy keeps sky
+// along its top row and floor along its bottom row, where one-block walls fill whole columns
+// when the agent faces a wall; bad heights are rejected by name.
+func TestMazeWallHeight(t *testing.T) {
+	const S, T = 32, 60
+	top, bottom := float64(0.5)/(S/2), float64(S-0.5-S/2)/(S/2)
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	// frames in which some column of the top row is not sky or of the bottom row not floor
+	covered := func(cfg MazeConfig) (n int) {
+		for seed := uint64(0); seed < 10; seed++ {
+			c, err := RenderClip(NewMaze(cfg), seed, T, S, S)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for f := 0; f < T; f++ {
+				px, hw := c.Frame(f), S*S
+				hidden := false
+				for col := 0; col < S; col++ {
+					i, j := col, (S-1)*S+col
+					sky := near(px[i], 0.35+0.5*top) && near(px[hw+i], 0.55+0.35*top) && near(px[2*hw+i], 0.95)
+					floor := false
+					for _, check := range []float64{1, 0.8} {
+						floor = floor || near(px[j], (0.25+0.3*bottom)*check) && near(px[hw+j], (0.22+0.25*bottom)*check) &&
+							near(px[2*hw+j], (0.18+0.2*bottom)*check)
+					}
+					hidden = hidden || !sky || !floor
+				}
+				if hidden {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	cfg := DefaultMazeConfig()
+	one := covered(cfg)
+	cfg.WallHeight = 0.6
+	low := covered(cfg)
+	t.Logf("frames (of %d) where a wall reaches the top or bottom row: %d with one-block walls, %d at WallHeight 0.6", 10*T, one, low)
+	if low != 0 || one < 10 {
+		t.Errorf("walls reach the top or bottom row in %d frames at WallHeight 0.6 (want 0) and %d with one-block walls (want ≥ 10)", low, one)
+	}
+	for _, h := range []float64{-1, 0.05, 5, math.NaN()} {
+		cfg.WallHeight = h
+		_, err := RenderClip(NewMaze(cfg), 1, 2, 8, 8)
+		wantErr(t, err, "MazeConfig.WallHeight")
+	}
+}
