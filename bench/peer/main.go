@@ -59,7 +59,7 @@ func rows() []row {
 		// Steps per process: at least ~0.5 s timed where a step is short (this machine's speed
 		// jitters over fractions of a second); both sides run the same count.
 		train("tiny", 60), train("small", 10), train("medium", 3),
-		sample("tiny", 400), sample("small", 80), sample("medium", 20), sample("paper", 2),
+		sample("tiny", 400), sample("small", 80), sample("medium", 60), sample("paper", 2),
 		{name: "RolloutStep small", bench: "^BenchmarkRolloutStep$", peer: "rollout/small", steps: 50,
 			flops: p["small"].FLOPs(8), comment: "closed-loop NAG + h_ω, 8 frames"},
 	}
