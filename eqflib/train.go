@@ -64,6 +64,9 @@ type TrainConfig struct {
 	// MaxContext > 0 selects the random-length-context noise strategy (Droid) with context
 	// lengths up to MaxContext; 0 draws levels independently per frame.
 	MaxContext int
+	// CondDropout is the probability that a training window's conditions are all replaced by
+	// zeros, the null condition that classifier-free guidance (Guide) contrasts with; 0 never.
+	CondDropout float64
 	// Devices selects data-parallel training (XLA backend only; see dataparallel.go): 0 (the
 	// default) trains on the backend's first device; n ≥ 1 splits every batch evenly over the
 	// first n devices with the weights replicated (GoMLX AutoSharding inserts the gradient
@@ -99,6 +102,8 @@ func (c TrainConfig) Validate() error {
 		return paramErr("TrainConfig.ClipNorm", c.ClipNorm, "≥ 0 (0 disables clipping)")
 	case !(c.EMADecay >= 0 && c.EMADecay < 1):
 		return paramErr("TrainConfig.EMADecay", c.EMADecay, "in [0, 1)")
+	case !(c.CondDropout >= 0 && c.CondDropout < 1):
+		return paramErr("TrainConfig.CondDropout", c.CondDropout, "in [0, 1)")
 	case c.MaxContext < 0:
 		return paramErr("TrainConfig.MaxContext", c.MaxContext, "≥ 0")
 	case c.CosineSteps != 0 && c.CosineSteps <= c.Warmup:
@@ -318,8 +323,9 @@ func (t *Trainer) evalGraph(ema bool) func(scope *model.Scope, x, eps, level, ma
 	}
 }
 
-// batch draws the next training (or validation) batch from the trainer's stream.
-func (t *Trainer) batch(ds Dataset, rng *rand.Rand) (x, eps *Window, level, mask, cond []float64, err error) {
+// batch draws the next training (or validation) batch from the trainer's stream; a training
+// batch (train) drops each window's conditions with probability CondDropout.
+func (t *Trainer) batch(ds Dataset, rng *rand.Rand, train bool) (x, eps *Window, level, mask, cond []float64, err error) {
 	idx := make([]int, t.Config.Batch)
 	for i := range idx {
 		idx[i] = rng.IntN(ds.Len())
@@ -328,6 +334,14 @@ func (t *Trainer) batch(ds Dataset, rng *rand.Rand) (x, eps *Window, level, mask
 		return
 	}
 	B, T := x.Shape[0], x.Shape[1]
+	if p := t.Config.CondDropout; train && p > 0 && len(cond) > 0 {
+		n := len(cond) / B
+		for b := 0; b < B; b++ {
+			if rng.Float64() < p {
+				clear(cond[b*n : (b+1)*n])
+			}
+		}
+	}
 	if t.Config.MaxContext > 0 && t.Config.Objective.Kind != Diffusion {
 		level, mask, err = SampleSigmaContext(rng, B, T, t.Config.MaxContext)
 	} else {
@@ -375,7 +389,7 @@ func finalizeAll(ts []*tensors.Tensor) {
 // loss.
 func (t *Trainer) TrainStep() (loss float64, err error) {
 	defer catch(&err)
-	x, eps, level, mask, cond, err := t.batch(t.Train, t.rng)
+	x, eps, level, mask, cond, err := t.batch(t.Train, t.rng, true)
 	if err != nil {
 		return 0, err
 	}
@@ -448,7 +462,7 @@ func (t *Trainer) ValLoss(batches int, useEMA bool) (loss float64, err error) {
 		exec = t.evalExec[1]
 	}
 	for b := 0; b < batches; b++ {
-		x, eps, level, mask, cond, err := t.batch(ds, rng)
+		x, eps, level, mask, cond, err := t.batch(ds, rng, false)
 		if err != nil {
 			return 0, err
 		}

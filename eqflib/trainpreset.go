@@ -27,6 +27,9 @@ type TrainPreset struct {
 	// MaxContext > 0 trains with the random-length-context noise strategy; 0 draws every
 	// frame's level independently (Diffusion Forcing), as the paper's Minecraft models do.
 	MaxContext int `json:"max_context"`
+	// CondDropout trains with the conditions of a window dropped (zeroed) with this probability,
+	// so that the model can be sampled with classifier-free guidance (Guide).
+	CondDropout float64 `json:"cond_dropout,omitempty"`
 	// Readout trains h_ω on the frozen backbone, GPhi the framewise predictor g_φ, ActionNet the
 	// maze action net whose features are "maze-I3D".
 	Readout   ProbeConfig `json:"readout"`
@@ -78,7 +81,8 @@ func TrainPresetByName(name string) (TrainPreset, error) {
 func (p TrainPreset) Config(obj Objective, steps int) TrainConfig {
 	tc := TrainConfig{Objective: obj, Batch: p.Batch, LR: p.LR, Warmup: p.Warmup, MinLR: p.MinLR,
 		EMAWarmup: p.EMAWarmup, Beta1: DefaultBeta1, Beta2: DefaultBeta2, Eps: DefaultAdamEps,
-		WeightDecay: p.WeightDecay, ClipNorm: p.ClipNorm, EMADecay: p.EMADecay, MaxContext: p.MaxContext}
+		WeightDecay: p.WeightDecay, ClipNorm: p.ClipNorm, EMADecay: p.EMADecay, MaxContext: p.MaxContext,
+		CondDropout: p.CondDropout}
 	if p.Cosine && steps > p.Warmup {
 		tc.CosineSteps = steps
 	}

@@ -80,6 +80,7 @@ func init() {
 		"FrechetDistance":             reflect.ValueOf(eqflib.FrechetDistance),
 		"FrechetFeatures":             reflect.ValueOf(eqflib.FrechetFeatures),
 		"GD":                          reflect.ValueOf(&eqflib.GD).Elem(),
+		"Guide":                       reflect.ValueOf(eqflib.Guide),
 		"IdentityWarp":                reflect.ValueOf(eqflib.IdentityWarp),
 		"Inpaint":                     reflect.ValueOf(eqflib.Inpaint),
 		"InpaintEnds":                 reflect.ValueOf(eqflib.InpaintEnds),

@@ -23,6 +23,9 @@ type EvalConfig struct {
 	Sampler *eqflib.FrameSampler `json:"-"`
 	// Name labels the sampler in the results [the sampler's name].
 	Name string `json:"-"`
+	// Guidance > 0 samples with classifier-free guidance of this weight on the actions
+	// (eqflib.Guide: two network evaluations per step) [0: none].
+	Guidance float64 `json:"guidance,omitempty"`
 }
 
 func (c EvalConfig) withDefaults() EvalConfig {
@@ -137,12 +140,20 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 	const d = CondDim
 	timeline := cl.Timeline(H, c.Stride)
 	geom := eqflib.RollConfig{Context: C, Horizon: H, Stride: c.Stride, Depth: c.Depth}
+	var f eqflib.Field = m.DiT
+	evals := 1.0 // network evaluations per sampler step
+	if c.Guidance > 0 {
+		if f, err = eqflib.Guide(m.DiT, c.Guidance); err != nil {
+			return nil, err
+		}
+		name, evals = fmt.Sprintf("%s, guidance %g", name, c.Guidance), 2
+	}
 	start := time.Now()
-	res, err := eqflib.Roll(m.DiT, ctx, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Frames: R, Conditions: timeline, CondDim: d, Seed: c.Seed})
+	res, err := eqflib.Roll(f, ctx, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Frames: R, Conditions: timeline, CondDim: d, Seed: c.Seed})
 	if err != nil {
 		return nil, err
 	}
-	q := &Quality{Model: m.Spec.Name, Sampler: name, NFEPerFrame: res.NFEPerFrame(), Rollout: res.Frames, Truth: truth}
+	q := &Quality{Model: m.Spec.Name, Sampler: name, NFEPerFrame: evals * res.NFEPerFrame(), Rollout: res.Frames, Truth: truth}
 
 	// Action agreement over every generated transition, the first one from the last context frame.
 	gen, tcond := cl.Transitions(res.Frames)
@@ -169,7 +180,7 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 	}
 	nc := geom
 	nc.Stride = H // one chunk: the whole horizon at once, each frame in Depth steps
-	if q.NextChunk, err = eqflib.NextChunkError(m.DiT, first, fcond, eqflib.RollOptions{RollConfig: nc, Sampler: fs, CondDim: d, Seed: c.Seed + 1}, 4); err != nil {
+	if q.NextChunk, err = eqflib.NextChunkError(f, first, fcond, eqflib.RollOptions{RollConfig: nc, Sampler: fs, CondDim: d, Seed: c.Seed + 1}, 4); err != nil {
 		return nil, err
 	}
 

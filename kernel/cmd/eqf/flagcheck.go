@@ -39,6 +39,10 @@ func momentumFlag(flag string, v float64) flagRule {
 	return flagRule{flag, v >= 0 && v < 1, v, "in [0, 1) (NAG momentum μ)"}
 }
 
+func guidanceFlag(flag string, v float64) flagRule {
+	return flagRule{flag, v >= 0 && v <= 100, v, "in [0, 100] (classifier-free guidance weight; 0: none)"}
+}
+
 func positiveFlag(flag string, v float64) flagRule {
 	return flagRule{flag, v > 0 && !math.IsInf(v, 0), v, "> 0 and finite"}
 }

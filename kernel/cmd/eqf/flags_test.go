@@ -66,6 +66,7 @@ func TestBadFlags(t *testing.T) {
 		"sample -context":        {"-ckpt", ckpt, "-context", "4"},
 		"sample -frames":         {"-ckpt", ckpt, "-frames", "0"},
 		"sample -momentum":       {"-ckpt", ckpt, "-momentum", "1"},
+		"sample -guidance":       {"-ckpt", ckpt, "-guidance", "-1"},
 		"sample -out":            {"-ckpt", ckpt, "-out", under},
 		"sample -sampler":        {"-ckpt", ckpt, "-sampler", "heun"},
 		"sample -seed":           {"-seed", "x"},
@@ -152,7 +153,7 @@ func TestBadFlags(t *testing.T) {
 func TestBadSettings(t *testing.T) {
 	bad := map[string][]string{
 		"lr": {"-1", "NaN"}, "warmup": {"-1", "2.5"}, "batch": {"0"}, "ema": {"1.5"}, "wd": {"-1"}, "clip": {"-1"},
-		"max_context": {"-1"}, "devices": {"-2"}, "hidden": {"0"}, "depth": {"0"}, "heads": {"0", "5"}, "patch": {"0", "5"},
+		"max_context": {"-1"}, "cond_dropout": {"1", "-0.1"}, "devices": {"-2"}, "hidden": {"0"}, "depth": {"0"}, "heads": {"0", "5"}, "patch": {"0", "5"},
 		"mlp_ratio": {"0"},
 	}
 	for _, k := range trainSettable {

@@ -14,7 +14,7 @@ import (
 type sampleArgs struct {
 	ckpt, world, sampler, warp, out string
 	frames, context, window, steps  int
-	momentum                        float64
+	momentum, guidance              float64
 	closed                          bool
 	seed                            uint64
 	explicit                        map[string]bool // flags given on the command line
@@ -41,6 +41,7 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 	fs.IntVar(&a.steps, "steps", a.steps, "sampler steps per frame (D)")
 	fs.Float64Var(&a.momentum, "momentum", a.momentum, "NAG momentum μ")
 	fs.BoolVar(&a.closed, "closed", a.closed, "closed loop: step sizes from the readout σ̂ (needs h_ω)")
+	fs.Float64Var(&a.guidance, "guidance", a.guidance, "classifier-free guidance weight w on the actions (0: none; a model trained with -set cond_dropout=p)")
 	fs.Uint64Var(&a.seed, "seed", a.seed, "seed of the ground-truth clip and the noise")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -53,7 +54,7 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 // check validates the flags before any work starts.
 func (a *sampleArgs) check() error {
 	if err := checkFlags(between("window", a.window, 2, 1024), between("context", a.context, 1, a.window-1),
-		between("frames", a.frames, 1, 1<<20), between("steps", a.steps, 1, 1<<20), momentumFlag("momentum", a.momentum)); err != nil {
+		between("frames", a.frames, 1, 1<<20), between("steps", a.steps, 1, 1<<20), momentumFlag("momentum", a.momentum), guidanceFlag("guidance", a.guidance)); err != nil {
 		return err
 	}
 	if _, err := data.WorldByName(a.world); err != nil {
@@ -166,7 +167,13 @@ func sample(a *sampleArgs) error {
 		src := min(t, a.frames-1)
 		timeline = append(timeline, cond[src*d:(src+1)*d]...)
 	}
-	res, err := eqflib.Roll(m, ctx, eqflib.RollOptions{RollConfig: eqflib.RollConfig{Context: C, Horizon: H, Stride: 1, Depth: a.steps},
+	var field eqflib.Field = m
+	if a.guidance > 0 {
+		if field, err = eqflib.Guide(m, a.guidance); err != nil {
+			return flagErr("guidance", err)
+		}
+	}
+	res, err := eqflib.Roll(field, ctx, eqflib.RollOptions{RollConfig: eqflib.RollConfig{Context: C, Horizon: H, Stride: 1, Depth: a.steps},
 		Sampler: fs, Frames: R, Conditions: timeline, CondDim: d, Seed: a.seed})
 	if err != nil {
 		return err

@@ -42,7 +42,7 @@ func (s settings) Set(kv string) error {
 }
 
 // trainSettable lists the keys -set accepts for training.
-var trainSettable = []string{"lr", "warmup", "batch", "ema", "wd", "clip", "max_context", "devices", "hidden", "depth", "heads", "patch", "mlp_ratio"}
+var trainSettable = []string{"lr", "warmup", "batch", "ema", "wd", "clip", "max_context", "cond_dropout", "devices", "hidden", "depth", "heads", "patch", "mlp_ratio"}
 
 func applySettings(s settings, tc *eqflib.TrainConfig, dc *eqflib.DiTConfig) error {
 	for k, v := range s {
@@ -71,6 +71,8 @@ func applySettings(s settings, tc *eqflib.TrainConfig, dc *eqflib.DiTConfig) err
 			tc.ClipNorm = f
 		case "max_context":
 			tc.MaxContext = int(f)
+		case "cond_dropout":
+			tc.CondDropout = f
 		case "devices":
 			tc.Devices = int(f)
 		case "hidden":
