@@ -74,6 +74,7 @@ func TestConfigFieldsBadInput(t *testing.T) {
 		"TrainConfig.EMADecay":    {func() error { return train(func(c *TrainConfig) { c.EMADecay = 1 }) }},
 		"TrainConfig.Seed":        {func() error { return anyValue }},
 		"TrainConfig.MaxContext":  {func() error { return train(func(c *TrainConfig) { c.MaxContext = -1 }) }},
+		"TrainConfig.CondDropout": {func() error { return train(func(c *TrainConfig) { c.CondDropout = -0.1 }) }, func() error { return train(func(c *TrainConfig) { c.CondDropout = 1 }) }, func() error { return train(func(c *TrainConfig) { c.CondDropout = nan }) }},
 		"TrainConfig.Devices":     {func() error { return train(func(c *TrainConfig) { c.Devices = -2 }) }},
 
 		"ProbeConfig.Batch":  {func() error { return probe(func(c *ProbeConfig) { c.Batch = 0 }) }},

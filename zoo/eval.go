@@ -125,6 +125,9 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 	if R < c.Chunk || R%c.Stride != 0 {
 		return nil, fmt.Errorf("zoo: EvalConfig.Frames = %d out of range: must be ≥ Chunk = %d and a multiple of Stride = %d", R, c.Chunk, c.Stride)
 	}
+	if !(c.Guidance >= 0 && c.Guidance <= 100) {
+		return nil, fmt.Errorf("zoo: EvalConfig.Guidance = %g out of range: must be in [0, 100] (0: no guidance)", c.Guidance)
+	}
 	fs, name := DefaultSampler(m)
 	if c.Sampler != nil {
 		fs, name = *c.Sampler, c.Sampler.String()

@@ -110,6 +110,18 @@ func TestQuickZoo(t *testing.T) {
 		t.Errorf("evaluation: %d drift chunks (want 3), %.3f NFE/frame (want 2: D = 4 steps per 2-frame chunk), %d transitions (want 60), %d frames",
 			len(q.Drift), q.NFEPerFrame, q.Agreement.Transitions, q.Rollout.Frames())
 	}
+	// With classifier-free guidance: two network evaluations per step, the same rollout geometry.
+	g, err := z.Evaluate(m, net, EvalConfig{Clips: 2, Frames: 30, Depth: 4, Chunk: 10, Guidance: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NFEPerFrame != 2*q.NFEPerFrame || g.Agreement.Transitions != q.Agreement.Transitions || !strings.Contains(g.Sampler, "guidance 2") {
+		t.Errorf("guided evaluation: %.3f NFE/frame (want %.3f), %d transitions (want %d), sampler %q",
+			g.NFEPerFrame, 2*q.NFEPerFrame, g.Agreement.Transitions, q.Agreement.Transitions, g.Sampler)
+	}
+	if _, err := z.Evaluate(m, net, EvalConfig{Clips: 2, Frames: 30, Guidance: -1}); err == nil || !strings.Contains(err.Error(), "EvalConfig.Guidance") {
+		t.Errorf("Guidance −1: error %v, want one naming EvalConfig.Guidance", err)
+	}
 	if _, err := z.LoadGPhi(); err != nil {
 		t.Error(err)
 	}
