@@ -408,9 +408,10 @@ const DefaultAttentionBlockBytes = 256 << 20
 // 20–40 % faster than [B, S, heads, hd] in README "Measurements"). On XLA it is GoMLX's
 // attention.Core (fused where the backend can). On the pure-Go backend its fused attention
 // (compute v0.1.14) is a generic scalar loop, so attend uses the decomposed form
-// (attendDecomposed), whose two products run on the SIMD matmul kernels, and splits the queries into blocks so that no
-// block's scores [B, heads, rows, S] exceed DefaultAttentionBlockBytes (the paper preset's
-// 12,800-token window would need 7.8 GB of scores per layer at once).
+// (attendDecomposed), whose two products run on the SIMD matmul kernels, and splits the
+// queries into blocks so that no block's scores [B, heads, rows, S] exceed
+// DefaultAttentionBlockBytes (the paper preset's 12,800-token window would need 7.8 GB of
+// scores per layer at once).
 func attend(q, k, v *Node) *Node {
 	if !isGoBackend(q.Graph().Backend()) {
 		out, _ := attention.Core(q, k, v, attention.LayoutBHSD, attention.CoreOptions{})

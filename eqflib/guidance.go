@@ -2,6 +2,9 @@ package eqflib
 
 import "fmt"
 
+// MaxGuidance bounds the guidance weight w that Guide accepts.
+const MaxGuidance = 100
+
 // Guide returns classifier-free guidance on a conditioned field's conditions (the maze's
 // actions): the field
 //
@@ -20,8 +23,8 @@ func Guide(f Field, w float64) (Field, error) {
 	if _, ok := f.(Conditioner); !ok {
 		return nil, paramErr("f", f.Info().Name, "a Field with WithConditions (a Conditioner)")
 	}
-	if !(w >= 0 && w <= 100) {
-		return nil, paramErr("w", w, "in [0, 100]")
+	if !(w >= 0 && w <= MaxGuidance) {
+		return nil, paramErr("w", w, fmt.Sprintf("in [0, %d]", MaxGuidance))
 	}
 	return &guided{f: f, w: w}, nil
 }

@@ -64,18 +64,9 @@ func TestGuide(t *testing.T) {
 // Through Roll, guidance evaluates each window under its conditions and under zeros; at w = 1 on
 // a field that ignores its conditions the rollout is f's own, bit for bit.
 func TestGuideRoll(t *testing.T) {
-	_, _, fm, _ := gaussianOracles(t, 2)
-	const B, C, H, S, frames, d = 2, 2, 4, 2, 6, 1
-	L := C + frames + H - S
-	cond := make([]float64, B*L*d)
-	for i := range cond {
-		cond[i] = float64(i + 1)
-	}
+	fm, ctx, opts := slideRoll(t, func(i int) float64 { return float64(i + 1) }) // no zero condition
 	var seen [][]float64
 	f := condField{fm, &seen}
-	ctx, _ := Randn(NewRNG(3), B, C, 2, 1, 1)
-	opts := RollOptions{RollConfig: RollConfig{Context: C, Horizon: H, Stride: S, Depth: 4}, Sampler: FrameSampler{Sampler: Euler},
-		Frames: frames, Conditions: cond, CondDim: d, Seed: 5}
 	plain, err := Roll(f, ctx, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -175,19 +175,31 @@ func (c condField) WithConditions(cond []float64) Field {
 	return c.Field
 }
 
-func TestRollStreamAndConditionsSlide(t *testing.T) {
-	_, _, fm, _ := gaussianOracles(t, 2)
-	const B, C, H, S, frames, d = 2, 2, 4, 2, 6, 1
-	L := C + frames + H - S
-	cond := make([]float64, B*L*d)
-	for i := range cond {
-		cond[i] = float64(i) // timeline index of batch b, frame i: b·L + i
+// The rollout whose conditions slide with its windows (TestRollStreamAndConditionsSlide,
+// TestGuideRoll): B clips of C context frames, horizon H, stride S, one condition per frame
+// along a timeline of L frames per clip.
+const slideB, slideC, slideH, slideS, slideFrames = 2, 2, 4, 2, 6
+const slideL = slideC + slideFrames + slideH - slideS
+
+// slideRoll is that rollout with Euler on the FM oracle and condition cond(i) at timeline
+// index i (batch b, frame t: i = b·L + t).
+func slideRoll(t *testing.T, cond func(i int) float64) (fm *Oracle, ctx *Window, opts RollOptions) {
+	_, _, fm, _ = gaussianOracles(t, 2)
+	c := make([]float64, slideB*slideL)
+	for i := range c {
+		c[i] = cond(i)
 	}
+	ctx, _ = Randn(NewRNG(3), slideB, slideC, 2, 1, 1)
+	opts = RollOptions{RollConfig: RollConfig{Context: slideC, Horizon: slideH, Stride: slideS, Depth: 4},
+		Sampler: FrameSampler{Sampler: Euler}, Frames: slideFrames, Conditions: c, CondDim: 1, Seed: 5}
+	return fm, ctx, opts
+}
+
+func TestRollStreamAndConditionsSlide(t *testing.T) {
+	const B, C, H, S, L, frames = slideB, slideC, slideH, slideS, slideL, slideFrames
+	fm, ctx, opts := slideRoll(t, func(i int) float64 { return float64(i) })
 	var seen [][]float64
 	f := condField{fm, &seen}
-	ctx, _ := Randn(NewRNG(3), B, C, 2, 1, 1)
-	opts := RollOptions{RollConfig: RollConfig{Context: C, Horizon: H, Stride: S, Depth: 4}, Sampler: FrameSampler{Sampler: Euler},
-		Frames: frames, Conditions: cond, CondDim: d, Seed: 5}
 	full, err := Roll(f, ctx, opts)
 	if err != nil {
 		t.Fatal(err)

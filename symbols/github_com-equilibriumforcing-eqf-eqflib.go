@@ -98,6 +98,7 @@ func init() {
 		"LogitSigma":                  reflect.ValueOf(eqflib.LogitSigma),
 		"MaskedMSE":                   reflect.ValueOf(eqflib.MaskedMSE),
 		"MaskedMSEGraph":              reflect.ValueOf(eqflib.MaskedMSEGraph),
+		"MaxGuidance":                 reflect.ValueOf(constant.MakeFromLiteral("100", token.INT, 0)),
 		"MissRates":                   reflect.ValueOf(eqflib.MissRates),
 		"MustBackend":                 reflect.ValueOf(eqflib.MustBackend),
 		"MustNewWindow":               reflect.ValueOf(eqflib.MustNewWindow),

@@ -125,8 +125,14 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 	if R < c.Chunk || R%c.Stride != 0 {
 		return nil, fmt.Errorf("zoo: EvalConfig.Frames = %d out of range: must be ≥ Chunk = %d and a multiple of Stride = %d", R, c.Chunk, c.Stride)
 	}
-	if !(c.Guidance >= 0 && c.Guidance <= 100) {
-		return nil, fmt.Errorf("zoo: EvalConfig.Guidance = %g out of range: must be in [0, 100] (0: no guidance)", c.Guidance)
+	var f eqflib.Field = m.DiT
+	evals := 1.0 // network evaluations per sampler step
+	if c.Guidance != 0 {
+		var err error
+		if f, err = eqflib.Guide(m.DiT, c.Guidance); err != nil {
+			return nil, fmt.Errorf("zoo: EvalConfig.Guidance = %g: %w", c.Guidance, err)
+		}
+		evals = 2
 	}
 	fs, name := DefaultSampler(m)
 	if c.Sampler != nil {
@@ -143,13 +149,8 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 	const d = CondDim
 	timeline := cl.Timeline(H, c.Stride)
 	geom := eqflib.RollConfig{Context: C, Horizon: H, Stride: c.Stride, Depth: c.Depth}
-	var f eqflib.Field = m.DiT
-	evals := 1.0 // network evaluations per sampler step
-	if c.Guidance > 0 {
-		if f, err = eqflib.Guide(m.DiT, c.Guidance); err != nil {
-			return nil, err
-		}
-		name, evals = fmt.Sprintf("%s, guidance %g", name, c.Guidance), 2
+	if c.Guidance != 0 {
+		name = fmt.Sprintf("%s, guidance %g", name, c.Guidance)
 	}
 	start := time.Now()
 	res, err := eqflib.Roll(f, ctx, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Frames: R, Conditions: timeline, CondDim: d, Seed: c.Seed})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
 )
 
 // Every command checks its flags right after parsing, before any work starts, and a bad value is
@@ -40,7 +42,7 @@ func momentumFlag(flag string, v float64) flagRule {
 }
 
 func guidanceFlag(flag string, v float64) flagRule {
-	return flagRule{flag, v >= 0 && v <= 100, v, "in [0, 100] (classifier-free guidance weight; 0: none)"}
+	return flagRule{flag, v >= 0 && v <= eqflib.MaxGuidance, v, fmt.Sprintf("in [0, %d] (classifier-free guidance weight; 0: none)", eqflib.MaxGuidance)}
 }
 
 func positiveFlag(flag string, v float64) flagRule {
