@@ -9,7 +9,9 @@ import (
 // Training presets: the one place where training hyperparameters get their values, beside
 // DiTPresets for the backbone. "paper" is the paper's Minecraft setting (App. D, Table
 // training_details); "cpu" is what trains the small maze models best on two cores (measured by
-// the zoo's recipe sweep, README "Model zoo"); "quick" is for tests and CI. The command line
+// the zoo's recipe sweep, README "Model zoo"); "cpu-guided" is "cpu" with a slower EMA and the
+// actions dropped from a tenth of the windows, so that the models can be sampled with
+// classifier-free guidance (the model zoo's preset); "quick" is for tests and CI. The command line
 // (`eqf train -train cpu`), the Makefile, the demo and the model zoo only pick a name.
 
 // TrainPreset is a named set of training settings; Config turns it into a TrainConfig.
@@ -60,6 +62,10 @@ var TrainPresets = map[string]TrainPreset{
 		ClipNorm: DefaultClipNorm, EMADecay: 0.999, EMAWarmup: true,
 		Readout: ProbeConfig{Batch: 16, LR: 2e-3, Warmup: 50, Proj: DefaultReadoutProj},
 		GPhi:    ProbeConfig{Batch: 8, LR: 3e-3, Warmup: 50}, ActionNet: ProbeConfig{Batch: 16, LR: 3e-3, Warmup: 50}},
+	"cpu-guided": {Batch: 8, LR: 2e-3, Warmup: 100, Cosine: true, MinLR: 0.1, WeightDecay: DefaultWeightDecay,
+		ClipNorm: DefaultClipNorm, EMADecay: 0.9995, EMAWarmup: true, CondDropout: 0.1,
+		Readout: ProbeConfig{Batch: 16, LR: 2e-3, Warmup: 50, Proj: DefaultReadoutProj},
+		GPhi:    ProbeConfig{Batch: 8, LR: 3e-3, Warmup: 50}, ActionNet: ProbeConfig{Batch: 16, LR: 3e-3, Warmup: 50}},
 	"quick": {Batch: 8, LR: 2e-3, Warmup: 20, Cosine: true, MinLR: 0.1, WeightDecay: DefaultWeightDecay,
 		ClipNorm: DefaultClipNorm, EMADecay: 0.99, EMAWarmup: true,
 		Readout: ProbeConfig{Batch: 16, LR: 2e-3, Warmup: 20, Proj: DefaultReadoutProj},
@@ -105,6 +111,9 @@ func (p TrainPreset) String() string {
 	if p.MaxContext > 0 {
 		s += fmt.Sprintf(", random-length context ≤ %d", p.MaxContext)
 	}
+	if p.CondDropout > 0 {
+		s += fmt.Sprintf(", conditions dropped %g", p.CondDropout)
+	}
 	return s + fmt.Sprintf("; h_ω: batch %d, lr %g; g_φ: batch %d, lr %g", p.Readout.Batch, p.Readout.LR, p.GPhi.Batch, p.GPhi.LR)
 }
 
@@ -117,7 +126,7 @@ func DescribeTrainPresets() string {
 	sort.Strings(names)
 	var b strings.Builder
 	for _, n := range names {
-		fmt.Fprintf(&b, "  %-6s %s\n", n, TrainPresets[n])
+		fmt.Fprintf(&b, "  %-10s %s\n", n, TrainPresets[n])
 	}
 	return b.String()
 }

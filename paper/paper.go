@@ -45,11 +45,14 @@ type Number struct {
 
 // Result is an experiment's outcome.
 type Result struct {
-	Name    string                   `json:"name"`  // the experiment (the paper's label)
-	Title   string                   `json:"title"` // what it reproduces
-	Where   string                   `json:"where"` // the paper's section, figure or table
-	Numbers []Number                 `json:"numbers,omitempty"`
-	Notes   []string                 `json:"notes,omitempty"`
+	Name    string   `json:"name"`  // the experiment (the paper's label)
+	Title   string   `json:"title"` // what it reproduces
+	Where   string   `json:"where"` // the paper's section, figure or table
+	Numbers []Number `json:"numbers,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+	// Models are the zoo models the numbers come from, each with its recipe, steps,
+	// configuration hash and training date (none for the analytic experiments).
+	Models  map[string]string        `json:"models,omitempty"`
 	Figures map[string]*plots.Figure `json:"-"` // by file stem
 	// Files are further outputs by file name: rollout strips (PNG, ground truth on top), video
 	// players (HTML). results.md shows the PNGs and links the rest.
@@ -105,6 +108,12 @@ func (r *Result) Markdown() string {
 	}
 	for _, note := range r.Notes {
 		fmt.Fprintf(&md, "- %s\n", note)
+	}
+	if len(r.Models) > 0 {
+		md.WriteString("\nModels:\n")
+		for _, n := range sortedKeys(r.Models) {
+			fmt.Fprintf(&md, "- %s: %s\n", n, r.Models[n])
+		}
 	}
 	return md.String()
 }

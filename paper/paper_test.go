@@ -71,6 +71,11 @@ func TestExperimentsQuick(t *testing.T) {
 				t.Fatalf("results.json: %v %s", err, b)
 			}
 			md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
+			// Every result from trained models names them (recipe, steps, hash, date).
+			analytic := map[string]bool{"inference_schedule_vis": true, "eqm_weighting": true, "sampler_warp_conversions": true}[e.Name]
+			if got := back.Models["action-net"]; analytic != (got == "") || !analytic && (!strings.Contains(got, "quick recipe") || !strings.Contains(string(md), "- action-net: quick recipe")) {
+				t.Errorf("models %v (analytic: %v); results.md:\n%s", back.Models, analytic, md)
+			}
 			for stem := range r.Figures {
 				for _, ext := range []string{".png", ".html"} {
 					if st, err := os.Stat(filepath.Join(dir, stem+ext)); err != nil || st.Size() == 0 {

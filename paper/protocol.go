@@ -99,6 +99,27 @@ func newLab(ctx context.Context, c Config, models ...string) (*lab, error) {
 	return l, nil
 }
 
+// models says which zoo models a result was computed with (Result.Models): for each model
+// the lab loaded, its recipe, steps, configuration hash and training date from its card.
+func (l *lab) provenance() map[string]string {
+	out := map[string]string{}
+	names := []string{"action-net"}
+	for n := range l.models {
+		names = append(names, n)
+	}
+	if l.gphi != nil {
+		names = append(names, "gphi")
+	}
+	for _, n := range names {
+		c, err := l.z.Card(n)
+		if err != nil {
+			continue
+		}
+		out[n] = fmt.Sprintf("%s recipe, %d steps, config %s, trained %s", c.Recipe, c.Steps, c.Hash, c.Finished.Format("2006-01-02 15:04"))
+	}
+	return out
+}
+
 func (c Config) zoo() (*zoo.Zoo, error) {
 	if c.Zoo != nil {
 		return c.Zoo, nil
@@ -411,7 +432,7 @@ const (
 // table builds the Result of a results-table experiment: every method's numbers, the FVD
 // summary, FVD over time, and the rollout strip of the first clip.
 func (l *lab) table(name, title, where string, rows []seeded) (*Result, error) {
-	r := &Result{Name: name, Title: title, Where: where, Numbers: numbers(rows), Figures: map[string]*plots.Figure{}, Files: map[string][]byte{}}
+	r := &Result{Name: name, Title: title, Where: where, Numbers: numbers(rows), Figures: map[string]*plots.Figure{}, Files: map[string][]byte{}, Models: l.provenance()}
 	fig, err := fvdBars(title, rows)
 	if err != nil {
 		return nil, err
@@ -464,7 +485,7 @@ type curve struct {
 
 // frontier reports every point's FVD and NFE per frame and draws FVD against NFE per frame.
 func (l *lab) frontier(name, title, where string, curves []curve) (*Result, error) {
-	r := &Result{Name: name, Title: title, Where: where, Figures: map[string]*plots.Figure{}}
+	r := &Result{Name: name, Title: title, Where: where, Figures: map[string]*plots.Figure{}, Models: l.provenance()}
 	var fs []plots.FrontierSeries
 	for _, c := range curves {
 		s := plots.FrontierSeries{Name: c.name, Labels: c.labels, Color: c.color}

@@ -68,11 +68,14 @@ func DefaultSampler(m *Model) (eqflib.FrameSampler, string) {
 type EvalSampler struct {
 	Key, Name string
 	Sampler   eqflib.FrameSampler
+	Guidance  float64 // classifier-free guidance weight (EvalConfig.Guidance; 0: none)
 }
 
 // Samplers are the samplers a zoo model's card reports: the default one and, for a model with
-// h_ω, also open-loop GD on the c-function warp (the paper's "EqF GD").
-func Samplers(m *Model) []EvalSampler {
+// h_ω, also open-loop GD on the c-function warp (the paper's "EqF GD"); with guidance > 0,
+// each of them again with classifier-free guidance of that weight (key suffix "_w" and the
+// weight, e.g. "nag_closed_w3").
+func Samplers(m *Model, guidance float64) []EvalSampler {
 	fs, name := DefaultSampler(m)
 	key := map[string]string{"ddim": "ddim", "euler": "euler", "nag": "nag"}[fs.Sampler.Name()]
 	if fs.ClosedLoop {
@@ -82,6 +85,13 @@ func Samplers(m *Model) []EvalSampler {
 	if m.DiT.HasReadout() {
 		c, _ := eqflib.ParseWarp("c:0.8:0.001")
 		out = append(out, EvalSampler{Key: "gd_open", Name: "GD open loop", Sampler: eqflib.FrameSampler{Sampler: eqflib.GD, Options: eqflib.Options{Warp: c}}})
+	}
+	if guidance > 0 {
+		for _, es := range out {
+			es.Key += fmt.Sprintf("_w%g", guidance)
+			es.Guidance = guidance
+			out = append(out, es)
+		}
 	}
 	return out
 }

@@ -535,10 +535,10 @@ func (z *Zoo) evaluateCard(s Spec, card *Card) error {
 	if err != nil {
 		return err
 	}
-	for _, es := range Samplers(m) {
+	for _, es := range Samplers(m, z.Recipe.Eval.Guidance) {
 		fs := es.Sampler
 		ec := z.Recipe.Eval
-		ec.Sampler, ec.Name = &fs, es.Name
+		ec.Sampler, ec.Name, ec.Guidance = &fs, es.Name, es.Guidance
 		q, err := z.Evaluate(m, net, ec)
 		if err != nil {
 			return err

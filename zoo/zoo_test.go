@@ -32,8 +32,25 @@ func TestQuickZoo(t *testing.T) {
 		if s.Kind != "dit" {
 			continue
 		}
+		// The card scores every sampler without guidance and with the recipe's weight.
+		m, err := z.loadUnchecked(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss := Samplers(m, z.Recipe.Eval.Guidance)
+		if want := 2 + 2*btoi(s.Readout); len(ss) != want {
+			t.Errorf("%s: %d card samplers, want %d", s.Name, len(ss), want)
+		}
+		for _, es := range ss {
+			if _, ok := c.Metrics["agreement_"+es.Key]; !ok {
+				t.Errorf("%s: card has no agreement_%s: %v", s.Name, es.Key, c.Metrics)
+			}
+			if guided := strings.HasSuffix(es.Key, "_w2"); guided != (es.Guidance == 2) {
+				t.Errorf("%s: sampler %q has guidance %g", s.Name, es.Key, es.Guidance)
+			}
+		}
 		start := time.Now()
-		m, err := z.Load(s.Name)
+		m, err = z.Load(s.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,4 +150,11 @@ func mustCard(t *testing.T, z *Zoo, name string) *Card {
 		t.Fatal(err)
 	}
 	return c
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

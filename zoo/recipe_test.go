@@ -1,0 +1,35 @@
+package zoo
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every named recipe is valid; bad recipes are refused with the field named.
+func TestRecipeValidate(t *testing.T) {
+	for name, r := range Recipes {
+		if err := r.Validate(); err != nil {
+			t.Errorf("recipe %q: %v", name, err)
+		}
+	}
+	// The zoo's recipe trains for guidance and scores it; the demo's trains without dropout.
+	if r := Recipes["cpu"]; r.Train.CondDropout == 0 || r.Eval.Guidance == 0 {
+		t.Errorf("cpu recipe: CondDropout %g, Eval.Guidance %g: want both > 0", r.Train.CondDropout, r.Eval.Guidance)
+	}
+	for _, c := range []struct {
+		name string
+		mod  func(r *Recipe)
+		want string
+	}{
+		{"context ≥ frames", func(r *Recipe) { r.Context = r.Frames }, "Recipe.Context"},
+		{"negative guidance", func(r *Recipe) { r.Eval.Guidance = -1 }, "Recipe.Eval.Guidance = -1 out of range"},
+		{"guidance without dropout", func(r *Recipe) { r.Train.CondDropout = 0 }, "needs Recipe.Train.CondDropout > 0"},
+		{"no steps", func(r *Recipe) { r.Steps = 0 }, "step count"},
+	} {
+		r := Recipes["quick"]
+		c.mod(&r)
+		if err := r.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
