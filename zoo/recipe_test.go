@@ -33,3 +33,19 @@ func TestRecipeValidate(t *testing.T) {
 		}
 	}
 }
+
+// A card strip's row label fits the strip's 16 characters and tells guided from unguided.
+func TestStripLabel(t *testing.T) {
+	for _, c := range []struct {
+		es   EvalSampler
+		want string
+	}{
+		{EvalSampler{Key: "nag_closed"}, "nag closed"},
+		{EvalSampler{Key: "nag_closed_w3", Guidance: 3}, "nag closed w=3"},
+		{EvalSampler{Key: "gd_open_w2.5", Guidance: 2.5}, "gd open w=2.5"},
+	} {
+		if got := stripLabel(c.es); got != c.want || len(got) > 16 {
+			t.Errorf("stripLabel(%q) = %q, want %q (≤ 16 characters)", c.es.Key, got, c.want)
+		}
+	}
+}

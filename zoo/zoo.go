@@ -553,11 +553,21 @@ func (z *Zoo) evaluateCard(s Spec, card *Card) error {
 			return &eqflib.Window{Shape: [5]int{1, x.Shape[1], x.Shape[2], x.Shape[3], x.Shape[4]}, Data: x.Data[:x.Frames()*x.FrameSize()]}
 		}
 		if err := plots.Strip(filepath.Join(z.dir(s.Name), "rollout-"+es.Key+".png"),
-			[]plots.Video{{Name: "truth", Frames: first(q.Truth)}, {Name: q.Sampler, Frames: first(q.Rollout)}}, vo); err != nil {
+			[]plots.Video{{Name: "truth", Frames: first(q.Truth)}, {Name: stripLabel(es), Frames: first(q.Rollout)}}, vo); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// stripLabel names a card sampler in the ≤ 16 characters a strip's row label shows, e.g.
+// "nag closed w=3" (the full name, "NAG μ=0.3 closed loop, guidance 3", would be cut).
+func stripLabel(es EvalSampler) string {
+	l := strings.ReplaceAll(es.Key, "_", " ")
+	if es.Guidance > 0 {
+		l = strings.TrimSuffix(l, fmt.Sprintf(" w%g", es.Guidance)) + fmt.Sprintf(" w=%g", es.Guidance)
+	}
+	return l
 }
 
 // MeanTail is the mean training loss of a history's last n steps (a card's final_loss).
