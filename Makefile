@@ -78,7 +78,7 @@ fmt-check:
 demo:
 	$(GO) run ./kernel/cmd/eqf demo
 
-## models: the model zoo every experiment and notebook loads (out/models; about 90 minutes on 2
+## models: the model zoo every experiment and notebook loads (out/models; about 65 minutes on 2
 ## cores): FM, EqF (+h_ω), EqM (+h_ω), Diffusion, g_φ, the FM → EqF finetune and the action net.
 ## Skips what is trained, resumes what was interrupted. QUICK=1: tiny models in out/models-quick.
 ZOO_RECIPE := $(if $(QUICK),quick,cpu)

@@ -18,7 +18,7 @@ import (
 // list what is trained.
 func runModels(args []string) error {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
-	recipe := fs.String("recipe", "cpu", "recipe: cpu (the zoo, ~90 min on 2 cores) or quick (tiny models, minutes)")
+	recipe := fs.String("recipe", "cpu", "recipe: cpu (the zoo, ~65 min on 2 cores) or quick (tiny models, minutes)")
 	dir := fs.String("dir", "", "zoo folder (default out/models, or out/models-<recipe>)")
 	list := fs.Bool("list", false, "list the trained models and their cards instead of training")
 	fs.Usage = func() {
