@@ -24,46 +24,46 @@ type story struct{ claim, ours string }
 var stories = map[string]story{
 	"abs_residual_and_fvd_over_time": {
 		"§3, Fig. 3. Over long Flow Matching rollouts the level g_φ reads from a sample drifts away from the level FM is told (left, growing over the rollout), and FVD over 25-frame chunks worsens; conditioning FM on g_φ's estimate helps a little, EqF (told nothing) does best.",
-		"On the cpu zoo (3 seeds): FM's divergence grows slightly, 0.034 (frames 1–25) → 0.038 (frames 76–100); FVD EqF 85.5 ± 7.0, FM 88.1 ± 8.3, FM conditioned on g_φ 94.0 ± 4.5 (within noise); FVD over 25-frame chunks is not monotone on 8 clips."},
+		"On the cpu zoo of 2026-11-24 (7,000 steps, no guidance; 3 seeds): FM's divergence grows slightly, 0.034 (frames 1–25) → 0.039 (frames 76–100); FVD FM 62.5 ± 5.6, FM conditioned on g_φ 62.6 ± 0.7, EqF NAG 85.8 ± 12.7: conditioning on g_φ changes nothing and EqF is not best here. On the 3,500-step zoo of 2026-11-23: EqF 85.5, FM 88.1, FM + g_φ 94.0."},
 	"inference_schedule_vis": {
 		"§4.4, Fig. inference_schedule_vis. The η warps: transport (identity, SD3) and attractor (c-function, linear log-SNR) shapes, their solver-time schedules ρ(s) and step sizes.",
 		"Analytic: the figure is exact (golden numbers in docs/derivations.md)."},
 	"minecraft_main": {
 		"§5.2, Table minecraft_main. FVD of 300-frame Minecraft rollouts over 5 seeds: EqF NAG μ = 0.3 (closed loop, c-function) 64.34 ± 1.78 < EqM 77.02 ± 5.21 ≈ EqF GD 77.63 ± 3.31 < NU-FM 101.16 ± 3.57 < FM 104.13 ± 4.33 < Diffusion 106.00 ± 1.22.",
-		"On the cpu zoo (3 seeds): EqM 80.4 ± 9.9, NU-FM 84.5 ± 7.3, EqF NAG 85.5 ± 7.0, EqF GD 86.7 ± 9.1, FM 88.1 ± 8.3, Diffusion 108.2 ± 8.1. Every noise-unconditional method is ahead of FM paired by seed (by 1.5–7.8, within 1–2 SE) and Diffusion is last (+20.1 ± 3.9), but EqF NAG is not first. Action agreement separates them more clearly: 0.74–0.75 for the EqF backbone, 0.71 EqM, 0.65 FM, 0.64 Diffusion."},
+		"On the cpu zoo of 2026-11-24 (7,000 steps, sampled without guidance as the paper does; 3 seeds): Diffusion 60.4 ± 15.0, FM 62.5 ± 5.6, EqM 82.8 ± 19.6, EqF NAG 85.8 ± 12.7, EqF GD 86.1 ± 11.4, NU-FM 88.8 ± 10.0. Paired by seed every noise-unconditional method is behind FM (EqF NAG +23.3 ± 8.7, NU-FM +26.3 ± 6.5): this does not reproduce the paper. Their rollouts settle on a blue wall filling the view for frames ~8–57 where FM walks corridors. Action agreement: EqM 0.73, NU-FM 0.70, EqF 0.69–0.70, FM 0.69, Diffusion 0.62. On the 3,500-step zoo of 2026-11-23 the order was the reverse (EqM 80.4, NU-FM 84.5, EqF NAG 85.5, FM 88.1, Diffusion 108.2)."},
 	"fixed_compute_scaling": {
 		"§5.2, Fig. fixed_compute_scaling. EqF is best at every compute budget against its noise-conditional and noise-unconditional baselines.",
-		"On the cpu zoo (3 seeds, 50-frame rollouts), FVD at 5 / 10 / 20 NFE per frame: FM Euler 89.6 / 74.1 / 61.3, EqM NAG 126.5 / 73.8 / 79.3, EqF GD 83.1 / 82.1 / 77.5, NU-FM GD 86.5 / 80.3 / 78.6, EqF NAG μ = 0.3 90.1 / 85.3 / 80.6 (± 2–13). EqF GD is best only at the smallest budget; FM gains most from compute and is best at 20; EqM's fixed step fails at 5. This does not reproduce the paper."},
+		"On the 3,500-step cpu zoo of 2026-11-23 (3 seeds, 50-frame rollouts), FVD at 5 / 10 / 20 NFE per frame: FM Euler 89.6 / 74.1 / 61.3, EqM NAG 126.5 / 73.8 / 79.3, EqF GD 83.1 / 82.1 / 77.5, NU-FM GD 86.5 / 80.3 / 78.6, EqF NAG μ = 0.3 90.1 / 85.3 / 80.6 (± 2–13). EqF GD is best only at the smallest budget; FM gains most from compute and is best at 20; EqM's fixed step fails at 5. This does not reproduce the paper."},
 	"budget_adaptive": {
 		"§5.3, Table main_budget_adaptive (Minecraft, 50 steps): budget-adaptive EqF NAG 91.45 ± 0.92, EqF NAG 92.08 ± 0.30, FM 135.37 ± 1.74; below 50 steps the adaptive sampler sets the frontier.",
-		"On the cpu zoo (3 seeds, 50-frame rollouts), FVD at 5 / 10 / 20 NFE per frame: budget-adaptive NAG μ = 0.1 87.0 / 86.6 / 81.6, closed-loop NAG μ = 0.1 88.1 / 83.8 / 82.8 (± 2–6), FM Euler 89.6 / 74.1 / 61.3 (± 7–13). The budget-adaptive sampler matches closed-loop NAG within 1 SE, as in the paper, but FM has the lowest FVD at 10 and 20; action agreement favours EqF at every budget (0.74–0.76 against 0.63–0.66)."},
+		"On the 3,500-step cpu zoo of 2026-11-23 (3 seeds, 50-frame rollouts), FVD at 5 / 10 / 20 NFE per frame: budget-adaptive NAG μ = 0.1 87.0 / 86.6 / 81.6, closed-loop NAG μ = 0.1 88.1 / 83.8 / 82.8 (± 2–6), FM Euler 89.6 / 74.1 / 61.3 (± 7–13). The budget-adaptive sampler matches closed-loop NAG within 1 SE, as in the paper, but FM has the lowest FVD at 10 and 20; action agreement favours EqF at every budget (0.74–0.76 against 0.63–0.66)."},
 	"minecraft_inference_expts": {
 		"§5.3, Table minecraft_inference_expts. Closed-loop NAG on an attractor warp is best (c-function 64.12, log-SNR 67.70); SD3 (a transport warp) overshoots with NAG (203.73 closed loop); the identity warp takes the same steps open or closed loop (80.25).",
-		"On the cpu zoo (1 seed, as the paper): NAG beats GD on every warp (c-function open loop 92.6 → 74.1 at μ = 0.5), but closed loop does not help (c-function NAG μ = 0.3: 94.5 closed, 81.4 open) and SD3 does not blow up closed loop (68.5 at μ = 0.3); the identity warp gives the same rollouts open and closed loop."},
+		"On the 3,500-step cpu zoo of 2026-11-23 (1 seed, as the paper): NAG beats GD on every warp (c-function open loop 92.6 → 74.1 at μ = 0.5), but closed loop does not help (c-function NAG μ = 0.3: 94.5 closed, 81.4 open) and SD3 does not blow up closed loop (68.5 at μ = 0.3); the identity warp gives the same rollouts open and closed loop."},
 	"closed_open_nag": {
 		"§5.3, Fig. closed_open_nag. NAG is best closed loop on the c-function warp, against open loop and the SD3 transport warp.",
-		"On the cpu zoo (3 seeds, 50-frame rollouts, NAG μ = 0.3): on the c-function warp open loop beats closed loop at every budget (68.7 against 80.6 at D = 40), and SD3 is best (open loop 64.6): this does not reproduce the paper."},
+		"On the 3,500-step cpu zoo of 2026-11-23 (3 seeds, 50-frame rollouts, NAG μ = 0.3): on the c-function warp open loop beats closed loop at every budget (68.7 against 80.6 at D = 40), and SD3 is best (open loop 64.6): this does not reproduce the paper."},
 	"fm_eqf_field_agreement": {
 		"§5.5, Table fm_eqf_field_agreement (Minecraft): FM and EqF fields on identical noisy inputs: field MSE 0.0425, v-losses 0.576 and 0.576, relative field MSE 7.4 %, Pearson 0.984. Prop. 4.1: the loss gap equals the field MSE for the optimal FM.",
-		"On the cpu zoo (3 seeds): Pearson 0.983, relative field MSE 3.4 %, v-losses FM 0.117 and EqF 0.149; the loss gap (0.031) is below the field MSE (0.061): our FM is not the optimum Prop. 4.1 assumes."},
+		"On the cpu zoo of 2026-11-24 (3 seeds): Pearson 0.987, relative field MSE 2.6 %, v-losses FM 0.073 and EqF 0.097; the loss gap (0.023) is below the field MSE (0.048): our FM is not the optimum Prop. 4.1 assumes."},
 	"eqm_weighting": {
 		"App. A.1, Prop. A.1. Written as x-prediction, FM/EqF weight the loss by 1/σ², EqM by c(σ)²/σ²: EqM's weighting relative to EqF is c(σ)², e.g. 16 at σ = 0.5.",
 		"Analytic: checked against c(σ)² in closed form by the tests."},
 	"unfinished_denoising": {
 		"App. B.1, B.4. Flow Matching samples end at a nonzero noise level (the readout stays above the schedule); closed-loop EqF ends almost an order of magnitude lower.",
-		"On the cpu zoo: g_φ reads FM's finished frames at 0.047 on average, NU-FM's at 0.046, closed-loop EqF NAG's at 0.032 (miss rate at σ = 0.05: 0.43, 0.41, 0.25). The direction agrees; the factor is smaller than the paper's, and g_φ's own error near σ = 0 (~0.02) bounds what it can read."},
+		"On the 3,500-step cpu zoo of 2026-11-23: g_φ reads FM's finished frames at 0.047 on average, NU-FM's at 0.046, closed-loop EqF NAG's at 0.032 (miss rate at σ = 0.05: 0.43, 0.41, 0.25). The direction agrees; the factor is smaller than the paper's, and g_φ's own error near σ = 0 (~0.02) bounds what it can read."},
 	"bowls": {
 		"App. B.2, Fig. bowls. Telling FM a wrong level σ_stable + δ raises its loss, more with |δ| (left); also corrupting the context's level raises it further (right).",
-		"On the cpu zoo: FM's loss rises with the size of δ at every σ_stable (δ = −0.07: +0.097 at σ_stable = 0.2); corrupting the context's level adds nothing measurable on our FM (the paper sees it add)."},
+		"On the cpu zoo of 2026-11-24: FM's loss rises with the size of δ at every σ_stable (δ = −0.07: +0.161 at σ_stable = 0.2); corrupting the context's level adds nothing measurable on our FM (the paper sees it add)."},
 	"fm_conditioning_ablation": {
 		"App. B.3, Table fm_conditioning_ablation. FM conditioned on g_φ's estimate instead of its schedule improves FVD (Euler c-function 103.6 → 94.5); NAG on FM diverges open loop (1045.6) and works closed loop on g_φ (81.2).",
-		"On the cpu zoo (3 seeds): conditioning FM on g_φ does not help here (Euler, identity: 76.6 ± 7.5 with σ, 96.5 ± 9.8 with g_φ; c-function: 88.1 ± 8.3 and 94.0 ± 4.5), and open-loop NAG on FM does not diverge: its FVD is the lowest of the table (70.4 ± 8.8) while its action agreement is the lowest (0.60); NAG on g_φ scores 86.6 ± 5.3."},
+		"On the 3,500-step cpu zoo of 2026-11-23 (3 seeds): conditioning FM on g_φ does not help here (Euler, identity: 76.6 ± 7.5 with σ, 96.5 ± 9.8 with g_φ; c-function: 88.1 ± 8.3 and 94.0 ± 4.5), and open-loop NAG on FM does not diverge: its FVD is the lowest of the table (70.4 ± 8.8) while its action agreement is the lowest (0.60); NAG on g_φ scores 86.6 ± 5.3."},
 	"adaptive_early_stopping": {
 		"App. C.1, Table minecraft_adaptive_early_stopping. Stopping each chunk once its σ̂ < σ_thresh (then C_s = 8 cleanup steps) reaches the fixed-step FVD with fewer steps: e.g. GD σ_thresh = 0.3, 49.8 steps, FVD 86.70 against 98.99 at 100 fixed steps.",
-		"On the cpu zoo (3 seeds, 50-frame rollouts, C_s = 8): EqF GD stopping at σ_thresh 0.7 → 0.1 takes 6.5 → 10.0 NFE per frame at FVD 86.4 → 85.4 (± 2–3), against fixed steps 88.4 / 83.6 / 81.7 at 5 / 10 / 20 NFE per frame; NAG μ = 0.1 alike. Stopping saves up to 35 % of the steps at an FVD within 1 SE of D = 20, but is not better than fixed steps at equal compute."},
+		"On the 3,500-step cpu zoo of 2026-11-23 (3 seeds, 50-frame rollouts, C_s = 8): EqF GD stopping at σ_thresh 0.7 → 0.1 takes 6.5 → 10.0 NFE per frame at FVD 86.4 → 85.4 (± 2–3), against fixed steps 88.4 / 83.6 / 81.7 at 5 / 10 / 20 NFE per frame; NAG μ = 0.1 alike. Stopping saves up to 35 % of the steps at an FVD within 1 SE of D = 20, but is not better than fixed steps at equal compute."},
 	"inpainting": {
 		"App. C.3 (Table re10k_inpaint, on RealEstate10K). Here the same task on the maze: the frames between a known first and last frame, PSNR against the real ones.",
-		"On the cpu zoo (3 seeds): in-between PSNR FM 20.4 ± 0.2 dB, EqF GD 19.0 ± 0.2, EqF NAG 19.1 ± 0.2; the in-between frames blend the known ends."},
+		"On the 3,500-step cpu zoo of 2026-11-23 (3 seeds): in-between PSNR FM 20.4 ± 0.2 dB, EqF GD 19.0 ± 0.2, EqF NAG 19.1 ± 0.2; the in-between frames blend the known ends."},
 	"forward_compute": {
 		"App. D.6, Table forward_compute. FM and EqF backbones cost the same; g_φ costs 0.89 % of a forward, h_ω less than 1/10,000.",
 		"On the cpu zoo: 0.446 GFLOPs per 4-frame window for either backbone; g_φ costs 0.99 % of it (paper 0.89 %), h_ω 0.59 % (relatively larger on a 5M-parameter backbone)."},
@@ -72,19 +72,19 @@ var stories = map[string]story{
 		"On two cores, batch 1: FM Euler 7.3, EqF GD 8.1, EqF NAG 8.9, EqF NAG + h_ω 9.2, FM Euler + g_φ 12.8 ms per step."},
 	"mc_eq_finetune": {
 		"App. E.1, Table mc_eq_finetune. An FM model finetuned into EqF (level input zeroed, EqF loss) with NAG μ = 0.2 reaches FVD 74.54 against 100.48 for FM trained on as long.",
-		"On the cpu zoo (3 seeds): the 500-step finetune with closed-loop NAG μ = 0.2 scores FVD 100.0 ± 8.0 against FM's 88.1 ± 8.3 and EqF from scratch 89.2 ± 8.8 (action agreement 0.71 against FM's 0.65). It is not converged: its loss jumps from 0.13 to 0.57 when the level input is zeroed and is still falling at 0.18 after 500 steps."},
+		"On the 3,500-step cpu zoo of 2026-11-23 (3 seeds): the 500-step finetune with closed-loop NAG μ = 0.2 scores FVD 100.0 ± 8.0 against FM's 88.1 ± 8.3 and EqF from scratch 89.2 ± 8.8 (action agreement 0.71 against FM's 0.65). It is not converged: its loss jumps from 0.13 to 0.57 when the level input is zeroed and is still falling at 0.18 after 500 steps."},
 	"nle": {
 		"App. F.2, Fig. nle. The readout h_ω on EqF's activations learns the noise level far faster than g_φ from raw frames (10k against 100k steps).",
-		"On the cpu zoo (858 steps each): h_ω's training loss ends lower (logit MSE 0.15 against 0.24), but both reach a held-out σ MAE of about 0.03 within a few hundred steps; h_ω's MAE oscillates between 0.02 and 0.05 along the way."},
+		"On the cpu zoo of 2026-11-24 (858 steps each): h_ω's training loss ends lower (logit MSE 0.14 against 0.24) and its held-out σ MAE too (0.019 against 0.030; 0.031 against 0.063 at the first evaluation), but both settle within a few hundred steps."},
 	"margred": {
 		"App. F.2, Fig. margred. Both estimators are accurate; h_ω especially near σ ≈ 0.",
-		"On the cpu zoo: for σ < 0.1 h_ω's mean absolute error is 0.012 against g_φ's 0.025, as in the paper; h_ω reads about 0.04 low at mid levels."},
+		"On the cpu zoo of 2026-11-24: for σ < 0.1 h_ω's mean absolute error is 0.019 against g_φ's 0.025, as in the paper, and h_ω stays within 0.016–0.031 at every level."},
 	"sampler_warp_conversions": {
 		"App. G, Fig. sampler_warp_conversions. Conversions between noise level, solver time and the induced warp for the four warps.",
 		"Analytic: the figure is exact."},
 	"planning_threshold": {
 		"App. J.2, Fig. planning_threshold. Replanning only when the plan's compatibility score exceeds τ trades quality for compute smoothly; budget-adaptive EqF has the best trade-off, FM the worst (13–29 % more compute for the same FVD).",
-		"On the cpu zoo (3 seeds, 20 committed frames, FVD on 10-frame clips): from τ = ∞ to τ = 0 (21 → 40 frame evaluations per committed frame) FVD falls for every method: FM Euler 39.7 → 23.0, EqF NAG μ = 0.3 41.8 → 34.6, budget-adaptive EqF 43.5 → 36.4 (± 1–3). Replanning helps, but FM is best at every compute level: this does not reproduce the paper."},
+		"On the 3,500-step cpu zoo of 2026-11-23 (3 seeds, 20 committed frames, FVD on 10-frame clips): from τ = ∞ to τ = 0 (21 → 40 frame evaluations per committed frame) FVD falls for every method: FM Euler 39.7 → 23.0, EqF NAG μ = 0.3 41.8 → 34.6, budget-adaptive EqF 43.5 → 36.4 (± 1–3). Replanning helps, but FM is best at every compute level: this does not reproduce the paper."},
 }
 
 // main writes the notebooks into the folder named by its argument (default "."): the teaching
