@@ -51,7 +51,7 @@ var stories = map[string]story{
 		"Analytic: checked against c(σ)² in closed form by the tests."},
 	"unfinished_denoising": {
 		"App. B.1, B.4. Flow Matching samples end at a nonzero noise level (the readout stays above the schedule); closed-loop EqF ends almost an order of magnitude lower.",
-		"On the 3,500-step cpu zoo of 2026-11-23: g_φ reads FM's finished frames at 0.047 on average, NU-FM's at 0.046, closed-loop EqF NAG's at 0.032 (miss rate at σ = 0.05: 0.43, 0.41, 0.25). The direction agrees; the factor is smaller than the paper's, and g_φ's own error near σ = 0 (~0.02) bounds what it can read."},
+		"On the cpu zoo of 2026-11-24: g_φ reads FM's finished frames at 0.051 on average, NU-FM's at 0.057, closed-loop EqF NAG's at 0.038 (miss rate at σ = 0.05: 0.44, 0.50, 0.34). The direction agrees; the factor is smaller than the paper's, and g_φ's own error near σ = 0 (~0.02) bounds what it can read."},
 	"bowls": {
 		"App. B.2, Fig. bowls. Telling FM a wrong level σ_stable + δ raises its loss, more with |δ| (left); also corrupting the context's level raises it further (right).",
 		"On the cpu zoo of 2026-11-24: FM's loss rises with the size of δ at every σ_stable (δ = −0.07: +0.161 at σ_stable = 0.2); corrupting the context's level adds nothing measurable on our FM (the paper sees it add)."},
@@ -63,7 +63,7 @@ var stories = map[string]story{
 		"On the 3,500-step cpu zoo of 2026-11-23 (3 seeds, 50-frame rollouts, C_s = 8): EqF GD stopping at σ_thresh 0.7 → 0.1 takes 6.5 → 10.0 NFE per frame at FVD 86.4 → 85.4 (± 2–3), against fixed steps 88.4 / 83.6 / 81.7 at 5 / 10 / 20 NFE per frame; NAG μ = 0.1 alike. Stopping saves up to 35 % of the steps at an FVD within 1 SE of D = 20, but is not better than fixed steps at equal compute."},
 	"inpainting": {
 		"App. C.3 (Table re10k_inpaint, on RealEstate10K). Here the same task on the maze: the frames between a known first and last frame, PSNR against the real ones.",
-		"On the 3,500-step cpu zoo of 2026-11-23 (3 seeds): in-between PSNR FM 20.4 ± 0.2 dB, EqF GD 19.0 ± 0.2, EqF NAG 19.1 ± 0.2; the in-between frames blend the known ends."},
+		"On the cpu zoo of 2026-11-24 (3 seeds): in-between PSNR FM 24.1 ± 0.5 dB, EqF GD 22.5 ± 0.3, EqF NAG 22.5 ± 0.3; the in-between frames blend the known ends."},
 	"forward_compute": {
 		"App. D.6, Table forward_compute. FM and EqF backbones cost the same; g_φ costs 0.89 % of a forward, h_ω less than 1/10,000.",
 		"On the cpu zoo: 0.446 GFLOPs per 4-frame window for either backbone; g_φ costs 0.99 % of it (paper 0.89 %), h_ω 0.59 % (relatively larger on a 5M-parameter backbone)."},
