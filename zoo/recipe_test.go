@@ -49,3 +49,14 @@ func TestStripLabel(t *testing.T) {
 		}
 	}
 }
+
+// A card's best sampler is its highest action agreement; cards without rollouts have none.
+func TestBestSampler(t *testing.T) {
+	c := &Card{Metrics: map[string]float64{"agreement_nag_closed": 0.68, "agreement_gd_open_w3": 0.81, "agreement_nag_closed_w3": 0.795, "fvd_gd_open_w3": 27.8}}
+	if k, v, ok := c.BestSampler(); !ok || k != "gd_open_w3" || v != 0.81 {
+		t.Errorf("BestSampler = %q %g %v, want gd_open_w3 0.81", k, v, ok)
+	}
+	if _, _, ok := (&Card{Metrics: map[string]float64{"sigma_mae": 0.03}}).BestSampler(); ok {
+		t.Error("a card without agreement metrics has a best sampler")
+	}
+}

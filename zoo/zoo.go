@@ -59,6 +59,19 @@ type Card struct {
 	Finished time.Time          `json:"finished"`
 }
 
+// BestSampler is the card's sampler with the highest action agreement (its metric key without
+// the "agreement_" prefix, e.g. "gd_open_w3") and that agreement; ok is false for a card
+// without rollout scores (the action net, g_φ, a recipe without Eval).
+func (c *Card) BestSampler() (key string, agreement float64, ok bool) {
+	for k, v := range c.Metrics {
+		name, found := strings.CutPrefix(k, "agreement_")
+		if found && (!ok || v > agreement || v == agreement && name < key) {
+			key, agreement, ok = name, v, true
+		}
+	}
+	return key, agreement, ok
+}
+
 // Zoo is a folder of models trained with one recipe.
 type Zoo struct {
 	Dir    string

@@ -65,7 +65,7 @@ func runModels(args []string) error {
 }
 
 func listModels(z *zoo.Zoo) error {
-	fmt.Printf("%-11s %-8s %8s %9s  %s\n", "model", "recipe", "steps", "minutes", "metrics")
+	fmt.Printf("%-11s %-8s %8s %9s  %-20s  %s\n", "model", "recipe", "steps", "minutes", "best agreement", "metrics")
 	for _, s := range zoo.Specs {
 		c, err := z.Card(s.Name)
 		if err != nil {
@@ -76,7 +76,11 @@ func listModels(z *zoo.Zoo) error {
 		for k, v := range c.Metrics {
 			m = append(m, fmt.Sprintf("%s %.4g", k, v))
 		}
-		fmt.Printf("%-11s %-8s %8d %9.1f  %s\n", s.Name, c.Recipe, c.Steps, c.Seconds/60, strings.Join(sortStrings(m), ", "))
+		best := "—"
+		if k, v, ok := c.BestSampler(); ok {
+			best = fmt.Sprintf("%.3f %s", v, k)
+		}
+		fmt.Printf("%-11s %-8s %8d %9.1f  %-20s  %s\n", s.Name, c.Recipe, c.Steps, c.Seconds/60, best, strings.Join(sortStrings(m), ", "))
 	}
 	return nil
 }
