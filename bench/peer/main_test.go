@@ -2,6 +2,10 @@ package main
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
@@ -46,5 +50,47 @@ func TestRows(t *testing.T) {
 	}
 	if got, want := rows()[3].flops, 24*eqflib.DiTPresets["medium"].FLOPs(4); rows()[3].name != "TrainStep medium" || got != want {
 		t.Errorf("%s: %g FLOPs, want %g", rows()[3].name, got, want)
+	}
+}
+
+// peerCore keeps the fastest kernel set: with a fake peer whose SkylakeX kernels run at 300
+// GFLOP/s, its own detection (Haswell) at 150 and every other set at 100, it picks SKYLAKEX where
+// the processor has AVX-512 and OpenBLAS's detection elsewhere; an OPENBLAS_CORETYPE set by the
+// user is kept.
+func TestPeerCore(t *testing.T) {
+	py := filepath.Join(t.TempDir(), "fakepy")
+	script := `#!/bin/sh
+case "$OPENBLAS_CORETYPE" in
+  SKYLAKEX) echo "Core: SkylakeX" >&2; echo "GFLOP/s 300";;
+  "") echo "Core: Haswell" >&2; echo "GFLOP/s 150";;
+  *) echo "Core: $OPENBLAS_CORETYPE" >&2; echo "GFLOP/s 100";;
+esac
+`
+	if err := os.WriteFile(py, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OPENBLAS_CORETYPE", "")
+	core, note, err := peerCore(py, "peer.py", os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := cpuFlags()
+	want, wantName := "", "Haswell"
+	if runtime.GOARCH == "amd64" && f["avx512f"] && f["avx512bw"] && f["avx512dq"] && f["avx512vl"] && f["avx512cd"] {
+		want, wantName = "SKYLAKEX", "SkylakeX"
+	}
+	if core != want || !strings.Contains(note, "OpenBLAS core "+wantName+",") || !strings.Contains(note, "Haswell (its own detection) 150") {
+		t.Errorf("core %q (%s), want %q", core, note, want)
+	}
+	t.Setenv("OPENBLAS_CORETYPE", "ZEN")
+	if core, note, err := peerCore(py, "peer.py", os.Environ()); err != nil || core != "" || !strings.Contains(note, "ZEN (OPENBLAS_CORETYPE)") {
+		t.Errorf("user's core type: %q %q %v", core, note, err)
+	}
+	if _, _, err := peerCore("/nonexistent/python", "peer.py", nil); err != nil {
+		t.Errorf("with OPENBLAS_CORETYPE set no probe runs: %v", err)
+	}
+	t.Setenv("OPENBLAS_CORETYPE", "")
+	if _, _, err := peerCore("/nonexistent/python", "peer.py", nil); err == nil || !strings.Contains(err.Error(), "probing the peer's OpenBLAS core") {
+		t.Errorf("a peer that does not start: %v", err)
 	}
 }
