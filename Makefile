@@ -106,12 +106,13 @@ bench-matmul:
 ## a closed-loop NAG rollout step, the 1024³ matmul) beside the PyTorch peer of the same DiT
 ## (bench/torch_peer.py), interleaved in one run by bench/peer: medians with ranges, ratios,
 ## GFLOP/s, share of the matmul rate, peak memory. BENCH_REPS repeats (default 5), BENCH_ROWS a
-## row filter. Installs Debian's python3-torch and OpenBLAS.
+## row filter, PEER_CORE the peer's OpenBLAS kernel set (default: the fastest on this processor).
+## Installs Debian's python3-torch and OpenBLAS.
 PEER_PY := /usr/bin/python3
 BENCH_REPS ?= 5
 BENCH_ROWS ?=
 bench-peer: peer-deps
-	$(GO) run ./bench/peer -reps $(BENCH_REPS) -rows '$(BENCH_ROWS)' -py $(PEER_PY) | tee out/bench-peer.md
+	$(GO) run ./bench/peer -reps $(BENCH_REPS) -rows '$(BENCH_ROWS)' -py $(PEER_PY) $(if $(PEER_CORE),-peer-core $(PEER_CORE)) | tee out/bench-peer.md
 
 peer-deps:
 	@mkdir -p out

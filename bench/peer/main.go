@@ -10,11 +10,12 @@
 // the best 1024³ float32 matrix product measured in the same run (either side's), and the peak
 // resident memory of each side.
 //
-// The peer runs on the OpenBLAS kernel set that is fastest on this processor (peerCore): Debian's
-// OpenBLAS 0.3.21 detects a Zen 5 as Haswell and runs its AVX2 kernels there, at half the 1024³
-// rate of its AVX-512 (SkylakeX) ones. OPENBLAS_CORETYPE in the environment fixes the choice.
+// The peer runs on the OpenBLAS kernel set that is fastest on this processor (peerCore): the
+// machines eqflib was developed on set OPENBLAS_CORETYPE=Haswell for every process, and on a Zen 5 the AVX2 (Haswell)
+// kernels reach about two thirds of the AVX-512 (SkylakeX) ones' 1024³ rate. -peer-core fixes
+// the choice.
 //
-// Usage: go run ./bench/peer [-reps 5] [-rows REGEXP] [-py /usr/bin/python3]
+// Usage: go run ./bench/peer [-reps 5] [-rows REGEXP] [-py /usr/bin/python3] [-peer-core NAME]
 package main
 
 import (
@@ -114,17 +115,22 @@ func run(cmd *exec.Cmd, unit string) (sample, error) {
 	return sample{v, peak}, nil
 }
 
-// peerCore chooses the OpenBLAS kernel set (OPENBLAS_CORETYPE) the peer runs with: the one whose
-// 1024³ product is fastest on this processor, among OpenBLAS's own detection and the x86-64
-// kernel sets whose instructions /proc/cpuinfo lists (a kernel set the processor lacks would
-// die on an illegal instruction). It returns "" to keep OpenBLAS's detection, and a note for
-// the table's header naming the choice and the rates it was made from. An OPENBLAS_CORETYPE
-// already in env is kept as it is.
-func peerCore(py, script string, env []string) (core, note string, err error) {
-	if set := os.Getenv("OPENBLAS_CORETYPE"); set != "" {
-		return "", "OpenBLAS core " + set + " (OPENBLAS_CORETYPE)", nil
+// peerCore chooses the OpenBLAS kernel set (OPENBLAS_CORETYPE) the peer runs with: fixed names
+// it; otherwise the one whose 1024³ product is fastest on this processor, among OpenBLAS's own
+// detection, the OPENBLAS_CORETYPE in the environment (some machines set one for every
+// process) and the x86-64 kernel sets whose instructions /proc/cpuinfo lists (a kernel set
+// the processor lacks would die on an illegal instruction). It returns the value to set ("":
+// OpenBLAS's own detection) and a note for the table's header naming the choice and the rates it
+// was made from.
+func peerCore(py, script string, env []string, fixed string) (core, note string, err error) {
+	if fixed != "" {
+		return fixed, "OpenBLAS core " + fixed + " (-peer-core)", nil
 	}
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "OPENBLAS_CORETYPE=") })
 	candidates := []string{""} // OpenBLAS's own detection
+	if set := os.Getenv("OPENBLAS_CORETYPE"); set != "" {
+		candidates = append(candidates, set)
+	}
 	if runtime.GOARCH == "amd64" {
 		flags := cpuFlags()
 		for _, c := range []struct {
@@ -136,7 +142,8 @@ func peerCore(py, script string, env []string) (core, note string, err error) {
 			{"SKYLAKEX", []string{"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd"}},
 			{"COOPERLAKE", []string{"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd", "avx512_bf16"}},
 		} {
-			if !slices.ContainsFunc(c.needs, func(f string) bool { return !flags[f] }) {
+			if !slices.ContainsFunc(c.needs, func(f string) bool { return !flags[f] }) &&
+				!slices.ContainsFunc(candidates, func(s string) bool { return strings.EqualFold(s, c.core) }) {
 				candidates = append(candidates, c.core)
 			}
 		}
@@ -234,14 +241,15 @@ func main() {
 	reps := flag.Int("reps", 5, "repeats of every row on each side (1…100)")
 	only := flag.String("rows", "", "run only the rows whose name matches this regular expression")
 	py := flag.String("py", "/usr/bin/python3", "the Python with torch (Debian's python3-torch)")
+	core := flag.String("peer-core", "", "the peer's OpenBLAS kernel set (OPENBLAS_CORETYPE, e.g. Haswell, SkylakeX); default: the fastest here")
 	flag.Parse()
-	if err := mainErr(*reps, *only, *py); err != nil {
+	if err := mainErr(*reps, *only, *py, *core); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-peer:", err)
 		os.Exit(1)
 	}
 }
 
-func mainErr(reps int, only, py string) error {
+func mainErr(reps int, only, py, fixedCore string) error {
 	if reps < 1 || reps > 100 {
 		return fmt.Errorf("-reps %d: want 1…100", reps)
 	}
@@ -276,13 +284,12 @@ func mainErr(reps int, only, py string) error {
 		threads = "2"
 	}
 	peerEnv := append(os.Environ(), "PEER_THREADS="+threads)
-	core, coreNote, err := peerCore(py, peerScript, peerEnv)
+	core, coreNote, err := peerCore(py, peerScript, peerEnv, fixedCore)
 	if err != nil {
 		return err
 	}
-	if core != "" {
-		peerEnv = append(peerEnv, "OPENBLAS_CORETYPE="+core)
-	}
+	peerEnv = append(slices.DeleteFunc(peerEnv, func(kv string) bool { return strings.HasPrefix(kv, "OPENBLAS_CORETYPE=") }),
+		"OPENBLAS_CORETYPE="+core) // "" leaves the choice to OpenBLAS's detection
 	fmt.Printf("processor: %s, %d logical cores; %s %s/%s, GOEXPERIMENT=%s\n", processor(), runtime.NumCPU(),
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, os.Getenv("GOEXPERIMENT"))
 	fmt.Printf("peer: PyTorch %s, CPU, %s threads, float32, %s; eqflib: GoMLX's Go backend, float32\n",

@@ -55,8 +55,8 @@ func TestRows(t *testing.T) {
 
 // peerCore keeps the fastest kernel set: with a fake peer whose SkylakeX kernels run at 300
 // GFLOP/s, its own detection (Haswell) at 150 and every other set at 100, it picks SKYLAKEX where
-// the processor has AVX-512 and OpenBLAS's detection elsewhere; an OPENBLAS_CORETYPE set by the
-// user is kept.
+// the processor has AVX-512 and OpenBLAS's detection elsewhere, whatever OPENBLAS_CORETYPE the
+// environment holds (it is one candidate more); -peer-core fixes the choice without a probe.
 func TestPeerCore(t *testing.T) {
 	py := filepath.Join(t.TempDir(), "fakepy")
 	script := `#!/bin/sh
@@ -69,28 +69,26 @@ esac
 	if err := os.WriteFile(py, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("OPENBLAS_CORETYPE", "")
-	core, note, err := peerCore(py, "peer.py", os.Environ())
-	if err != nil {
-		t.Fatal(err)
-	}
 	f := cpuFlags()
 	want, wantName := "", "Haswell"
 	if runtime.GOARCH == "amd64" && f["avx512f"] && f["avx512bw"] && f["avx512dq"] && f["avx512vl"] && f["avx512cd"] {
 		want, wantName = "SKYLAKEX", "SkylakeX"
 	}
-	if core != want || !strings.Contains(note, "OpenBLAS core "+wantName+",") || !strings.Contains(note, "Haswell (its own detection) 150") {
-		t.Errorf("core %q (%s), want %q", core, note, want)
+	for _, set := range []string{"", "Piledriver"} {
+		t.Setenv("OPENBLAS_CORETYPE", set)
+		core, note, err := peerCore(py, "peer.py", os.Environ(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if core != want || !strings.Contains(note, "OpenBLAS core "+wantName+",") || !strings.Contains(note, "Haswell (its own detection) 150") ||
+			(set != "" && !strings.Contains(note, set+" 100")) {
+			t.Errorf("OPENBLAS_CORETYPE=%q: core %q (%s), want %q", set, core, note, want)
+		}
 	}
-	t.Setenv("OPENBLAS_CORETYPE", "ZEN")
-	if core, note, err := peerCore(py, "peer.py", os.Environ()); err != nil || core != "" || !strings.Contains(note, "ZEN (OPENBLAS_CORETYPE)") {
-		t.Errorf("user's core type: %q %q %v", core, note, err)
+	if core, note, err := peerCore("/nonexistent/python", "peer.py", nil, "ZEN"); err != nil || core != "ZEN" || !strings.Contains(note, "ZEN (-peer-core)") {
+		t.Errorf("-peer-core: %q %q %v", core, note, err)
 	}
-	if _, _, err := peerCore("/nonexistent/python", "peer.py", nil); err != nil {
-		t.Errorf("with OPENBLAS_CORETYPE set no probe runs: %v", err)
-	}
-	t.Setenv("OPENBLAS_CORETYPE", "")
-	if _, _, err := peerCore("/nonexistent/python", "peer.py", nil); err == nil || !strings.Contains(err.Error(), "probing the peer's OpenBLAS core") {
+	if _, _, err := peerCore("/nonexistent/python", "peer.py", nil, ""); err == nil || !strings.Contains(err.Error(), "probing the peer's OpenBLAS core") {
 		t.Errorf("a peer that does not start: %v", err)
 	}
 }
