@@ -102,6 +102,10 @@ func BenchmarkGoBackendGaps(b *testing.B) {
 		}), []*tensors.Tensor{hTok, shift}},
 		{"modulate-middle-axis/fwd+bwd", gradients(modulateAt(2)), []*tensors.Tensor{h, shift, shift}},
 		{"modulate-leading-axis/fwd+bwd", gradients(modulateAt(0)), []*tensors.Tensor{hTok, shift, shift}},
+		// The rank-2 transpose denseTrain's weight gradient takes (x [tokens, in] → [in, tokens]),
+		// beside an elementwise pass over the same values (a copy's cost).
+		{"transpose-2d", forward(func(in []*Node) *Node { return Transpose(in[0], 0, 1) }), []*tensors.Tensor{x}},
+		{"elementwise-same-size", forward(func(in []*Node) *Node { return Neg(in[0]) }), []*tensors.Tensor{x}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
