@@ -156,7 +156,14 @@ func StripPNG(videos []Video, o VideoOptions) ([]byte, error) {
 	}
 	cols := (T + every - 1) / every
 	fw, fh := videos[0].Frames.Shape[4]*o.Scale, videos[0].Frames.Shape[3]*o.Scale
-	const label, pad, top = 120, 4, 16
+	// The label column fits the longest row name up to 40 characters (at least 16, 120 pixels),
+	// so that names which differ late (a method's sampler after a shared model name) stay apart.
+	chars := 16
+	for _, v := range videos {
+		chars = max(chars, min(len(asciiLabel(v.Name, 1<<20)), maxLabelChars))
+	}
+	label := max(120, 8+7*chars)
+	const pad, top = 4, 16
 	img := image.NewRGBA(image.Rect(0, 0, label+cols*(fw+pad), top+len(videos)*(fh+pad)))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
 	text := func(s string, x, y int) {
@@ -168,7 +175,7 @@ func StripPNG(videos []Video, o VideoOptions) ([]byte, error) {
 	}
 	for r, v := range videos {
 		y := top + r*(fh+pad)
-		text(asciiLabel(v.Name, 16), 4, y+fh/2+4)
+		text(asciiLabel(v.Name, chars), 4, y+fh/2+4)
 		for c := 0; c < cols && c*every < v.Frames.Frames(); c++ {
 			fr := v.frame(c*every, o)
 			draw.Draw(img, fr.Bounds().Add(image.Point{X: label + c*(fw+pad), Y: y}), fr, image.Point{}, draw.Src)
@@ -268,14 +275,22 @@ func Player(path, title string, videos []Video, o VideoOptions) error {
 	return fsutil.WriteFileAtomic(path, b)
 }
 
-// asciiLabel fits a name to the bitmap font (ASCII only): μ becomes "mu", other non-ASCII
-// runes "?", and long names end in "..".
+// maxLabelChars is the longest row label a strip draws in full.
+const maxLabelChars = 40
+
+// asciiSpelling is how asciiLabel writes the non-ASCII runes the toolkit's names use.
+var asciiSpelling = map[rune]string{'μ': "mu", '→': "->", 'σ': "sigma", 'ω': "w", 'φ': "phi", '×': "x", '·': ".",
+	'±': "+-", '≤': "<=", '≥': ">=", '∅': "0", '–': "-", '—': "-", 'ĥ': "h", '³': "3", '²': "2"}
+
+// asciiLabel fits a name to the bitmap font (ASCII only): the runes of asciiSpelling spelt out
+// (μ becomes "mu", → "->"), other non-ASCII runes "?", and names longer than n end in "..".
 func asciiLabel(s string, n int) string {
 	var b strings.Builder
 	for _, r := range s {
+		spelt, ok := asciiSpelling[r]
 		switch {
-		case r == 'μ':
-			b.WriteString("mu")
+		case ok:
+			b.WriteString(spelt)
 		case r < 128:
 			b.WriteRune(r)
 		default:

@@ -175,3 +175,43 @@ func TestTraceFromResultPairsReadoutWithItsStep(t *testing.T) {
 		t.Errorf("first σ̂ %.3f, want ≈ 1 (read on the initial noise)", est.Y[0])
 	}
 }
+
+// Row labels spell out the symbols the toolkit's method names use, and the label column widens
+// so that two names that differ only after 16 characters stay apart (up to 40 characters).
+func TestStripLabels(t *testing.T) {
+	if got := asciiLabel("FM → EqF finetune, NAG μ=0.2 (σ ≤ 1)", 100); got != "FM -> EqF finetune, NAG mu=0.2 (sigma <= 1)" {
+		t.Errorf("asciiLabel spelt %q", got)
+	}
+	if got := asciiLabel("漢 a very long name indeed", 10); got != "? a very.." {
+		t.Errorf("asciiLabel cut %q", got)
+	}
+	o := VideoOptions{Scale: 3}
+	long := []Video{{Name: "FM → EqF finetune, NAG", Frames: movingSquare(5)}, {Name: "FM → EqF finetune, GD", Frames: movingSquare(5)}}
+	s, err := StripPNG(long, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chars := len("FM -> EqF finetune, NAG")
+	if w := img.Bounds().Dx(); w != 8+7*chars+5*(24+4) {
+		t.Errorf("strip width %d, want a label column of %d characters (%d pixels) + 5 frames", w, chars, 8+7*chars)
+	}
+	// The two rows' labels differ: some pixel of the label column does.
+	differ := false
+	for y := 0; y < 24 && !differ; y++ {
+		for x := 0; x < 8+7*chars; x++ {
+			a, _, _, _ := img.At(x, 16+y).RGBA()
+			b, _, _, _ := img.At(x, 16+28+y).RGBA()
+			if a != b {
+				differ = true
+				break
+			}
+		}
+	}
+	if !differ {
+		t.Error("the two rows' labels are drawn the same")
+	}
+}
