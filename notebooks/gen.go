@@ -72,7 +72,7 @@ var stories = map[string]story{
 		"On two cores, batch 1: FM Euler 7.3, EqF GD 8.1, EqF NAG 8.9, EqF NAG + h_ω 9.2, FM Euler + g_φ 12.8 ms per step."},
 	"mc_eq_finetune": {
 		"App. E.1, Table mc_eq_finetune. An FM model finetuned into EqF (level input zeroed, EqF loss) with NAG μ = 0.2 reaches FVD 74.54 against 100.48 for FM trained on as long.",
-		"On the 3,500-step cpu zoo of 2026-11-23 (3 seeds): the 500-step finetune with closed-loop NAG μ = 0.2 scores FVD 100.0 ± 8.0 against FM's 88.1 ± 8.3 and EqF from scratch 89.2 ± 8.8 (action agreement 0.71 against FM's 0.65). It is not converged: its loss jumps from 0.13 to 0.57 when the level input is zeroed and is still falling at 0.18 after 500 steps."},
+		"On the cpu zoo of 2026-11-25 (7,000 steps, no guidance; 3 seeds): the 500-step finetune with closed-loop NAG μ = 0.2 scores FVD 66.3 ± 7.4 (GD 73.7 ± 5.8) against EqF from scratch 86.2 ± 9.6 and FM 62.5 ± 5.6: paired by seed it is 19.8 ± 2.6 below EqF from scratch and 3.8 ± 2.9 above FM. Its loss is still falling after 500 steps (0.69 at the start, 0.15 at the end, FM's 0.086). On the 3,500-step zoo of 2026-11-23 the finetune scored 100.0 against FM's 88.1."},
 	"nle": {
 		"App. F.2, Fig. nle. The readout h_ω on EqF's activations learns the noise level far faster than g_φ from raw frames (10k against 100k steps).",
 		"On the cpu zoo of 2026-11-24 (858 steps each): h_ω's training loss ends lower (logit MSE 0.14 against 0.24) and its held-out σ MAE too (0.019 against 0.030; 0.031 against 0.063 at the first evaluation), but both settle within a few hundred steps."},
