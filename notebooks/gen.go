@@ -42,7 +42,7 @@ var stories = map[string]story{
 		"On the 3,500-step cpu zoo of 2026-11-23 (1 seed, as the paper): NAG beats GD on every warp (c-function open loop 92.6 → 74.1 at μ = 0.5), but closed loop does not help (c-function NAG μ = 0.3: 94.5 closed, 81.4 open) and SD3 does not blow up closed loop (68.5 at μ = 0.3); the identity warp gives the same rollouts open and closed loop."},
 	"closed_open_nag": {
 		"§5.3, Fig. closed_open_nag. NAG is best closed loop on the c-function warp, against open loop and the SD3 transport warp.",
-		"On the 3,500-step cpu zoo of 2026-11-23 (3 seeds, 50-frame rollouts, NAG μ = 0.3): on the c-function warp open loop beats closed loop at every budget (68.7 against 80.6 at D = 40), and SD3 is best (open loop 64.6): this does not reproduce the paper."},
+		"On the cpu zoo of 2026-11-25 (7,000 steps, no guidance; 3 seeds, 50-frame rollouts, NAG μ = 0.3): on the c-function warp open loop beats closed loop at every budget (77.9 against 84.6 at D = 40; by 6–9, within 1 SE of ± 9–15), and SD3 is best (64.9 open, 65.4 closed at D = 40): this does not reproduce the paper. On the 3,500-step zoo of 2026-11-23 the order was the same (open 68.7 against closed 80.6 at D = 40)."},
 	"fm_eqf_field_agreement": {
 		"§5.5, Table fm_eqf_field_agreement (Minecraft): FM and EqF fields on identical noisy inputs: field MSE 0.0425, v-losses 0.576 and 0.576, relative field MSE 7.4 %, Pearson 0.984. Prop. 4.1: the loss gap equals the field MSE for the optimal FM.",
 		"On the cpu zoo of 2026-11-24 (3 seeds): Pearson 0.987, relative field MSE 2.6 %, v-losses FM 0.073 and EqF 0.097; the loss gap (0.023) is below the field MSE (0.048): our FM is not the optimum Prop. 4.1 assumes."},
