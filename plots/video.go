@@ -158,11 +158,12 @@ func StripPNG(videos []Video, o VideoOptions) ([]byte, error) {
 	fw, fh := videos[0].Frames.Shape[4]*o.Scale, videos[0].Frames.Shape[3]*o.Scale
 	// The label column fits the longest row name up to 40 characters (at least 16, 120 pixels),
 	// so that names which differ late (a method's sampler after a shared model name) stay apart.
-	chars := 16
-	for _, v := range videos {
-		chars = max(chars, min(len(asciiLabel(v.Name, 1<<20)), maxLabelChars))
+	names, chars := make([]string, len(videos)), 16
+	for i, v := range videos {
+		names[i] = asciiLabel(v.Name, maxLabelChars)
+		chars = max(chars, len(names[i]))
 	}
-	label := max(120, 8+7*chars)
+	label := 8 + 7*chars
 	const pad, top = 4, 16
 	img := image.NewRGBA(image.Rect(0, 0, label+cols*(fw+pad), top+len(videos)*(fh+pad)))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
@@ -175,7 +176,7 @@ func StripPNG(videos []Video, o VideoOptions) ([]byte, error) {
 	}
 	for r, v := range videos {
 		y := top + r*(fh+pad)
-		text(asciiLabel(v.Name, chars), 4, y+fh/2+4)
+		text(names[r], 4, y+fh/2+4)
 		for c := 0; c < cols && c*every < v.Frames.Frames(); c++ {
 			fr := v.frame(c*every, o)
 			draw.Draw(img, fr.Bounds().Add(image.Point{X: label + c*(fw+pad), Y: y}), fr, image.Point{}, draw.Src)

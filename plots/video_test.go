@@ -2,6 +2,7 @@ package plots
 
 import (
 	"bytes"
+	"image"
 	"image/gif"
 	"image/png"
 	"math"
@@ -51,14 +52,7 @@ func TestVideoOutputs(t *testing.T) {
 		t.Errorf("GIF frame 2 outside the square has red %d, want black", r>>8)
 	}
 
-	s, err := StripPNG([]Video{v, {Name: "square again", Frames: movingSquare(5)}}, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(s))
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := stripImage(t, []Video{v, {Name: "square again", Frames: movingSquare(5)}}, o)
 	if w, h := img.Bounds().Dx(), img.Bounds().Dy(); w != 120+5*(24+4) || h != 16+2*(24+4) {
 		t.Fatalf("strip is %d×%d, want %d×%d (label column + 5 frames, 2 rows)", w, h, 120+5*28, 16+2*28)
 	}
@@ -187,14 +181,7 @@ func TestStripLabels(t *testing.T) {
 	}
 	o := VideoOptions{Scale: 3}
 	long := []Video{{Name: "FM → EqF finetune, NAG", Frames: movingSquare(5)}, {Name: "FM → EqF finetune, GD", Frames: movingSquare(5)}}
-	s, err := StripPNG(long, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(s))
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := stripImage(t, long, o)
 	chars := len("FM -> EqF finetune, NAG")
 	if w := img.Bounds().Dx(); w != 8+7*chars+5*(24+4) {
 		t.Errorf("strip width %d, want a label column of %d characters (%d pixels) + 5 frames", w, chars, 8+7*chars)
@@ -214,4 +201,18 @@ func TestStripLabels(t *testing.T) {
 	if !differ {
 		t.Error("the two rows' labels are drawn the same")
 	}
+}
+
+// stripImage draws the videos' strip and decodes it.
+func stripImage(t *testing.T, videos []Video, o VideoOptions) image.Image {
+	t.Helper()
+	s, err := StripPNG(videos, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
 }

@@ -11,9 +11,9 @@
 // resident memory of each side.
 //
 // The peer runs on the OpenBLAS kernel set that is fastest on this processor (peerCore): the
-// machines eqflib was developed on set OPENBLAS_CORETYPE=Haswell for every process, and on a Zen 5 the AVX2 (Haswell)
-// kernels reach about two thirds of the AVX-512 (SkylakeX) ones' 1024³ rate. -peer-core fixes
-// the choice.
+// machines eqflib was developed on set OPENBLAS_CORETYPE=Haswell for every process, and on a
+// Zen 5 the AVX2 (Haswell) kernels reach about two thirds of the AVX-512 (SkylakeX) ones' 1024³
+// rate. -peer-core fixes the choice.
 //
 // Usage: go run ./bench/peer [-reps 5] [-rows REGEXP] [-py /usr/bin/python3] [-peer-core NAME]
 package main
@@ -126,7 +126,6 @@ func peerCore(py, script string, env []string, fixed string) (core, note string,
 	if fixed != "" {
 		return fixed, "OpenBLAS core " + fixed + " (-peer-core)", nil
 	}
-	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "OPENBLAS_CORETYPE=") })
 	candidates := []string{""} // OpenBLAS's own detection
 	if set := os.Getenv("OPENBLAS_CORETYPE"); set != "" {
 		candidates = append(candidates, set)
@@ -157,10 +156,7 @@ func peerCore(py, script string, env []string, fixed string) (core, note string,
 		p := probe{core: c}
 		for range 3 {
 			cmd := exec.Command(py, script, "matmul/1024", "20")
-			cmd.Env = append(slices.Clone(env), "OPENBLAS_VERBOSE=2")
-			if c != "" {
-				cmd.Env = append(cmd.Env, "OPENBLAS_CORETYPE="+c)
-			}
+			cmd.Env = append(withCoreType(env, c), "OPENBLAS_VERBOSE=2")
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				return "", "", fmt.Errorf("probing the peer's OpenBLAS core %q: %v\n%s", c, err, out)
@@ -193,6 +189,16 @@ func peerCore(py, script string, env []string, fixed string) (core, note string,
 		rates = append(rates, fmt.Sprintf("%s %.0f", label, p.rate))
 	}
 	return best.core, fmt.Sprintf("OpenBLAS core %s, the fastest 1024³ of %s GFLOP/s", best.name, strings.Join(rates, ", ")), nil
+}
+
+// withCoreType is env (copied) with OPENBLAS_CORETYPE set to core, or removed when core is ""
+// (OpenBLAS's own detection).
+func withCoreType(env []string, core string) []string {
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "OPENBLAS_CORETYPE=") })
+	if core != "" {
+		out = append(out, "OPENBLAS_CORETYPE="+core)
+	}
+	return out
 }
 
 // cpuFlags is the set of /proc/cpuinfo's flags (empty where there is none).
@@ -288,8 +294,7 @@ func mainErr(reps int, only, py, fixedCore string) error {
 	if err != nil {
 		return err
 	}
-	peerEnv = append(slices.DeleteFunc(peerEnv, func(kv string) bool { return strings.HasPrefix(kv, "OPENBLAS_CORETYPE=") }),
-		"OPENBLAS_CORETYPE="+core) // "" leaves the choice to OpenBLAS's detection
+	peerEnv = withCoreType(peerEnv, core)
 	fmt.Printf("processor: %s, %d logical cores; %s %s/%s, GOEXPERIMENT=%s\n", processor(), runtime.NumCPU(),
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, os.Getenv("GOEXPERIMENT"))
 	fmt.Printf("peer: PyTorch %s, CPU, %s threads, float32, %s; eqflib: GoMLX's Go backend, float32\n",
