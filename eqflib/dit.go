@@ -283,6 +283,19 @@ func (c DiTConfig) positions(g *Graph, frames int, dtypeOf *Node) *Node {
 // Forward runs the backbone: x [B, T, C, H, W], level [B, T], cond [B, T, CondDim] (nil when
 // CondDim = 0). It returns v̂ [B, T, C, H, W] and z, one [B, T, D] per block.
 func (c DiTConfig) Forward(scope *model.Scope, x, level, cond *Node) (v *Node, z []*Node) {
+	return c.forward(scope, x, level, cond, nil)
+}
+
+// ForwardModulated is Forward on precomputed modulations mod [Modulations(), B, T, D]
+// (Modulations' output): the blocks and the head skip their AdaLN layers and the frame
+// conditioning. The sampler engine computes them once per window of a noise-unconditional DiT,
+// whose conditioning does not change between its steps (ditfield.go).
+func (c DiTConfig) ForwardModulated(scope *model.Scope, x, mod *Node) (v *Node, z []*Node) {
+	return c.forward(scope, x, nil, nil, mod)
+}
+
+// forward is Forward, or ForwardModulated when mod is not nil.
+func (c DiTConfig) forward(scope *model.Scope, x, level, cond, mod *Node) (v *Node, z []*Node) {
 	if err := c.Validate(); err != nil {
 		panic(err)
 	}
@@ -291,10 +304,18 @@ func (c DiTConfig) Forward(scope *model.Scope, x, level, cond *Node) (v *Node, z
 	if dims[2] != c.Channels || dims[3] != c.Height || dims[4] != c.Width {
 		panic(paramErr("x.Shape", dims, fmt.Sprintf("[B, T, %d, %d, %d]", c.Channels, c.Height, c.Width)))
 	}
-	if c.CondDim > 0 && cond == nil {
-		panic(paramErr("cond", "nil", fmt.Sprintf("[B, T, %d] conditions", c.CondDim)))
+	var ce *Node       // [B, T, D]: the frame conditioning, or nil with precomputed modulations
+	var mods [][]*Node // each block's six [B, T, D] and the head's two (nil: computed in place)
+	if mod == nil {
+		if c.CondDim > 0 && cond == nil {
+			panic(paramErr("cond", "nil", fmt.Sprintf("[B, T, %d] conditions", c.CondDim)))
+		}
+		level.AssertDims(B, T)
+		mods = make([][]*Node, c.Depth+1)
+	} else {
+		mod.AssertDims(c.NumModulations(), B, T, c.Hidden)
+		mods = c.splitModulations(mod)
 	}
-	level.AssertDims(B, T)
 
 	// Tokens are token-major inside the backbone, [N, B, T, D]: per-frame vectors then
 	// broadcast over a leading axis (see perToken); attention sees the same T·N tokens.
@@ -302,12 +323,57 @@ func (c DiTConfig) Forward(scope *model.Scope, x, level, cond *Node) (v *Node, z
 	h = c.dense(scope.In("patch_embed"), h, c.Hidden, false) // [N, B, T, D]
 	pos := InsertAxes(c.positions(x.Graph(), T, x), 1)       // [N, 1, T, D]
 	h = Add(h, BroadcastToDims(pos, h.Shape().Dimensions...))
-	ce := c.frameConditioning(scope, level, cond) // [B, T, D]
+	if mod == nil {
+		ce = c.frameConditioning(scope, level, cond)
+	}
 	for l := 0; l < c.Depth; l++ {
-		h = c.block(scope.In("block_%d", l), h, ce)
+		h = c.block(scope.In("block_%d", l), h, ce, mods[l])
 		z = append(z, ReduceMean(h, 0)) // [B, T, D]: this block's activations pooled per frame
 	}
-	return c.unpatchify(c.finalLayer(scope, h, ce)), z
+	return c.unpatchify(c.finalLayer(scope, h, ce, mods[c.Depth])), z
+}
+
+// NumModulations is the number of AdaLN vectors per frame: six per block (shift, scale and gate
+// for attention and for the MLP) and two for the head (shift, scale).
+func (c DiTConfig) NumModulations() int { return 6*c.Depth + 2 }
+
+// Modulations computes every AdaLN modulation of the backbone from level [B, T] and cond
+// [B, T, CondDim] (nil when CondDim = 0): [NumModulations(), B, T, D], each block's six vectors
+// in the order block uses them, then the head's two. With the same variables as Forward, so that
+// ForwardModulated(x, Modulations(level, cond)) = Forward(x, level, cond). Vector-major, so that
+// a step takes each vector with a Gather on the leading axis, which copies it whole (compute
+// v0.1.14's Slice copies element by element).
+func (c DiTConfig) Modulations(scope *model.Scope, level, cond *Node) *Node {
+	ce := c.frameConditioning(scope, level, cond) // [B, T, D]
+	B, T, d := ce.Shape().Dimensions[0], ce.Shape().Dimensions[1], c.Hidden
+	vectorMajor := func(m *Node, k int) *Node { // [B, T, k·D] → [k, B, T, D]
+		return TransposeAllDims(Reshape(m, B, T, k, d), 2, 0, 1, 3)
+	}
+	var mods []*Node
+	for l := 0; l < c.Depth; l++ {
+		mods = append(mods, vectorMajor(c.dense(scope.In("block_%d", l).In("adaln"), ce, 6*d, true), 6))
+	}
+	mods = append(mods, vectorMajor(c.dense(scope.In("final_adaln"), ce, 2*d, true), 2))
+	return Concatenate(mods, 0)
+}
+
+// splitModulations cuts Modulations' output into each block's six [B, T, D] and the head's two.
+func (c DiTConfig) splitModulations(mod *Node) [][]*Node {
+	dims := mod.Shape().Dimensions
+	vector := func(k int) *Node {
+		return Reshape(Gather(mod, Const(mod.Graph(), [][]int32{{int32(k)}})), dims[1:]...)
+	}
+	mods := make([][]*Node, c.Depth+1)
+	for l := range mods {
+		n := 6
+		if l == c.Depth {
+			n = 2
+		}
+		for i := range n {
+			mods[l] = append(mods[l], vector(6*l+i))
+		}
+	}
+	return mods
 }
 
 // patchify cuts frames into non-overlapping p×p patches, token-major: [B, T, C, H, W] →
@@ -349,14 +415,19 @@ func (c DiTConfig) frameConditioning(scope *model.Scope, level, cond *Node) *Nod
 // block is one DiT block: full spatiotemporal self-attention over the window's T·N tokens and
 // an MLP, each behind a LayerNorm modulated per frame and a gate (AdaLN-Zero: the six vectors
 // come from a zero-initialised layer, so every block starts as the identity).
-// h [N, B, T, D] (token-major), ce [B, T, D] → [N, B, T, D].
-func (c DiTConfig) block(scope *model.Scope, h, ce *Node) *Node {
+// h [N, B, T, D] (token-major), ce [B, T, D] → [N, B, T, D]; mods, when not nil, are the block's
+// six precomputed modulation vectors [B, T, D] (ce is then unused).
+func (c DiTConfig) block(scope *model.Scope, h, ce *Node, mods []*Node) *Node {
 	dims := h.Shape().Dimensions
 	n, B, T, d := dims[0], dims[1], dims[2], dims[3]
 	hd := d / c.Heads
-	mod := c.dense(scope.In("adaln"), ce, 6*d, true) // [B, T, 6D], zero-initialised
-	chunk := func(i int) *Node { return Slice(mod, AxisRange(), AxisRange(), AxisRange(i*d, (i+1)*d)) }
-	shift1, scale1, gate1, shift2, scale2, gate2 := chunk(0), chunk(1), chunk(2), chunk(3), chunk(4), chunk(5)
+	if mods == nil {
+		mod := c.dense(scope.In("adaln"), ce, 6*d, true) // [B, T, 6D], zero-initialised
+		for i := range 6 {
+			mods = append(mods, Slice(mod, AxisRange(), AxisRange(), AxisRange(i*d, (i+1)*d)))
+		}
+	}
+	shift1, scale1, gate1, shift2, scale2, gate2 := mods[0], mods[1], mods[2], mods[3], mods[4], mods[5]
 	gate := func(g, x *Node) *Node { return Mul(perToken(g, n), x) }
 
 	// Attention.
@@ -390,12 +461,15 @@ func (c DiTConfig) block(scope *model.Scope, h, ce *Node) *Node {
 }
 
 // finalLayer is the head: a LayerNorm modulated per frame and a zero-initialised linear map back
-// to patch values, so v̂ = 0 at initialisation. h [N, B, T, D] → [N, B, T, C·p·p].
-func (c DiTConfig) finalLayer(scope *model.Scope, h, ce *Node) *Node {
+// to patch values, so v̂ = 0 at initialisation. h [N, B, T, D] → [N, B, T, C·p·p]; mods, when
+// not nil, are the precomputed shift and scale [B, T, D].
+func (c DiTConfig) finalLayer(scope *model.Scope, h, ce *Node, mods []*Node) *Node {
 	d := c.Hidden
-	fm := c.dense(scope.In("final_adaln"), ce, 2*d, true) // [B, T, 2D], zero-initialised
-	shift := Slice(fm, AxisRange(), AxisRange(), AxisRange(0, d))
-	scale := Slice(fm, AxisRange(), AxisRange(), AxisRange(d, 2*d))
+	if mods == nil {
+		fm := c.dense(scope.In("final_adaln"), ce, 2*d, true) // [B, T, 2D], zero-initialised
+		mods = []*Node{Slice(fm, AxisRange(), AxisRange(), AxisRange(0, d)), Slice(fm, AxisRange(), AxisRange(), AxisRange(d, 2*d))}
+	}
+	shift, scale := mods[0], mods[1]
 	return c.dense(scope.In("head"), modulate(layerNorm(h), shift, scale), c.Channels*c.Patch*c.Patch, true)
 }
 

@@ -2,11 +2,14 @@ package eqflib
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -32,6 +35,10 @@ type DiT struct {
 	exec        *model.Exec
 	compiles    atomic.Int64
 	steps       stepExecs // the sampler-step executors (stepgraph.go)
+	modSteps    stepExecs // the same on precomputed modulations (a noise-unconditional DiT)
+	modMu       sync.Mutex
+	modExec     *model.Exec  // Modulations: conditions → every AdaLN modulation
+	modRuns     atomic.Int64 // how many times modExec ran (tests)
 }
 
 // NewDiT builds a DiT with freshly initialised variables (seeded) of the given float type.
@@ -81,6 +88,7 @@ func (d *DiT) buildExec(backend compute.Backend) (err error) {
 		return out
 	})
 	d.steps.reset() // built again for the new readout
+	d.modSteps.reset()
 	return err
 }
 
@@ -94,13 +102,26 @@ func (c *conditionedDiT) stepState(w Warp, readout bool) (stepState, bool, error
 	return c.d.openStepState(w, readout, c.cond)
 }
 
+// openStepState opens a run's backend state. bound are the conditions WithConditions bound (nil:
+// none). A noise-unconditional DiT whose variables exist steps on precomputed modulations: its
+// AdaLN modulations depend only on the conditions and the weights, not on x or the level, so the
+// run computes them once per window (a separate executor, Modulations) and feeds them to every
+// step until the conditions change. That saves each step the frame conditioning and Depth + 1
+// small products at batch B·T, which the Go backend runs single-threaded (README "Known GoMLX
+// gaps"); the step computes the same values as Forward's. A fresh DiT whose variables do not exist
+// yet takes the plain step, so that the first graph creates them in Forward's order.
 func (d *DiT) openStepState(w Warp, readout bool, bound []float64) (stepState, bool, error) {
 	if d.HostState {
 		return nil, false, nil
 	}
+	modulated := !d.NoiseConditional && d.ditScope(d.Store).In("final_adaln").GetVariable("weights") != nil
+	steps := &d.steps
+	if modulated {
+		steps = &d.modSteps
+	}
 	exec := func(v stepVariant) (stepCall, error) {
-		return d.steps.get(w, v, func() (stepCall, error) {
-			e, err := d.stepExec(w, v)
+		return steps.get(w, v, func() (stepCall, error) {
+			e, err := d.stepExec(w, v, modulated)
 			if err != nil {
 				return nil, err
 			}
@@ -108,17 +129,85 @@ func (d *DiT) openStepState(w Warp, readout bool, bound []float64) (stepState, b
 		})
 	}
 	condDim := d.Config.CondDim
-	return &graphState{exec: exec, dtype: d.DType, readout: readout, cond: func(cond []float64, b, t int) (*tensors.Tensor, error) {
+	condOf := func(cond []float64, b, t int) (*tensors.Tensor, error) {
 		if cond == nil {
 			cond = bound
 		}
 		return condTensor(d.DType, cond, b, t, condDim)
-	}}, true, nil
+	}
+	if !modulated {
+		return &graphState{exec: exec, dtype: d.DType, readout: readout, cond: condOf}, true, nil
+	}
+	// The modulations of the last conditions, kept for the run.
+	var last struct {
+		cond []float64
+		b, t int
+		mod  *tensors.Tensor
+	}
+	modOf := func(cond []float64, b, t int) (*tensors.Tensor, error) {
+		if cond == nil {
+			cond = bound
+		}
+		if last.mod != nil && last.b == b && last.t == t && slices.Equal(last.cond, cond) {
+			return last.mod, nil
+		}
+		ct, err := condOf(cond, b, t)
+		if err != nil {
+			return nil, err
+		}
+		mod, err := d.modulations(ct)
+		if err != nil {
+			return nil, err
+		}
+		if last.mod != nil {
+			_ = last.mod.FinalizeAll()
+		}
+		last.cond, last.b, last.t, last.mod = slices.Clone(cond), b, t, mod
+		return mod, nil
+	}
+	return &graphState{exec: exec, dtype: d.DType, readout: readout, cond: modOf}, true, nil
+}
+
+// modulations runs Modulations on conditions ct [B, T, max(CondDim, 1)] at level 0 (the DiT is
+// noise-unconditional) and returns [NumModulations(), B, T, D] on the backend.
+func (d *DiT) modulations(ct *tensors.Tensor) (*tensors.Tensor, error) {
+	d.modMu.Lock()
+	if d.modExec == nil {
+		backend, err := Backend()
+		if err != nil {
+			d.modMu.Unlock()
+			return nil, err
+		}
+		cfg := d.Config
+		d.modExec, err = model.NewExec(backend, d.Store, func(scope *model.Scope, cond *Node) *Node {
+			d.compiles.Add(1)
+			keepVariablesAsParameters(scope, cond.Graph())
+			dims := cond.Shape().Dimensions
+			level := Zeros(cond.Graph(), shapes.Make(cond.DType(), dims[0], dims[1]))
+			if cfg.CondDim == 0 {
+				cond = nil
+			}
+			return cfg.Modulations(d.ditScope(scope.Store()), level, cond)
+		})
+		if err != nil {
+			d.modMu.Unlock()
+			return nil, err
+		}
+	}
+	exec := d.modExec
+	d.modMu.Unlock()
+	d.modRuns.Add(1)
+	outs, err := exec.Exec(ct)
+	if err != nil {
+		return nil, err
+	}
+	return outs[0], nil
 }
 
 // stepExec builds the sampler-step executor for warp w and an update variant: inputs (x, m,
-// level, cond, α, β's form, β's value, active, μ), outputs those of stepGraph.
-func (d *DiT) stepExec(w Warp, variant stepVariant) (*model.Exec, error) {
+// level, cond, α, β's form, β's value, active, μ), outputs those of stepGraph. modulated: the
+// fourth input is Modulations' output instead of the conditions (openStepState).
+func (d *DiT) stepExec(w Warp, variant stepVariant, modulated bool) (*model.Exec, error) {
 	backend, err := Backend()
 	if err != nil {
 		return nil, err
@@ -135,7 +224,12 @@ func (d *DiT) stepExec(w Warp, variant stepVariant) (*model.Exec, error) {
 			level = ZerosLike(level)
 		}
 		fn := func(look, level *Node) (v, sigmaHat *Node) {
-			v, z := cfg.Forward(d.ditScope(scope.Store()), look, level, cond)
+			var z []*Node
+			if modulated {
+				v, z = cfg.ForwardModulated(d.ditScope(scope.Store()), look, in[3])
+			} else {
+				v, z = cfg.Forward(d.ditScope(scope.Store()), look, level, cond)
+			}
 			if readoutProj > 0 {
 				sigmaHat = Sigmoid(readoutLogit(scope.Store().Scope(readoutScope), z, readoutProj))
 			}

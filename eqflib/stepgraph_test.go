@@ -3,6 +3,7 @@ package eqflib
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
@@ -115,5 +116,75 @@ func TestBackendStateStopsOnNaN(t *testing.T) {
 	var nf *NonFiniteError
 	if !errors.As(err, &nf) || nf.Step != 1 || nf.What != "velocity" {
 		t.Fatalf("got %v, want a NonFiniteError at step 1", err)
+	}
+}
+
+// A noise-unconditional DiT steps on modulations computed once per window (openStepState): a
+// rollout whose actions change from frame to frame, so that every slide of the window changes
+// them, equals the host path's (Forward with the conditioning in the graph, every step) to
+// float64 rounding, computing the modulations once per window rather than once per step. A
+// fresh DiT whose first graph is a sampler step creates its variables in Forward's order.
+func TestModulatedStepMatchesForward(t *testing.T) {
+	cfg := DiTPresets["tiny"]
+	d, err := NewDiT(cfg, false, 1, dtypes.Float64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const L = 2 + 8 + 4 - 2 // context, generated frames and the last window's look-ahead
+	cond := make([]float64, L*cfg.CondDim)
+	for i := range cond {
+		cond[i] = float64((i*7)%5)/2 - 1
+	}
+	ctx, _ := Randn(NewRNG(1), 1, 2, cfg.Channels, cfg.Height, cfg.Width)
+	if _, err := d.WithConditions(cond[:2*cfg.CondDim]).Eval(ctx, nil, EvalOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	randomiseZeroInit(t, d, 2) // non-zero AdaLN layers and head
+	warp := mustWarp(t, "c")
+	ro := RollOptions{RollConfig: RollConfig{Context: 2, Horizon: 4, Stride: 2, Depth: 8}, Frames: 8, Seed: 2,
+		Conditions: cond, CondDim: cfg.CondDim,
+		Sampler: FrameSampler{Sampler: NAG, Options: Options{Warp: warp, Momentum: 0.3}}}
+	a, err := Roll(d, ctx, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := d.modRuns.Load()
+	d.HostState = true
+	b, err := Roll(d, ctx, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diff, scale float64
+	for i := range a.Frames.Data {
+		diff = math.Max(diff, math.Abs(a.Frames.Data[i]-b.Frames.Data[i]))
+		scale = math.Max(scale, math.Abs(b.Frames.Data[i]))
+	}
+	if diff > 1e-10*scale || a.NFE != b.NFE {
+		t.Fatalf("modulated and host rollouts differ by %.3g (scale %.3g), NFE %d vs %d", diff, scale, a.NFE, b.NFE)
+	}
+	// Windows slide by the stride, 2 frames, and each slide brings new actions: 8 frames take 4
+	// or 5 windows (the last may be shorter), each computing its modulations once.
+	if runs < 4 || runs > 6 || int(runs) >= a.NFE {
+		t.Errorf("the modulations ran %d times over %d steps, want once per window (4–6)", runs, a.NFE)
+	}
+	t.Logf("max |modulated − host| = %.3g (scale %.3g); modulations %d times, %d steps", diff, scale, runs, a.NFE)
+
+	// Variables created by a first sampler step come in Forward's order.
+	paths := func(d *DiT) (p []string) {
+		for v := range d.Store.IterVariables() {
+			p = append(p, v.Path())
+		}
+		return p
+	}
+	fresh, _ := NewDiT(cfg, false, 1, dtypes.Float64)
+	if _, err := SampleGD(fresh.WithConditions(cond[:2*cfg.CondDim]), ctx, Options{Steps: 2}); err != nil {
+		t.Fatal(err)
+	}
+	evaluated, _ := NewDiT(cfg, false, 1, dtypes.Float64)
+	if _, err := evaluated.WithConditions(cond[:2*cfg.CondDim]).Eval(ctx, nil, EvalOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if p, q := paths(fresh), paths(evaluated); !slices.Equal(p, q) {
+		t.Errorf("variables created by a first sampler step:\n%v\nby a first Eval:\n%v", p, q)
 	}
 }
