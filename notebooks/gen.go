@@ -84,7 +84,7 @@ var stories = map[string]story{
 		"Analytic: the figure is exact."},
 	"planning_threshold": {
 		"App. J.2, Fig. planning_threshold. Replanning only when the plan's compatibility score exceeds τ trades quality for compute smoothly; budget-adaptive EqF has the best trade-off, FM the worst (13–29 % more compute for the same FVD).",
-		"On the 3,500-step cpu zoo of 2026-11-23 (3 seeds, 20 committed frames, FVD on 10-frame clips): from τ = ∞ to τ = 0 (21 → 40 frame evaluations per committed frame) FVD falls for every method: FM Euler 39.7 → 23.0, EqF NAG μ = 0.3 41.8 → 34.6, budget-adaptive EqF 43.5 → 36.4 (± 1–3). Replanning helps, but FM is best at every compute level: this does not reproduce the paper."},
+		"On the cpu zoo of 2026-11-25 (7,000 steps, no guidance; 3 seeds, 20 committed frames, FVD on 10-frame clips): from τ = ∞ to τ = 0 (21 → 40 frame evaluations per committed frame) FVD falls for every method: FM Euler 12.7 → 7.3, EqF NAG μ = 0.3 36.1 → 14.0, budget-adaptive EqF 38.6 → 16.2 (± 0.4–4.5). Replanning helps EqF the most, but FM is best at every compute level: this does not reproduce the paper. On the 3,500-step zoo of 2026-11-23: FM 39.7 → 23.0, EqF NAG 41.8 → 34.6, budget-adaptive 43.5 → 36.4."},
 }
 
 // main writes the notebooks into the folder named by its argument (default "."): the teaching
