@@ -69,7 +69,7 @@ var stories = map[string]story{
 		"On the cpu zoo: 0.446 GFLOPs per 4-frame window for either backbone; g_φ costs 0.99 % of it (paper 0.89 %), h_ω 0.59 % (relatively larger on a 5M-parameter backbone)."},
 	"sampling_runtime": {
 		"App. D.6, Table sampling_runtime (one H200): FM Euler 34.41, EqF GD and NAG 34.46, EqF NAG + h_ω 34.86, FM Euler + g_φ 35.10 ms per step.",
-		"On two cores, batch 1: FM Euler 7.3, EqF GD 8.1, EqF NAG 8.9, EqF NAG + h_ω 9.2, FM Euler + g_φ 12.8 ms per step."},
+		"On two cores of a Zen 5 (AVX-512), batch 1, the cpu zoo of 2026-11-25: FM Euler 5.39, EqF GD 5.43, EqF NAG 5.42, EqF NAG + h_ω 5.60, FM Euler + g_φ 8.31 ms per step. EqF's steps cost FM's and the readout adds 3 %, as in the paper; g_φ, a second network run on the host path, adds 54 %. (On an AVX2 Zen 3 on 2026-11-23: 7.3, 8.1, 8.9, 9.2, 12.8.)"},
 	"mc_eq_finetune": {
 		"App. E.1, Table mc_eq_finetune. An FM model finetuned into EqF (level input zeroed, EqF loss) with NAG μ = 0.2 reaches FVD 74.54 against 100.48 for FM trained on as long.",
 		"On the cpu zoo of 2026-11-25 (7,000 steps, no guidance; 3 seeds): the 500-step finetune with closed-loop NAG μ = 0.2 scores FVD 66.3 ± 7.4 (GD 73.7 ± 5.8) against EqF from scratch 86.2 ± 9.6 and FM 62.5 ± 5.6: paired by seed it is 19.8 ± 2.6 below EqF from scratch and 3.8 ± 2.9 above FM. Its loss is still falling after 500 steps (0.69 at the start, 0.15 at the end, FM's 0.086). On the 3,500-step zoo of 2026-11-23 the finetune scored 100.0 against FM's 88.1."},
