@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,8 +50,9 @@ func ForwardCompute(ctx context.Context, c Config) (*Result, error) {
 	}
 	p := plots.Panel{XLabel: "model", YLabel: "GFLOPs per forward (one window)", LogY: true, Legend: "none"}
 	for i, n := range r.Numbers[:4] {
+		p.XTicks = append(p.XTicks, strings.SplitN(n.Name, " (", 2)[0])
 		p.Series = append(p.Series, plots.Series{Name: n.Name, X: []float64{float64(i + 1)}, Y: []float64{n.Ours}, Style: plots.Points,
-			Labels: []string{strings.SplitN(n.Name, " (", 2)[0]}, Color: i + 1})
+			Labels: []string{strconv.FormatFloat(n.Ours, 'g', 3, 64)}, Color: i + 1})
 	}
 	r.Figures["forward_compute"] = &plots.Figure{Title: fmt.Sprintf("Forward compute, %d-frame window", T), Panels: []plots.Panel{p}, Width: 6, Height: 4}
 	r.Notes = append(r.Notes, fmt.Sprintf("One %d-frame window of %d×%d frames (the paper: a 50-frame latent window of its CogVideoX backbone).", T, cfg.Height, cfg.Width))
@@ -174,8 +176,9 @@ func SamplingRuntime(ctx context.Context, c Config) (*Result, error) {
 		sort.Float64s(ms)
 		med := ms[len(ms)/2]
 		r.Numbers = append(r.Numbers, Number{Name: m.Name + " (ms/step)", Ours: med, Paper: m.Paper, Note: fmt.Sprintf("median of %d; range %.2f–%.2f", len(ms), ms[0], ms[len(ms)-1])})
+		p.XTicks = append(p.XTicks, m.Name)
 		p.Series = append(p.Series, plots.Series{Name: m.Name, X: []float64{float64(i + 1)}, Y: []float64{med}, Lo: []float64{ms[0]}, Hi: []float64{ms[len(ms)-1]},
-			Style: plots.Points, Labels: []string{m.Name}, Color: i + 1})
+			Style: plots.Points, Labels: []string{fmt.Sprintf("%.2f", med)}, Color: i + 1})
 		l.logf("  %-20s %.2f ms/step\n", m.Name, med)
 	}
 	b, _ := eqflib.Backend()

@@ -63,8 +63,9 @@ func Inpainting(ctx context.Context, c Config) (*Result, error) {
 		}
 		mean, se := stat(psnr)
 		r.Numbers = append(r.Numbers, Number{Name: m.Name + ": PSNR of the in-between frames (dB)", Ours: mean, Err: se})
+		p.XTicks = append(p.XTicks, shortName(m.Name))
 		p.Series = append(p.Series, plots.Series{Name: shortName(m.Name), X: []float64{float64(i + 1)}, Y: []float64{mean},
-			Lo: []float64{mean - se}, Hi: []float64{mean + se}, Style: plots.Points, Labels: []string{shortName(m.Name)}, Color: m.Color})
+			Lo: []float64{mean - se}, Hi: []float64{mean + se}, Style: plots.Points, Labels: []string{fmt.Sprintf("%.1f", mean)}, Color: m.Color})
 	}
 	r.Figures["inpainting"] = &plots.Figure{Title: "Inpainting PSNR", Panels: []plots.Panel{p}, Width: 6, Height: 4}
 	st := l.models["eqf"].Stats

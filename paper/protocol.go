@@ -391,10 +391,12 @@ func fvdBars(title string, rows []seeded) (*plots.Figure, error) {
 	for i, r := range rows {
 		m, se := r.of(fvdOf)
 		xs, ys, lo, hi = append(xs, float64(i+1)), append(ys, m), append(lo, m-se), append(hi, m+se)
-		labels[i] = shortName(r.m.Name)
-		if len(rows) > 8 { // too many names to print beside the points: number them as the table's rows
-			labels[i] = strconv.Itoa(i + 1)
+		labels[i] = fmt.Sprintf("%.1f", m)
+		name := shortName(r.m.Name)
+		if len(rows) > 8 { // too many names for the axis: number them as the table's rows
+			name = strconv.Itoa(i + 1)
 		}
+		p.XTicks = append(p.XTicks, name)
 	}
 	p.Series = []plots.Series{{Name: "FVD", X: xs, Y: ys, Lo: lo, Hi: hi, Style: plots.Points, Labels: labels}}
 	return &plots.Figure{Title: title, Panels: []plots.Panel{p}, Width: 7, Height: 4.2}, nil

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -134,13 +135,25 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 	}
 	xn, xt, xmin, xmax := axis(p.XLabel, p.LogX, p.XMin, p.XMax)
 	yn, yt, ymin, ymax := axis(p.YLabel, p.LogY, p.YMin, p.YMax)
+	xAxis := opts.XAxis{Name: xn, Type: xt, Min: xmin, Max: xmax, NameLocation: "middle", NameGap: 28, Scale: types.Bool(ptr(true))}
+	if p.XTicks != nil { // categories at x = 1, 2, …: one tick each, labelled by name
+		// The formatter is JavaScript inlined in the page's JSON options, where double quotes
+		// would be escaped: the names go in single-quoted literals.
+		names := make([]string, len(p.XTicks))
+		for i, n := range p.XTicks {
+			names[i] = "'" + strings.NewReplacer(`\`, "/", "'", "’").Replace(n) + "'"
+		}
+		xAxis.Min, xAxis.Max, xAxis.MinInterval, xAxis.MaxInterval, xAxis.NameGap = 0.5, float64(len(p.XTicks))+0.5, 1, 1, 52
+		xAxis.AxisLabel = &opts.AxisLabel{Rotate: 20, Formatter: opts.FuncOpts(fmt.Sprintf(
+			"function (v) { var t = [%s]; return (v === Math.round(v) && v >= 1 && v <= t.length) ? t[v - 1] : ''; }", strings.Join(names, ", ")))}
+	}
 	line.SetGlobalOptions(
 		charts.WithInitializationOpts(opts.Initialization{Width: fmt.Sprintf("%dpx", w), Height: fmt.Sprintf("%dpx", h), BackgroundColor: "#ffffff"}),
 		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: sub, Left: "center"}),
 		charts.WithLegendOpts(opts.Legend{Show: types.Bool(ptr(p.Legend != "none")), Bottom: "0", Type: "scroll"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: types.Bool(ptr(true)), Trigger: "item"}),
 		charts.WithGridOpts(opts.Grid{Top: "70", Bottom: "70", Left: "70", Right: "30"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: xn, Type: xt, Min: xmin, Max: xmax, NameLocation: "middle", NameGap: 28, Scale: types.Bool(ptr(true))}),
+		charts.WithXAxisOpts(xAxis),
 		charts.WithYAxisOpts(opts.YAxis{Name: yn, Type: yt, Min: ymin, Max: ymax, NameLocation: "middle", NameGap: 50, Scale: types.Bool(ptr(true))}),
 		charts.WithToolboxOpts(opts.Toolbox{Show: types.Bool(ptr(true)), Feature: &opts.ToolBoxFeature{
 			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: types.Bool(ptr(true)), Type: "png"},

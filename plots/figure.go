@@ -59,7 +59,10 @@ type Panel struct {
 	Legend string
 	// XMin/XMax/YMin/YMax fix the axis range when Min < Max (e.g. a zoomed view).
 	XMin, XMax, YMin, YMax float64
-	Series                 []Series
+	// XTicks, when set, makes the x axis name categories (methods, models): x = 1, 2, … is
+	// labelled XTicks[0], XTicks[1], …, and the axis spans 0.5 to len(XTicks) + 0.5.
+	XTicks []string
+	Series []Series
 	// Heat, when set, draws a heat map under the series (a panel may hold only a heat map; the
 	// echarts page draws the heat map alone).
 	Heat *Heat
@@ -93,6 +96,9 @@ func (f *Figure) check() error {
 	for pi, p := range f.Panels {
 		if len(p.Series) == 0 && p.Heat == nil {
 			return fmt.Errorf("plots: figure %q panel %d (%q) has no series and no heat map", f.Title, pi, p.Title)
+		}
+		if p.XTicks != nil && (p.LogX || p.Heat != nil) {
+			return fmt.Errorf("plots: figure %q panel %q: XTicks name categories on a linear axis without a heat map", f.Title, p.Title)
 		}
 		if p.Heat != nil {
 			if err := p.Heat.check(fmt.Sprintf("plots: figure %q panel %q", f.Title, p.Title)); err != nil {
@@ -225,6 +231,17 @@ func gonumPanel(p Panel, title string) (*plot.Plot, error) {
 	}
 	if p.LogY {
 		pl.Y.Tick.Marker = decadeTicks{}
+	}
+	if p.XTicks != nil {
+		ticks := make(plot.ConstantTicks, len(p.XTicks))
+		for k, name := range p.XTicks {
+			ticks[k] = plot.Tick{Value: float64(k + 1), Label: name}
+		}
+		pl.X.Tick.Marker = ticks
+		pl.X.Min, pl.X.Max = 0.5, float64(len(p.XTicks))+0.5
+		pl.X.Tick.Label.Font.Size = vg.Points(8)
+		pl.X.Tick.Label.Rotation = math.Pi / 8 // names longer than their slot do not run into each other
+		pl.X.Tick.Label.XAlign, pl.X.Tick.Label.YAlign = draw.XRight, draw.YTop
 	}
 	tx := func(v float64) float64 {
 		if p.LogX {

@@ -1,6 +1,10 @@
 package plots
 
-import "testing"
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
 
 // The default legend goes to the corner with the fewest data points: a curve rising to the top
 // right leaves the top left free; a curve that fills every corner but the bottom left gets it.
@@ -20,5 +24,39 @@ func TestLegendEmptiestCorner(t *testing.T) {
 	}
 	if c := emptiestCorner(Panel{}, id, id); c != "tr" {
 		t.Errorf("no data: legend at %q, want tr", c)
+	}
+}
+
+// XTicks name an axis's categories: in the PNG at x = 1, 2, … with the axis spanning 0.5 to
+// n + 0.5, in the echarts page through a JavaScript label formatter (not a quoted string, which
+// echarts would print as is); a log x axis is refused.
+func TestXTicks(t *testing.T) {
+	p := Panel{XLabel: "method", YLabel: "ms", XTicks: []string{"FM Euler", "EqF NAG + h_ω"},
+		Series: []Series{{Name: "a", X: []float64{1}, Y: []float64{5}}, {Name: "b", X: []float64{2}, Y: []float64{6}}}}
+	pl, err := gonumPanel(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.X.Min != 0.5 || pl.X.Max != 2.5 {
+		t.Errorf("x axis spans %g–%g, want 0.5–2.5", pl.X.Min, pl.X.Max)
+	}
+	ticks := pl.X.Tick.Marker.Ticks(pl.X.Min, pl.X.Max)
+	if len(ticks) != 2 || ticks[0].Value != 1 || ticks[0].Label != "FM Euler" || ticks[1].Value != 2 || ticks[1].Label != "EqF NAG + h_ω" {
+		t.Errorf("ticks %+v, want FM Euler at 1 and EqF NAG + h_ω at 2", ticks)
+	}
+	f := &Figure{Title: "t", Panels: []Panel{p}}
+	if _, err := f.Bytes("png"); err != nil {
+		t.Fatal(err)
+	}
+	page, err := f.Bytes("html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"formatter":function (v) { var t = ['FM Euler', 'EqF NAG + h_ω'];`; !bytes.Contains(page, []byte(want)) {
+		t.Errorf("the page has no label formatter %s", want)
+	}
+	p.LogX = true
+	if _, err := (&Figure{Panels: []Panel{p}}).Bytes("png"); err == nil || !strings.Contains(err.Error(), "XTicks") {
+		t.Errorf("a log x axis with XTicks: error %v, want one naming XTicks", err)
 	}
 }
