@@ -286,7 +286,7 @@ func (c DiTConfig) Forward(scope *model.Scope, x, level, cond *Node) (v *Node, z
 	return c.forward(scope, x, level, cond, nil)
 }
 
-// ForwardModulated is Forward on precomputed modulations mod [Modulations(), B, T, D]
+// ForwardModulated is Forward on precomputed modulations mod [NumModulations(), B, T, D]
 // (Modulations' output): the blocks and the head skip their AdaLN layers and the frame
 // conditioning. The sampler engine computes them once per window of a noise-unconditional DiT,
 // whose conditioning does not change between its steps (ditfield.go).

@@ -171,37 +171,41 @@ func (d *DiT) openStepState(w Warp, readout bool, bound []float64) (stepState, b
 // modulations runs Modulations on conditions ct [B, T, max(CondDim, 1)] at level 0 (the DiT is
 // noise-unconditional) and returns [NumModulations(), B, T, D] on the backend.
 func (d *DiT) modulations(ct *tensors.Tensor) (*tensors.Tensor, error) {
-	d.modMu.Lock()
-	if d.modExec == nil {
-		backend, err := Backend()
-		if err != nil {
-			d.modMu.Unlock()
-			return nil, err
-		}
-		cfg := d.Config
-		d.modExec, err = model.NewExec(backend, d.Store, func(scope *model.Scope, cond *Node) *Node {
-			d.compiles.Add(1)
-			keepVariablesAsParameters(scope, cond.Graph())
-			dims := cond.Shape().Dimensions
-			level := Zeros(cond.Graph(), shapes.Make(cond.DType(), dims[0], dims[1]))
-			if cfg.CondDim == 0 {
-				cond = nil
-			}
-			return cfg.Modulations(d.ditScope(scope.Store()), level, cond)
-		})
-		if err != nil {
-			d.modMu.Unlock()
-			return nil, err
-		}
+	exec, err := d.modulationExec()
+	if err != nil {
+		return nil, err
 	}
-	exec := d.modExec
-	d.modMu.Unlock()
 	d.modRuns.Add(1)
 	outs, err := exec.Exec(ct)
 	if err != nil {
 		return nil, err
 	}
 	return outs[0], nil
+}
+
+// modulationExec returns the executor of Modulations, building it once.
+func (d *DiT) modulationExec() (*model.Exec, error) {
+	d.modMu.Lock()
+	defer d.modMu.Unlock()
+	if d.modExec != nil {
+		return d.modExec, nil
+	}
+	backend, err := Backend()
+	if err != nil {
+		return nil, err
+	}
+	cfg := d.Config
+	d.modExec, err = model.NewExec(backend, d.Store, func(scope *model.Scope, cond *Node) *Node {
+		d.compiles.Add(1)
+		keepVariablesAsParameters(scope, cond.Graph())
+		dims := cond.Shape().Dimensions
+		level := Zeros(cond.Graph(), shapes.Make(cond.DType(), dims[0], dims[1]))
+		if cfg.CondDim == 0 {
+			cond = nil
+		}
+		return cfg.Modulations(d.ditScope(scope.Store()), level, cond)
+	})
+	return d.modExec, err
 }
 
 // stepExec builds the sampler-step executor for warp w and an update variant: inputs (x, m,

@@ -154,11 +154,8 @@ func TestModulatedStepMatchesForward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var diff, scale float64
-	for i := range a.Frames.Data {
-		diff = math.Max(diff, math.Abs(a.Frames.Data[i]-b.Frames.Data[i]))
-		scale = math.Max(scale, math.Abs(b.Frames.Data[i]))
-	}
+	diff := maxAbsDiff(a.Frames.Data, b.Frames.Data)
+	scale := maxAbsDiff(b.Frames.Data, make([]float64, len(b.Frames.Data))) // max |x|
 	if diff > 1e-10*scale || a.NFE != b.NFE {
 		t.Fatalf("modulated and host rollouts differ by %.3g (scale %.3g), NFE %d vs %d", diff, scale, a.NFE, b.NFE)
 	}

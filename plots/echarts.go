@@ -139,9 +139,10 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 	if p.XTicks != nil { // categories at x = 1, 2, …: one tick each, labelled by name
 		// The formatter is JavaScript inlined in the page's JSON options, where double quotes
 		// would be escaped: the names go in single-quoted literals.
+		quote := strings.NewReplacer(`\`, "/", "'", "’")
 		names := make([]string, len(p.XTicks))
 		for i, n := range p.XTicks {
-			names[i] = "'" + strings.NewReplacer(`\`, "/", "'", "’").Replace(n) + "'"
+			names[i] = "'" + quote.Replace(n) + "'"
 		}
 		xAxis.Min, xAxis.Max, xAxis.MinInterval, xAxis.MaxInterval, xAxis.NameGap = 0.5, float64(len(p.XTicks))+0.5, 1, 1, 52
 		xAxis.AxisLabel = &opts.AxisLabel{Rotate: 20, Formatter: opts.FuncOpts(fmt.Sprintf(
