@@ -9,7 +9,7 @@ export GOEXPERIMENT := simd
 GO ?= go
 
 .PHONY: all test vet fmt-check demo models bench bench-matmul bench-peer peer-deps compare echarts browser \
-	symbols symbols-check jupyter-deps gonb kernel jupyter test-notebooks repl test-xla gpu-check soak
+	symbols symbols-check jupyter-deps gonb kernel jupyter test-notebooks repl test-xla gpu-check gpu-bins soak
 
 all: test
 
@@ -46,6 +46,13 @@ gpu-check:
 	CGO_ENABLED=1 $(GO) test -c -tags xla -ldflags='-s -w' -o bin/eqflib-xla.test ./eqflib/
 	@echo "bin/eqflib-xla.test: copy it to the GPU machine and run"
 	@echo "  GOMLX_BACKEND=xla:cuda,tf32=false ./eqflib-xla.test -test.run GPUCheck -test.v"
+
+## gpu-bins: bin/eqf-xla.gz and bin/eqflib-xla.test.gz, the eqf command and the eqflib tests built
+## with the XLA backend, gzipped to travel to a GPU machine; there scripts/gpu-zoo.sh times the
+## paper preset's sampling step and trains the zoo (docs/gpu.md has what it measured).
+gpu-bins: gpu-check
+	CGO_ENABLED=1 $(GO) build -tags xla -ldflags='-s -w' -o bin/eqf-xla ./kernel/cmd/eqf
+	gzip -kf bin/eqf-xla bin/eqflib-xla.test
 
 ## echarts: the echarts script the interactive figures inline, from the npm registry (not
 ## committed; pages never fetch it from a CDN). Installs Debian's npm when missing.
