@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
-	"time"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
 	"github.com/gomlx/gomlx/core/tensors"
@@ -497,7 +496,8 @@ type RunOptions struct {
 // ErrStopped is returned by Run when RunOptions.Stop ended it; the final checkpoint was saved.
 var ErrStopped = errors.New("eqflib: training stopped (checkpoint saved)")
 
-// Run trains until Step reaches `until`.
+// Run trains until Step reaches `until`. Progress goes to o.Progress (see progressLog: a live
+// bar on a terminal or in a notebook, a line every few percent elsewhere).
 func (t *Trainer) Run(until int, o RunOptions) error {
 	if o.EvalBatches == 0 {
 		o.EvalBatches = 4
@@ -505,13 +505,13 @@ func (t *Trainer) Run(until int, o RunOptions) error {
 	if o.KeepCheckpoints == 0 {
 		o.KeepCheckpoints = 3
 	}
-	start, startStep := time.Now(), t.Step
+	startStep := t.Step
+	progress := newProgressLog(o.Progress, t.Step)
+	defer progress.endLine() // an error, or a stop, starts on its own line
 	for t.Step < until {
 		select {
 		case <-o.Stop:
-			if o.Progress != nil {
-				fmt.Fprintln(o.Progress)
-			}
+			progress.endLine()
 			if o.CheckpointDir != "" && t.Step > startStep {
 				if _, err := t.SaveCheckpoint(o.CheckpointDir, o.KeepCheckpoints); err != nil {
 					return err
@@ -536,20 +536,9 @@ func (t *Trainer) Run(until int, o RunOptions) error {
 				return err
 			}
 		}
-		if o.Progress != nil {
-			rate := float64(t.Step-startStep) / time.Since(start).Seconds()
-			fmt.Fprintf(o.Progress, "\r%s %d/%d  loss %.4f  %.2f steps/s ", progressBar(t.Step, until, 24), t.Step, until, loss, rate)
-			if t.Step == until {
-				fmt.Fprintln(o.Progress)
-			}
-		}
+		progress.step(t.Step, until, loss)
 	}
 	return nil
-}
-
-func progressBar(done, total, width int) string {
-	n := done * width / max(total, 1)
-	return "[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "]"
 }
 
 // EquilibriumFinetune prepares equilibrium finetuning (App. E) from a Flow Matching checkpoint:
