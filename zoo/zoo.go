@@ -80,6 +80,9 @@ type Zoo struct {
 	// Stop, when closed, ends a backbone's training after its current step with a checkpoint
 	// (Build then returns eqflib.ErrStopped; building again resumes).
 	Stop <-chan struct{}
+	// NoWait makes Build fail at once (ErrLocked, naming the holder) when another process is
+	// building a model it needs, instead of waiting for it (see lock.go).
+	NoWait bool
 }
 
 // EnvZoo names the recipe Default uses ("cpu" unless set, e.g. EQF_ZOO=quick).
@@ -308,7 +311,18 @@ func (z *Zoo) Build(names ...string) error {
 			z.logf("%-10s trained (card.json matches the %s recipe)\n", s.Name, z.Recipe.Name)
 			continue
 		}
-		if err := z.build(s); err != nil {
+		unlock, err := z.lockModel(s.Name)
+		if err != nil {
+			return fmt.Errorf("zoo: building %q: %w", s.Name, err)
+		}
+		if _, err := z.Card(s.Name); err == nil { // another process trained it while we waited
+			unlock()
+			z.logf("%-10s trained by the process we waited for\n", s.Name)
+			continue
+		}
+		err = z.build(s)
+		unlock()
+		if err != nil {
 			return fmt.Errorf("zoo: building %q: %w", s.Name, err)
 		}
 	}

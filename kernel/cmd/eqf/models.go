@@ -21,8 +21,9 @@ func runModels(args []string) error {
 	recipe := fs.String("recipe", "cpu", "recipe: cpu (the zoo, ~65 min on 2 cores) or quick (tiny models, minutes)")
 	dir := fs.String("dir", "", "zoo folder (default out/models, or out/models-<recipe>)")
 	list := fs.Bool("list", false, "list the trained models and their cards instead of training")
+	noWait := fs.Bool("no-wait", false, "fail at once when another process is building a model this needs (default: wait for it)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: eqf models [-recipe cpu|quick] [-dir DIR] [-list] [model ...]\n\nmodels: ")
+		fmt.Fprintf(fs.Output(), "usage: eqf models [-recipe cpu|quick] [-dir DIR] [-list] [-no-wait] [model ...]\n\nmodels: ")
 		var names []string
 		for _, s := range zoo.Specs {
 			names = append(names, s.Name)
@@ -50,7 +51,7 @@ func runModels(args []string) error {
 	if *list {
 		return listModels(z)
 	}
-	z.Log = os.Stdout
+	z.Log, z.NoWait = os.Stdout, *noWait
 	ctx, release := signal.NotifyContext(context.Background(), stopSignals...)
 	defer release()
 	z.Stop = ctx.Done()

@@ -1,0 +1,111 @@
+package zoo
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
+)
+
+// One writer per model. Two processes building the same zoo folder — `make models` beside a
+// notebook that trains the quick zoo on demand, or two notebooks — would otherwise both train a
+// model and resume from each other's checkpoints. Build therefore takes an advisory lock on
+// <zoo>/<model>.lock (flock(2), so a process that dies, however it dies, releases it) before it
+// trains a model, and writes who holds it into the file. A second builder waits, saying who it
+// waits for, then finds the card the first one wrote and moves on; with Zoo.NoWait it fails at
+// once with an error naming the holder (ErrLocked). A lock file left by a killed process holds
+// no lock, and the next builder takes it over.
+
+// ErrLocked is returned (wrapped, with the holder named) when Zoo.NoWait is set and another
+// process is building the model.
+var ErrLocked = errors.New("zoo: another process is building this model")
+
+// lockPoll is how often a waiting builder retries the lock (and checks Stop).
+var lockPoll = 2 * time.Second
+
+// lockHolder is what a builder writes into the lock file it holds.
+type lockHolder struct {
+	PID     int       `json:"pid"`
+	Host    string    `json:"host"`
+	Model   string    `json:"model"`
+	Recipe  string    `json:"recipe"`
+	Started time.Time `json:"started"`
+}
+
+func (z *Zoo) lockPath(name string) string { return filepath.Join(z.Dir, name+".lock") }
+
+// describeHolder names who holds name's lock: PID, host, since when, and the newest checkpoint
+// step in the model's folder (what the holder has reached).
+func (z *Zoo) describeHolder(name string) string {
+	var h lockHolder
+	b, _ := os.ReadFile(z.lockPath(name))
+	if json.Unmarshal(b, &h) != nil || h.PID == 0 {
+		return "another process (its lock file names none)"
+	}
+	s := fmt.Sprintf("PID %d on %s (building %s since %s", h.PID, h.Host, h.Model, h.Started.Local().Format("15:04:05"))
+	if ck := eqflib.LatestCheckpoint(z.dir(name)); ck != "" {
+		if step, _, err := eqflib.CheckpointInfo(ck); err == nil {
+			s += fmt.Sprintf(", checkpoint at step %d", step)
+		}
+	}
+	return s + ")"
+}
+
+// lockModel takes name's lock, waiting (or failing, with NoWait) while another process holds
+// it. It returns the function that releases it.
+func (z *Zoo) lockModel(name string) (unlock func(), err error) {
+	if err := os.MkdirAll(z.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := z.lockPath(name)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("zoo: lock %s: %w", path, err)
+	}
+	waiting := false
+	for {
+		ok, err := tryLock(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("zoo: lock %s: %w", path, err)
+		}
+		if ok {
+			break
+		}
+		if z.NoWait {
+			f.Close()
+			return nil, fmt.Errorf("%w: %s is held by %s (%s)", ErrLocked, name, z.describeHolder(name), path)
+		}
+		if !waiting {
+			z.logf("%-10s waiting: %s is training it (%s)\n", name, z.describeHolder(name), path)
+			waiting = true
+		}
+		select {
+		case <-z.Stop:
+			f.Close()
+			return nil, eqflib.ErrStopped
+		case <-time.After(lockPoll):
+		}
+	}
+	if b, _ := os.ReadFile(path); len(strings.TrimSpace(string(b))) > 0 {
+		var old lockHolder
+		if json.Unmarshal(b, &old) == nil && old.PID != 0 && old.PID != os.Getpid() {
+			z.logf("%-10s taking over the lock PID %d left (%s)\n", name, old.PID, path)
+		}
+	}
+	host, _ := os.Hostname()
+	b, _ := json.Marshal(lockHolder{PID: os.Getpid(), Host: host, Model: name, Recipe: z.Recipe.Name, Started: time.Now()})
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt(append(b, '\n'), 0)
+	}
+	return func() {
+		f.Truncate(0) // a released lock names no one
+		unlockFile(f)
+		f.Close()
+	}, nil
+}

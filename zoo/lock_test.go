@@ -1,0 +1,107 @@
+package zoo
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A held lock: a second builder with NoWait fails at once naming the holder's PID and model; once
+// released the lock is free; a lock file a killed process left behind is taken over.
+func TestModelLock(t *testing.T) {
+	dir := t.TempDir()
+	first := &Zoo{Dir: dir, Recipe: Recipes["quick"]}
+	unlock, err := first.lockModel("eqf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := &Zoo{Dir: dir, Recipe: Recipes["quick"], NoWait: true}
+	_, err = second.lockModel("eqf")
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("PID %d", os.Getpid())) || !strings.Contains(err.Error(), "eqf") {
+		t.Fatalf("second writer: %v, want ErrLocked naming PID %d and eqf", err, os.Getpid())
+	}
+	if err := second.Build("eqf"); !errors.Is(err, ErrLocked) {
+		t.Errorf("Build with NoWait on a held model: %v, want ErrLocked", err)
+	}
+	unlock()
+	unlock2, err := second.lockModel("eqf")
+	if err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+	unlock2()
+
+	// A killed process's lock file: it names a PID but no one holds the flock.
+	stale := `{"pid": 999999, "host": "gone", "model": "fm", "recipe": "quick"}`
+	if err := os.WriteFile(filepath.Join(dir, "fm.lock"), []byte(stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	third := &Zoo{Dir: dir, Recipe: Recipes["quick"], Log: &log, NoWait: true}
+	unlock3, err := third.lockModel("fm")
+	if err != nil {
+		t.Fatalf("stale lock: %v", err)
+	}
+	unlock3()
+	if !strings.Contains(log.String(), "taking over the lock PID 999999 left") {
+		t.Errorf("stale lock taken over silently: %q", log.String())
+	}
+}
+
+// Two processes building the same quick zoo folder at once: the action net is trained once, by
+// one of them; the other waits, says whom for, and finds its card.
+func TestTwoWriters(t *testing.T) {
+	if dir := os.Getenv("EQF_TWO_WRITERS_DIR"); dir != "" { // the child: build and report
+		z := &Zoo{Dir: dir, Recipe: Recipes["quick"], Log: os.Stdout}
+		if err := z.Build("action-net"); err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("trains the quick action net")
+	}
+	dir := t.TempDir()
+	var cmds []*exec.Cmd
+	var outs []*bytes.Buffer
+	for range 2 {
+		c := exec.Command(os.Args[0], "-test.run", "^TestTwoWriters$", "-test.count=1")
+		c.Env = append(os.Environ(), "EQF_TWO_WRITERS_DIR="+dir)
+		var out bytes.Buffer
+		c.Stdout, c.Stderr = &out, &out
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, c), append(outs, &out)
+	}
+	trained, waited, found := 0, 0, 0
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("builder %d: %v\n%s", i, err, outs[i])
+		}
+		o := outs[i].String()
+		t.Logf("builder %d:\n%s", i, o)
+		trained += strings.Count(o, "action-net done in")
+		if strings.Contains(o, "waiting: PID ") && strings.Contains(o, "trained by the process we waited for") {
+			waited++
+		} else if strings.Contains(o, "action-net trained (card.json matches") {
+			found++ // started after the other had finished: nothing to wait for
+		}
+	}
+	if trained != 1 || waited+found != 1 {
+		t.Errorf("action net trained %d times, %d builders waited, %d found it trained; want 1 and 1", trained, waited, found)
+	}
+	z := &Zoo{Dir: dir, Recipe: Recipes["quick"]}
+	c, err := z.Card("action-net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := z.LoadActionNet(); err != nil || c.Steps != Recipes["quick"].ActionSteps {
+		t.Errorf("card %+v does not match its checkpoint (load: %v)", c, err)
+	}
+}
