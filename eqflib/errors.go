@@ -2,6 +2,7 @@ package eqflib
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"runtime/debug"
 )
 
@@ -15,6 +16,15 @@ type ParamError struct {
 
 func (e *ParamError) Error() string {
 	return fmt.Sprintf("eqflib: parameter %s = %v is out of range: must be %s", e.Param, e.Value, e.Allowed)
+}
+
+// checkRNG refuses a nil random source (every function that draws takes one explicitly, so
+// that results are reproducible from a seed).
+func checkRNG(rng *rand.Rand) error {
+	if rng == nil {
+		return paramErr("rng", "nil", "a *rand.Rand, e.g. eqflib.NewRNG(seed)")
+	}
+	return nil
 }
 
 func paramErr(param string, value any, allowed string) error {

@@ -107,6 +107,9 @@ func SigmaFromLogit(l float64) float64 {
 // SampleSigmaIndependent draws σ_t ~ U[0, 1] i.i.d. for every frame (Diffusion Forcing's
 // "random independent" strategy). Every frame carries loss.
 func SampleSigmaIndependent(rng *rand.Rand, batch, frames int) ([]float64, error) {
+	if err := checkRNG(rng); err != nil {
+		return nil, err
+	}
 	if err := checkBT(batch, frames); err != nil {
 		return nil, err
 	}
@@ -122,6 +125,9 @@ func SampleSigmaIndependent(rng *rand.Rand, batch, frames int) ([]float64, error
 // frames get σ_ctx and the rest σ_rest. With probability ½ the context is clean (σ_ctx = 0) and
 // then carries no loss: the returned lossMask is 0 on those frames and 1 elsewhere.
 func SampleSigmaContext(rng *rand.Rand, batch, frames, maxContext int) (sigma, lossMask []float64, err error) {
+	if err := checkRNG(rng); err != nil {
+		return nil, nil, err
+	}
 	if err := checkBT(batch, frames); err != nil {
 		return nil, nil, err
 	}

@@ -118,6 +118,9 @@ func XPredWeightEqM(sigma, lambda, alpha float64) float64 {
 // SampleLevels draws per-frame training levels for the objective: σ ~ U[0, 1] for the flow
 // objectives, t = k/(Steps−1) with k ~ U{0, …, Steps−1} for Diffusion.
 func (o Objective) SampleLevels(rng *rand.Rand, batch, frames int) ([]float64, error) {
+	if err := checkRNG(rng); err != nil {
+		return nil, err
+	}
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}

@@ -79,6 +79,9 @@ func (m *Mixture) Dim() int { return len(m.Means[0]) }
 
 // Sample draws a window whose frames are i.i.d. draws from the mixture; C·H·W must equal Dim().
 func (m *Mixture) Sample(rng *rand.Rand, b, t, c, h, w int) (*Window, error) {
+	if err := checkRNG(rng); err != nil {
+		return nil, err
+	}
 	x, err := NewWindow(b, t, c, h, w)
 	if err != nil {
 		return nil, err

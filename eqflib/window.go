@@ -108,6 +108,9 @@ func NewRNG(seed uint64) *rand.Rand {
 
 // Randn returns a window of i.i.d. N(0, 1) entries drawn from rng.
 func Randn(rng *rand.Rand, b, t, c, h, w int) (*Window, error) {
+	if err := checkRNG(rng); err != nil {
+		return nil, err
+	}
 	x, err := NewWindow(b, t, c, h, w)
 	if err != nil {
 		return nil, err

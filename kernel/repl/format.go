@@ -22,9 +22,9 @@ const DefaultSlicePreview = 10
 //   - tensors: dtype, shape, the first values and their statistics (eqf.Describe);
 //   - figures and videos: written to the session folder (eqf.Show), the paths printed;
 //   - windows: shape and statistics; warps by name;
-//   - long slices: the first DefaultSlicePreview elements and the length;
-//   - errors as "error: …"; Stringers by String(); everything else with %v, cut at
-//     DefaultMaxPrint bytes.
+//   - errors as "error: …"; Stringers by String();
+//   - everything else by formatValue: structs with field names, long slices cut to their
+//     first DefaultSlicePreview elements, functions by signature; cut at DefaultMaxPrint bytes.
 func (s *Session) Format(x any) string {
 	switch v := x.(type) {
 	case nil:
@@ -52,20 +52,85 @@ func (s *Session) Format(x any) string {
 	case fmt.Stringer:
 		return cut(safeString(v))
 	}
-	rv := reflect.ValueOf(x)
-	if (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array) && rv.Len() > DefaultSlicePreview {
+	return cut(formatValue(reflect.ValueOf(x), 0))
+}
+
+// formatValue prints v as a researcher reads it: structs with their field names ({Depth:2 …}),
+// nested; pointers to structs as &{…}; slices and arrays longer than DefaultSlicePreview cut to
+// their first elements and length; maps in key order (fmt's); functions by signature; a
+// Stringer inside by its String(); unexported fields left out.
+func formatValue(v reflect.Value, depth int) string {
+	if !v.IsValid() {
+		return "<nil>"
+	}
+	if depth > 0 && v.CanInterface() {
+		switch x := v.Interface().(type) {
+		case error:
+			return x.Error()
+		case fmt.Stringer:
+			if v.Kind() != reflect.Pointer || !v.IsNil() {
+				return safeString(x)
+			}
+		}
+	}
+	if depth > 6 {
+		return "…"
+	}
+	switch v.Kind() {
+	case reflect.Func:
+		if v.IsNil() {
+			return "<nil " + v.Type().String() + ">"
+		}
+		return v.Type().String()
+	case reflect.Struct:
 		var b strings.Builder
-		b.WriteString("[")
-		for i := 0; i < DefaultSlicePreview; i++ {
-			if i > 0 {
+		b.WriteString("{")
+		t := v.Type()
+		first := true
+		for i := range v.NumField() {
+			if !t.Field(i).IsExported() {
+				continue // implementation state, not what the value means
+			}
+			if !first {
 				b.WriteString(" ")
 			}
-			fmt.Fprintf(&b, "%v", rv.Index(i).Interface())
+			first = false
+			b.WriteString(t.Field(i).Name + ":")
+			b.WriteString(formatValue(v.Field(i), depth+1))
 		}
-		fmt.Fprintf(&b, " …] (len %d)", rv.Len())
-		return cut(b.String())
+		b.WriteString("}")
+		return b.String()
+	case reflect.Pointer:
+		if v.IsNil() {
+			return "<nil>"
+		}
+		if v.Elem().Kind() == reflect.Struct {
+			return "&" + formatValue(v.Elem(), depth+1)
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			return "<nil>"
+		}
+		return formatValue(v.Elem(), depth+1)
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			return "[]"
+		}
+		n := v.Len()
+		show := min(n, DefaultSlicePreview)
+		parts := make([]string, show)
+		for i := range show {
+			parts[i] = formatValue(v.Index(i), depth+1)
+		}
+		if n > show {
+			return "[" + strings.Join(parts, " ") + fmt.Sprintf(" …] (len %d)", n)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
 	}
-	return cut(fmt.Sprintf("%v", x))
+	if v.CanInterface() {
+		return fmt.Sprintf("%v", v.Interface())
+	}
+	return fmt.Sprintf("%v", v)
 }
 
 func safeString(v fmt.Stringer) (s string) {

@@ -260,7 +260,15 @@ func (s *Session) evalInput(ctx context.Context, src string) error {
 		}
 		src = name + "()"
 	}
+	if as, ok := parseDefine(src); ok && needsTwoSteps(as) {
+		return s.evalDefine(ctx, as)
+	}
 	_, err := s.eval(ctx, src)
+	if yaegiDefineBug(err) {
+		if as, ok := parseDefine(src); ok {
+			return s.evalDefine(ctx, as)
+		}
+	}
 	return err
 }
 
