@@ -54,6 +54,8 @@ func init() {
 		"DefaultNumProbes":            reflect.ValueOf(constant.MakeFromLiteral("5", token.INT, 0)),
 		"DefaultProbeConfig":          reflect.ValueOf(eqflib.DefaultProbeConfig),
 		"DefaultProbes":               reflect.ValueOf(eqflib.DefaultProbes),
+		"DefaultProgressPercent":      reflect.ValueOf(&eqflib.DefaultProgressPercent).Elem(),
+		"DefaultProgressSeconds":      reflect.ValueOf(&eqflib.DefaultProgressSeconds).Elem(),
 		"DefaultReadoutProj":          reflect.ValueOf(constant.MakeFromLiteral("256", token.INT, 0)),
 		"DefaultSD3Shift":             reflect.ValueOf(constant.MakeFromLiteral("3", token.FLOAT, 0)),
 		"DefaultSigmoidBias":          reflect.ValueOf(constant.MakeFromLiteral("-1", token.FLOAT, 0)),

@@ -17,6 +17,7 @@ func init() {
 		"DefaultSampler": reflect.ValueOf(zoo.DefaultSampler),
 		"EnvRoot":        reflect.ValueOf(constant.MakeFromLiteral("\"EQF_ROOT\"", token.STRING, 0)),
 		"EnvZoo":         reflect.ValueOf(constant.MakeFromLiteral("\"EQF_ZOO\"", token.STRING, 0)),
+		"ErrLocked":      reflect.ValueOf(&zoo.ErrLocked).Elem(),
 		"LoadModel":      reflect.ValueOf(zoo.LoadModel),
 		"MeanTail":       reflect.ValueOf(zoo.MeanTail),
 		"Open":           reflect.ValueOf(zoo.Open),
