@@ -58,94 +58,11 @@ var DiTPresets = map[string]DiTConfig{
 	"paper":  {Channels: 4, Height: 32, Width: 32, Patch: 2, Hidden: 768, Depth: 10, Heads: 12, MLPRatio: 4, CondDim: 3, LevelFreqs: 256},
 }
 
-// DiTPreset returns a preset by name.
-func DiTPreset(name string) (DiTConfig, error) {
-	c, ok := DiTPresets[name]
-	if !ok {
-		return DiTConfig{}, paramErr("preset", name, oneOf(DiTPresets))
-	}
-	return c, nil
-}
-
-// Validate checks the configuration.
-func (c DiTConfig) Validate() error {
-	const most = 1 << 16 // a bound on every size, so that parameter counts cannot overflow
-	for _, v := range []struct {
-		name string
-		val  int
-	}{{"Channels", c.Channels}, {"Height", c.Height}, {"Width", c.Width}, {"Patch", c.Patch}, {"Hidden", c.Hidden},
-		{"Depth", c.Depth}, {"Heads", c.Heads}, {"CondDim", c.CondDim}, {"LevelFreqs", c.LevelFreqs}} {
-		if v.val > most {
-			return paramErr("DiTConfig."+v.name, v.val, fmt.Sprintf("≤ %d", most))
-		}
-	}
-	switch {
-	case c.MLPRatio > 64:
-		return paramErr("DiTConfig.MLPRatio", c.MLPRatio, "≤ 64")
-	case c.Channels < 1:
-		return paramErr("DiTConfig.Channels", c.Channels, "≥ 1")
-	case c.Patch < 1:
-		return paramErr("DiTConfig.Patch", c.Patch, "≥ 1")
-	case c.Height < c.Patch || c.Height%c.Patch != 0:
-		return paramErr("DiTConfig.Height", c.Height, fmt.Sprintf("a positive multiple of Patch = %d", c.Patch))
-	case c.Width < c.Patch || c.Width%c.Patch != 0:
-		return paramErr("DiTConfig.Width", c.Width, fmt.Sprintf("a positive multiple of Patch = %d", c.Patch))
-	case c.Heads < 1:
-		return paramErr("DiTConfig.Heads", c.Heads, "≥ 1")
-	case c.Hidden < c.Heads || c.Hidden%c.Heads != 0:
-		return paramErr("DiTConfig.Hidden", c.Hidden, fmt.Sprintf("a positive multiple of Heads = %d", c.Heads))
-	case c.Hidden%4 != 0:
-		return paramErr("DiTConfig.Hidden", c.Hidden, "a multiple of 4 (2-D sinusoidal positions)")
-	case c.Depth < 1:
-		return paramErr("DiTConfig.Depth", c.Depth, "≥ 1")
-	case !(c.MLPRatio > 0):
-		return paramErr("DiTConfig.MLPRatio", c.MLPRatio, "> 0")
-	case c.CondDim < 0:
-		return paramErr("DiTConfig.CondDim", c.CondDim, "≥ 0")
-	case c.LevelFreqs < 2 || c.LevelFreqs%2 != 0:
-		return paramErr("DiTConfig.LevelFreqs", c.LevelFreqs, "an even number ≥ 2")
-	}
-	return nil
-}
-
-// Tokens is the number of spatial tokens per frame.
-func (c DiTConfig) Tokens() int { return (c.Height / c.Patch) * (c.Width / c.Patch) }
-
-// NumParams counts the backbone's parameters without building it.
-func (c DiTConfig) NumParams() int {
-	d, pp := c.Hidden, c.Channels*c.Patch*c.Patch
-	mlp := int(c.MLPRatio * float64(d))
-	n := pp*d + d // patch embedding
-	n += c.LevelFreqs*d + d + d*d + d
-	if c.CondDim > 0 {
-		n += c.CondDim*d + d
-	}
-	block := d*6*d + 6*d + 4*(d*d+d) + d*mlp + mlp + mlp*d + d
-	n += c.Depth * block
-	n += d*2*d + 2*d + d*pp + pp // final modulation and head
-	return n
-}
-
-// FLOPs is one forward pass's matrix-product FLOPs on one window of T frames (batch 1), counted
-// analytically at 2 FLOPs per multiply-add: every dense layer's in·out per token (N tokens a
-// frame) or per frame (the level, condition and AdaLN layers), and each block's attention scores
-// and weighted sum, 2·2·(T·N)²·D. Element-wise work (norms, activations, softmax) is left out.
-// A training step costs about 3× (the backward pass twice the forward).
-func (c DiTConfig) FLOPs(T int) float64 {
-	d, pp := float64(c.Hidden), float64(c.Channels*c.Patch*c.Patch)
-	mlp := float64(int(c.MLPRatio * float64(c.Hidden)))
-	L := float64(T * (c.Height / c.Patch) * (c.Width / c.Patch)) // tokens in the window
-	frames := float64(T)
-	perToken := pp*d + float64(c.Depth)*(3*d*d+d*d+2*d*mlp) + d*pp // patch, qkv, proj, MLP, head
-	perFrame := float64(c.LevelFreqs)*d + d*d + float64(c.CondDim)*d + float64(c.Depth)*6*d*d + 2*d*d
-	return 2*(perToken*L+perFrame*frames) + float64(c.Depth)*2*2*L*L*d
-}
-
 // perToken broadcasts a per-frame vector v [B, T, D] over the N tokens of each frame:
 // [N, B, T, D]. The token axis leads (the backbone's token-major layout), so this is a
-// leading-axis broadcast and its gradient a leading-axis sum: on the Go backend an AdaLN
-// modulation's forward + backward takes 1.2 ms this way and 5.5 ms broadcasting into a middle
-// token axis of [B, T, N, D] (BenchmarkGoBackendGaps, the medium DiT's shapes).
+// leading-axis broadcast and its gradient a leading-axis sum, several times faster on the Go
+// backend than broadcasting into a middle token axis of [B, T, N, D] (BenchmarkGoBackendGaps
+// measures both at the medium DiT's shapes; docs in README "Measurements").
 func perToken(v *Node, n int) *Node {
 	d := v.Shape().Dimensions
 	return BroadcastToDims(InsertAxes(v, 0), n, d[0], d[1], d[2])
@@ -161,8 +78,8 @@ func modulate(x, shift, scale *Node) *Node {
 // dense is a linear layer on the last axis with weights [in, out] and a bias. zeroInit sets
 // both to zero (AdaLN-Zero modulation and the output head); otherwise weights are Xavier-uniform.
 // The bias is added outside the fused dense op: compute v0.1.14's fused backward sums the bias
-// gradient column by column, a strided walk over the [tokens, out] gradient that made a
-// [2048, 256] → 1024 layer's forward + backward 1.3× slower (README "Measurements").
+// gradient column by column, a strided walk over the [tokens, out] gradient (slower; README
+// "Measurements" has the timing).
 func dense(scope *model.Scope, x *Node, out int, zeroInit bool) *Node {
 	return denseLayer(scope, x, out, zeroInit, false)
 }
@@ -188,37 +105,6 @@ func denseLayer(scope *model.Scope, x *Node, out int, zeroInit, train bool) *Nod
 	}
 	y := nn.Dense(x, w, nil, compute.DenseLayoutInputOutputs)
 	return Add(y, BroadcastToDims(ExpandLeftToRank(b, y.Rank()), y.Shape().Dimensions...))
-}
-
-// denseTrain is x·w + b (x [..., in], w [in, out]) with its own backward pass for w.
-// compute v0.1.14's fused dense backward computes dW = xᵀ·dY after transposing x [tokens, in]
-// with a scalar, single-threaded loop, about 14 ns an element at the medium DiT's shapes (8 % of
-// its training step). denseTrain computes the product as a plain DotGeneral, whose gradient for
-// x GoMLX builds (dX = dY·wᵀ), on the weights passed through an identity with a custom gradient
-// that replaces GoMLX's dW by
-//
-//	dW = xᵀ·dY when in ≤ out, else (dYᵀ·x)ᵀ,
-//
-// transposing the narrower of x and dY with the backend's tiled rank-2 transpose. GoMLX's own dW
-// is then read by nothing, and the Go backend never runs a node that no output needs. An identity
-// on the output records dY first (reverse mode visits it before its inputs). README
-// "Measurements" has the timings; gradients equal GoMLX's automatic ones
-// (TestDiTTrainingLayoutGradients).
-func denseTrain(x, w, b *Node) *Node {
-	dims := x.Shape().Dimensions
-	in, out := w.Shape().Dimensions[0], w.Shape().Dimensions[1]
-	x2 := Reshape(x, -1, in) // [M, in]
-	var dY *Node
-	gw := IdentityWithCustomGradient(w, func(_, _ *Node) *Node {
-		if in <= out { // dW = xᵀ·dY
-			return DotGeneral(Transpose(x2, 0, 1), []int{1}, nil, dY, []int{0}, nil)
-		}
-		return Transpose(DotGeneral(Transpose(dY, 0, 1), []int{1}, nil, x2, []int{0}, nil), 0, 1) // (dYᵀ·x)ᵀ
-	})
-	y0 := DotGeneral(x2, []int{1}, nil, gw, []int{0}, nil) // [M, out]
-	y := Add(y0, BroadcastToDims(InsertAxes(b, 0), y0.Shape().Dimensions...))
-	y = IdentityWithCustomGradient(y, func(_, v *Node) *Node { dY = v; return v })
-	return Reshape(y, append(dims[:len(dims)-1:len(dims)-1], out)...)
 }
 
 // layerNorm normalises the last axis without an affine transform (AdaLN supplies it).
@@ -438,7 +324,7 @@ func (c DiTConfig) block(scope *model.Scope, h, ce *Node, mods []*Node) *Node {
 	// window's token t·N + n: attention is over all T·N tokens, their order is immaterial).
 	qkv = TransposeAllDims(Reshape(qkv, n, B, T, 3, c.Heads, hd), 3, 1, 4, 2, 0, 5)
 	// q, k, v by Gather on the leading axis: it copies whole chunks, where compute v0.1.14's
-	// Slice copies element by element (7 % of a medium sampling step; README "Known GoMLX gaps").
+	// Slice copies element by element (a visible share of a sampling step; README "Known GoMLX gaps").
 	head := func(i int) *Node { // [B, heads, T·N, hd]
 		return Reshape(Gather(qkv, Const(qkv.Graph(), [][]int32{{int32(i)}})), B, c.Heads, T*n, hd)
 	}
@@ -473,13 +359,9 @@ func (c DiTConfig) finalLayer(scope *model.Scope, h, ce *Node, mods []*Node) *No
 	return c.dense(scope.In("head"), modulate(layerNorm(h), shift, scale), c.Channels*c.Patch*c.Patch, true)
 }
 
-// DefaultAttentionBlockBytes bounds the score matrix that attention materialises at once on
-// the pure-Go backend: longer windows are attended in blocks of queries.
-const DefaultAttentionBlockBytes = 256 << 20
-
 // attend is softmax(q·kᵀ/√hd)·v over all tokens, q, k, v [B, heads, S, hd] → [B, heads, S, hd]
 // (heads first: on the Go backend the decomposed products then need no transposes inside,
-// 20–40 % faster than [B, S, heads, hd] in README "Measurements"). On XLA it is GoMLX's
+// faster than [B, S, heads, hd]: README "Measurements"). On XLA it is GoMLX's
 // attention.Core (fused where the backend can). On the pure-Go backend its fused attention
 // (compute v0.1.14) is a generic scalar loop, so attend uses the decomposed form
 // (attendDecomposed), whose two products run on the SIMD matmul kernels, and splits the
@@ -492,106 +374,4 @@ func attend(q, k, v *Node) *Node {
 		return out
 	}
 	return attendBlocks(q, k, v, DefaultAttentionBlockBytes)
-}
-
-// attendTrain is attend for a graph that is differentiated, with its own backward pass on the
-// Go backend. The forward is attention.Core's decomposed form, attend's up to float32 rounding
-// (bit for bit when 1/√hd is a power of two, as in every preset but "tiny"); GoMLX's automatic
-// backward of the two products computes dV = Pᵀ·dO and dK = dSᵀ·Q, whose left operands contract
-// a non-last axis, so the backend first transposes the [B, heads, S, S] matrices P and dS
-// through its generic (element by element) iterator. attendTrain computes instead
-//
-//	dP = dO·Vᵀ, dS = P ⊙ (dP − rowsum(dP ⊙ P)) / √hd, dQ = dS·K,
-//	dKᵀ = Qᵀ·dS, dVᵀ = dOᵀ·P,
-//
-// every product in the matmul kernels' native layouts, transposing only [B, heads, S, hd]
-// operands (a quarter of the data at S = 256, hd = 64); for short windows (S < 2·hd) it transposes
-// P and dS instead, dK = dSᵀ·Q and dV = Pᵀ·dO, which moves less. q, k and v enter the attention
-// through identities whose custom gradients replace GoMLX's (which no output then reads, so the
-// Go backend never runs them); an identity on the output records dO first.
-// Windows that attend needs to split into query blocks, and other backends, use attend.
-func attendTrain(q, k, v *Node) *Node {
-	d := q.Shape().Dimensions
-	B, H, S, hd := d[0], d[1], d[2], d[3]
-	if !isGoBackend(q.Graph().Backend()) || B*H*S*S*q.DType().Size() > DefaultAttentionBlockBytes {
-		return attend(q, k, v)
-	}
-	batch := []int{0, 1}
-	T := transposeLast2
-	var dO, dS *Node // the output's gradient and that of q·kᵀ (the scale included)
-	var qs, ks, vs, p *Node
-	scoresGrad := func() *Node {
-		if dS == nil {
-			dP := DotGeneral(dO, []int{3}, batch, vs, []int{3}, batch) // [B, heads, S, S]
-			dS = MulScalar(Mul(p, Sub(dP, ReduceAndKeep(Mul(dP, p), ReduceSum, -1))), 1/math.Sqrt(float64(hd)))
-		}
-		return dS
-	}
-	qs = IdentityWithCustomGradient(q, func(_, _ *Node) *Node { // dQ = dS·K
-		return DotGeneral(scoresGrad(), []int{3}, batch, ks, []int{2}, batch)
-	})
-	// dK = dSᵀ·Q and dV = Pᵀ·dO: transpose the [S, S] matrices when that moves less data than
-	// transposing the [S, hd] operand and the result (S < 2·hd: short windows, e.g. the small
-	// DiT's S = hd = 64).
-	scoresFirst := S < 2*hd
-	ks = IdentityWithCustomGradient(k, func(_, _ *Node) *Node {
-		if scoresFirst { // dK = dSᵀ·Q
-			return DotGeneral(T(scoresGrad()), []int{3}, batch, qs, []int{2}, batch)
-		}
-		return T(DotGeneral(T(qs), []int{3}, batch, scoresGrad(), []int{2}, batch)) // (Qᵀ·dS)ᵀ
-	})
-	vs = IdentityWithCustomGradient(v, func(_, _ *Node) *Node {
-		if scoresFirst { // dV = Pᵀ·dO
-			return DotGeneral(T(p), []int{3}, batch, dO, []int{2}, batch)
-		}
-		return T(DotGeneral(T(dO), []int{3}, batch, p, []int{2}, batch)) // (dOᵀ·P)ᵀ
-	})
-	var out *Node
-	out, p = attention.Core(qs, ks, vs, attention.LayoutBHSD, attention.CoreOptions{DisableFusion: true}) // p [B, heads, S, S]
-	out.AssertDims(B, H, S, hd)
-	return IdentityWithCustomGradient(out, func(_, v *Node) *Node { dO = v; return v })
-}
-
-// attendDecomposed is softmax(q·kᵀ/√hd)·v as two products and a softmax, q [B, heads, R, hd],
-// k, v [B, heads, S, hd] → [B, heads, R, hd]. It scales q (R·hd values) rather than the scores
-// (R·S values, as attention.Core does): the same numbers when 1/√hd is a power of two (hd = 4,
-// 16, 64, 256, …), otherwise equal to float32 rounding.
-func attendDecomposed(q, k, v *Node) *Node {
-	hd := q.Shape().Dimensions[3]
-	batch := []int{0, 1}
-	scores := DotGeneral(MulScalar(q, 1/math.Sqrt(float64(hd))), []int{3}, batch, k, []int{3}, batch) // [B, heads, R, S]
-	return DotGeneral(Softmax(scores, -1), []int{3}, batch, v, []int{2}, batch)                       // [B, heads, R, hd]
-}
-
-// transposeLast2 swaps the last two axes of x [B, H, R, C] → [B, H, C, R]. The Go backend's
-// fast transposes (compute v0.1.14) cover rank-2 transposes and permutations that keep the last
-// axis; this one it would run through its generic iterator, element by element. As a rank-2
-// transpose of [B·H·R, C] followed by [C, B·H, R] → [B·H, C, R] (a fast [1, 0, 2]) it moves the
-// data twice at about half the time ([8, 4, 256, 64]: 2.2 → 1.1 ms).
-func transposeLast2(x *Node) *Node {
-	d := x.Shape().Dimensions
-	B, H, R, C := d[0], d[1], d[2], d[3]
-	y := Transpose(Reshape(x, B*H*R, C), 0, 1)           // [C, B·H·R]
-	y = TransposeAllDims(Reshape(y, C, B*H, R), 1, 0, 2) // [B·H, C, R]
-	return Reshape(y, B, H, C, R)
-}
-
-// attendBlocks is decomposed attention over blocks of queries, each block's scores ≤ maxBytes.
-func attendBlocks(q, k, v *Node, maxBytes int) *Node {
-	d := q.Shape().Dimensions
-	B, H, S := d[0], d[1], d[2]
-	perRow := B * H * S * q.DType().Size()
-	rows := max(1, min(S, maxBytes/perRow))
-	var blocks []*Node
-	for s0 := 0; s0 < S; s0 += rows {
-		qb := q
-		if rows < S {
-			qb = Slice(q, AxisRange(), AxisRange(), AxisRange(s0, min(s0+rows, S))) // [B, heads, rows, hd]
-		}
-		blocks = append(blocks, attendDecomposed(qb, k, v))
-	}
-	if len(blocks) == 1 {
-		return blocks[0]
-	}
-	return Concatenate(blocks, 2)
 }

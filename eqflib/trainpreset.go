@@ -52,24 +52,32 @@ const (
 	DefaultBatch       = 8
 )
 
-// TrainPresets are the named training presets.
+// TrainPresets are the named training presets. "cpu-guided" and "quick" are "cpu" with the
+// values that differ changed (derive), so that what sets them apart reads at a glance.
 var TrainPresets = map[string]TrainPreset{
 	"paper": {Batch: DefaultBatch, LR: DefaultLR, Warmup: DefaultWarmup, WeightDecay: DefaultWeightDecay,
 		ClipNorm: DefaultClipNorm, EMADecay: DefaultEMADecay,
 		Readout: ProbeConfig{Batch: 8, LR: 1e-3, Warmup: 50, Proj: DefaultReadoutProj},
 		GPhi:    ProbeConfig{Batch: 8, LR: 1e-3, Warmup: 50}, ActionNet: ProbeConfig{Batch: 16, LR: 3e-3, Warmup: 50}},
-	"cpu": {Batch: 8, LR: 2e-3, Warmup: 100, Cosine: true, MinLR: 0.1, WeightDecay: DefaultWeightDecay,
-		ClipNorm: DefaultClipNorm, EMADecay: 0.999, EMAWarmup: true,
-		Readout: ProbeConfig{Batch: 16, LR: 2e-3, Warmup: 50, Proj: DefaultReadoutProj},
-		GPhi:    ProbeConfig{Batch: 8, LR: 3e-3, Warmup: 50}, ActionNet: ProbeConfig{Batch: 16, LR: 3e-3, Warmup: 50}},
-	"cpu-guided": {Batch: 8, LR: 2e-3, Warmup: 100, Cosine: true, MinLR: 0.1, WeightDecay: DefaultWeightDecay,
-		ClipNorm: DefaultClipNorm, EMADecay: 0.9995, EMAWarmup: true, CondDropout: 0.1,
-		Readout: ProbeConfig{Batch: 16, LR: 2e-3, Warmup: 50, Proj: DefaultReadoutProj},
-		GPhi:    ProbeConfig{Batch: 8, LR: 3e-3, Warmup: 50}, ActionNet: ProbeConfig{Batch: 16, LR: 3e-3, Warmup: 50}},
-	"quick": {Batch: 8, LR: 2e-3, Warmup: 20, Cosine: true, MinLR: 0.1, WeightDecay: DefaultWeightDecay,
-		ClipNorm: DefaultClipNorm, EMADecay: 0.99, EMAWarmup: true,
-		Readout: ProbeConfig{Batch: 16, LR: 2e-3, Warmup: 20, Proj: DefaultReadoutProj},
-		GPhi:    ProbeConfig{Batch: 8, LR: 3e-3, Warmup: 20}, ActionNet: ProbeConfig{Batch: 16, LR: 3e-3, Warmup: 20}},
+	"cpu": cpuPreset,
+	"cpu-guided": derive(cpuPreset, func(p *TrainPreset) {
+		p.EMADecay, p.CondDropout = 0.9995, 0.1
+	}),
+	"quick": derive(cpuPreset, func(p *TrainPreset) {
+		p.Warmup, p.EMADecay = 20, 0.99
+		p.Readout.Warmup, p.GPhi.Warmup, p.ActionNet.Warmup = 20, 20, 20
+	}),
+}
+
+var cpuPreset = TrainPreset{Batch: 8, LR: 2e-3, Warmup: 100, Cosine: true, MinLR: 0.1, WeightDecay: DefaultWeightDecay,
+	ClipNorm: DefaultClipNorm, EMADecay: 0.999, EMAWarmup: true,
+	Readout: ProbeConfig{Batch: 16, LR: 2e-3, Warmup: 50, Proj: DefaultReadoutProj},
+	GPhi:    ProbeConfig{Batch: 8, LR: 3e-3, Warmup: 50}, ActionNet: ProbeConfig{Batch: 16, LR: 3e-3, Warmup: 50}}
+
+// derive is base with change applied (base is a value: the change stays in the copy).
+func derive(base TrainPreset, change func(*TrainPreset)) TrainPreset {
+	change(&base)
+	return base
 }
 
 // TrainPresetByName returns a named training preset.

@@ -55,9 +55,9 @@ type Recipe struct {
 // The cpu recipe trains every backbone with the actions dropped from a tenth of the windows
 // ("cpu-guided" preset), so that its models can be sampled with classifier-free guidance on the
 // actions (eqflib.Guide); its cards score each sampler without guidance and with w = 3. With
-// guidance EqF and FM follow the actions far better over 100 frames (README "Model zoo":
-// agreement 0.82 and 0.81 on 32 clips, 0.68 and 0.70 without); the paper's experiments compare
-// their samplers without guidance, as the paper does.
+// guidance EqF and FM follow the actions far better over 100 frames (README "Model zoo" has the
+// agreements); the paper's experiments compare their samplers without guidance, as the paper
+// does.
 var Recipes = map[string]Recipe{
 	"cpu": {
 		Name: "cpu", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2, DiT: cpuDiT,
