@@ -43,7 +43,7 @@ func (earlyStopRule) check(f Field, o *Options) error {
 // phase is 0 adaptive, 1 cleanup, 2 done.
 func (earlyStopRule) phase(r *run, st *frameState) int {
 	switch {
-	case st.steps < r.cap && st.maxHat > r.o.SigmaThresh && st.cleanup == 0:
+	case st.steps < r.maxSteps && st.maxHat > r.o.SigmaThresh && st.cleanup == 0:
 		return 0
 	case st.cleanup < r.o.Cleanup:
 		return 1

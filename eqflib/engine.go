@@ -51,6 +51,16 @@ func (s FrameSampler) String() string {
 	return fmt.Sprintf("%s(%s)", s.Sampler.Name(), strings.Join(set, ", "))
 }
 
+// NeedsReadout reports whether the sampler reads σ̂ from the field's readout h_ω (closed-loop
+// GD, NAG and LGD, budget-adaptive, early stopping): a model loaded without h_ω cannot run it.
+func (s FrameSampler) NeedsReadout() bool {
+	if s.Sampler.IsZero() {
+		return false
+	}
+	o := s.Options
+	return s.Sampler.r.readout(&o)
+}
+
 func (s *FrameSampler) validate(f Field) error {
 	if f == nil {
 		return paramErr("f", "nil", "a Field")
@@ -111,13 +121,13 @@ type engine struct {
 	devTried, hostFresh, devFresh bool
 }
 
-// newEngine builds the engine of a FrameSampler (N = cap = Depth) on x (which it modifies).
+// newEngine builds the engine of a FrameSampler (N = maxSteps = Depth) on x (which it modifies).
 func newEngine(f Field, s FrameSampler, x *Window, fixed []bool, rng *rand.Rand) (*engine, error) {
 	return newEngineRun(f, s.Sampler.r, s.Options, s.Depth, s.Depth, s.Probe, x, fixed, rng)
 }
 
-func newEngineRun(f Field, rl rule, o Options, n, cap int, probe NoiseEstimator, x *Window, fixed []bool, rng *rand.Rand) (*engine, error) {
-	r, err := newRun(rl, o, n, cap)
+func newEngineRun(f Field, rl rule, o Options, n, maxSteps int, probe NoiseEstimator, x *Window, fixed []bool, rng *rand.Rand) (*engine, error) {
+	r, err := newRun(rl, o, n, maxSteps)
 	if err != nil {
 		return nil, err
 	}
@@ -472,11 +482,11 @@ func sampleWindow(rl Rule, f Field, x0 *Window, opts Options, extra ...string) (
 	if opts.MaxSteps < 0 {
 		return nil, paramErr("Options.MaxSteps", opts.MaxSteps, "≥ 0 (0 means Steps)")
 	}
-	cap := opts.Steps
+	maxSteps := opts.Steps
 	if opts.MaxSteps > 0 {
-		cap = opts.MaxSteps
+		maxSteps = opts.MaxSteps
 	}
-	e, err := newEngineRun(f, r, opts, opts.Steps, cap, nil, x0.Clone(), make([]bool, x0.Frames()), nil)
+	e, err := newEngineRun(f, r, opts, opts.Steps, maxSteps, nil, x0.Clone(), make([]bool, x0.Frames()), nil)
 	if err != nil {
 		return nil, err
 	}

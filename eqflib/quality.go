@@ -197,8 +197,22 @@ func NextChunkError(f Field, clips *Window, cond []float64, opts RollOptions, da
 	return e, nil
 }
 
-// extendConditions lengthens per-frame conditions [B, T, d] to [B, L, d] (L ≥ T) by repeating
-// each clip's last frame's conditions.
+// ExtendConditions is a rollout's condition timeline: per-frame conditions cond [B, T, d]
+// (the actions taken into each frame of B clips) lengthened, or cut, to [B, L, d], each clip's
+// last action repeated past its end. A rollout with context C, R new frames, horizon H and
+// stride S reads L = C + R + H − S.
+func ExtendConditions(cond []float64, B, T, L, d int) ([]float64, error) {
+	switch {
+	case B < 1 || T < 1 || d < 0:
+		return nil, paramErr("B, T, d", fmt.Sprint(B, T, d), "B ≥ 1, T ≥ 1, d ≥ 0")
+	case L < 1:
+		return nil, paramErr("L", L, "≥ 1")
+	case len(cond) != B*T*d:
+		return nil, paramErr("len(cond)", len(cond), fmt.Sprintf("B·T·d = %d", B*T*d))
+	}
+	return extendConditions(cond, B, T, L, d), nil
+}
+
 func extendConditions(cond []float64, B, T, L, d int) []float64 {
 	out := make([]float64, 0, B*L*d)
 	for b := 0; b < B; b++ {

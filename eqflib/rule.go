@@ -58,6 +58,18 @@ func (r Rule) String() string { return r.Name() }
 // IsZero reports whether r is the zero Rule (no sampler chosen).
 func (r Rule) IsZero() bool { return r.r == nil }
 
+// Sample runs the rule as a window sampler on x0: NAG.Sample is SampleNAG. A loop over Rules
+// reaches every sampler this way.
+func (r Rule) Sample(f Field, x0 *Window, opts Options) (*Result, error) {
+	if r.IsZero() {
+		return nil, paramErr("Rule", "unset", oneOf(Rules))
+	}
+	if r == EarlyStop {
+		return sampleWindow(r, f, x0, opts, "MaxSteps")
+	}
+	return sampleWindow(r, f, x0, opts)
+}
+
 // Rules lists every rule by name.
 var Rules = map[string]Rule{"euler": Euler, "gd": GD, "nag": NAG, "lgd": LGD, "budget": Budget, "earlystop": EarlyStop, "ddim": DDIM}
 
@@ -188,17 +200,17 @@ func freshState() frameState { return frameState{maxHat: 1} }
 
 // run is a rule's view of one run.
 type run struct {
-	o      Options
-	n      int       // N: the steps from noise to data, the budget multipliers divide by
-	cap    int       // early stopping: adaptive steps allowed (MaxSteps, else N)
-	warp   Warp      // o.warp()
-	levels []float64 // ρ(i/N), i = 0…N
-	sched  *DiffusionSchedule
-	ks     []int // DDIM timesteps
+	o        Options
+	n        int       // N: the steps from noise to data, the budget multipliers divide by
+	maxSteps int       // early stopping: adaptive steps allowed (MaxSteps, else N)
+	warp     Warp      // o.warp()
+	levels   []float64 // ρ(i/N), i = 0…N
+	sched    *DiffusionSchedule
+	ks       []int // DDIM timesteps
 }
 
-func newRun(rl rule, o Options, n, cap int) (*run, error) {
-	r := &run{o: o, n: n, cap: cap, warp: o.warp()}
+func newRun(rl rule, o Options, n, maxSteps int) (*run, error) {
+	r := &run{o: o, n: n, maxSteps: maxSteps, warp: o.warp()}
 	var err error
 	if r.levels, err = Levels(r.warp, n); err != nil {
 		return nil, err

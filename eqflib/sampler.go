@@ -16,7 +16,8 @@ import (
 // opts.Callback after each step. Warps and schedules are separate from samplers (warp.go,
 // diffusion.go) and come in through Options.
 
-// SamplerFunc is the common signature of every sampler (FrameSampler.Sampler names one).
+// SamplerFunc is the common signature of every window sampler (SampleNAG, …, and Rule.Sample:
+// a FrameSampler's Sampler is the Rule, the same step rule without the window loop).
 type SamplerFunc func(f Field, x *Window, opts Options) (*Result, error)
 
 // Options configures a sampler; each sampler documents which fields it reads.
@@ -195,26 +196,6 @@ func (r *Result) record(o *Options, info StepInfo, x *Window) {
 		info.X = x
 		o.Callback(info)
 	}
-}
-
-// Samplers lists every sampler by the name the command line and notebooks use.
-var Samplers = map[string]SamplerFunc{
-	"euler":     SampleEuler,
-	"gd":        SampleGD,
-	"nag":       SampleNAG,
-	"lgd":       SampleLGD,
-	"budget":    SampleBudgetAdaptive,
-	"earlystop": SampleEarlyStopping,
-	"ddim":      SampleDDIM,
-}
-
-// SamplerByName returns the sampler registered under name.
-func SamplerByName(name string) (SamplerFunc, error) {
-	s, ok := Samplers[name]
-	if !ok {
-		return nil, paramErr("sampler", name, oneOf(Samplers))
-	}
-	return s, nil
 }
 
 // oneOf describes the allowed names of a registry: `one of "a", "b", …` (sorted).

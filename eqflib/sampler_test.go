@@ -217,7 +217,8 @@ func (shortField) Eval(x *Window, _ []float64, _ EvalOptions) (*Output, error) {
 func TestSamplerBadInput(t *testing.T) {
 	_, _, fm, eqf := gaussianOracles(t, 4)
 	x := MustNewWindow(1, 1, 4, 1, 1)
-	for name, s := range Samplers {
+	for name, rule := range Rules {
+		s := rule.Sample
 		assertParamErr(t, name+" steps", second(s(eqf, x, Options{Steps: 0})), "Options.Steps")
 		assertParamErr(t, name+" momentum 1", second(s(eqf, x, Options{Steps: 2, Momentum: 1})), "Options.Momentum")
 		assertParamErr(t, name+" momentum < 0", second(s(eqf, x, Options{Steps: 2, Momentum: -0.1})), "Options.Momentum")
@@ -272,7 +273,8 @@ func TestSamplerBadInput(t *testing.T) {
 	assertParamErr(t, "ddim field", second(SampleDDIM(fm, x, Options{Steps: 2})), "f")
 	assertParamErr(t, "ddim steps", second(SampleDDIM(&Oracle{Data: eqf.Data, Kind: OracleDiffusion, Schedule: DefaultDiffusion()}, x, Options{Steps: 2000})), "N")
 	assertParamErr(t, "step size", second(SampleNAG(eqf, x, Options{Steps: 2, StepSize: -1})), "Options.StepSize")
-	assertParamErr(t, "sampler name", second(SamplerByName("heun")), "sampler")
+	assertParamErr(t, "sampler name", second(RuleByName("heun")), "sampler")
+	assertParamErr(t, "zero rule", second(Rule{}.Sample(eqf, x, Options{Steps: 2})), "Rule")
 }
 
 // nanField is an oracle that returns NaN in one frame's velocity from its n-th evaluation on.
@@ -319,4 +321,45 @@ func TestSamplersStopOnNaN(t *testing.T) {
 		t.Fatalf("rollout: %v, want a NonFiniteError at evaluation 5, rollout frame 4", err)
 	}
 	t.Logf("rollout: %v", err)
+}
+
+// Rule.Sample is the named window sampler, bit for bit; NeedsReadout says which configurations
+// read h_ω's σ̂.
+func TestRuleSampleIsTheSampler(t *testing.T) {
+	_, _, fm, eqf := gaussianOracles(t, 4)
+	x, _ := Randn(NewRNG(3), 2, 2, 4, 1, 1)
+	named := map[string]SamplerFunc{"euler": SampleEuler, "gd": SampleGD, "nag": SampleNAG, "lgd": SampleLGD,
+		"budget": SampleBudgetAdaptive, "earlystop": SampleEarlyStopping, "ddim": SampleDDIM}
+	if len(named) != len(Rules) {
+		t.Fatalf("%d rules, %d named samplers", len(Rules), len(named))
+	}
+	for name, rule := range Rules {
+		f, opts := Field(eqf), Options{Steps: 4}
+		switch name {
+		case "euler":
+			f = fm
+		case "ddim":
+			f = &Oracle{Data: eqf.Data, Kind: OracleDiffusion, Schedule: DefaultDiffusion()}
+		case "earlystop":
+			opts.Cleanup, opts.SigmaThresh = 1, 0.2
+		}
+		got, err1 := rule.Sample(f, x, opts)
+		want, err2 := named[name](f, x, opts)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: %v / %v", name, err1, err2)
+		}
+		if maxAbsDiff(got.X.Data, want.X.Data) != 0 || got.NFE != want.NFE {
+			t.Errorf("%s: Rule.Sample differs from the named sampler", name)
+		}
+	}
+	for spec, want := range map[string]bool{"nag:0.3,closed": true, "nag:0.3": false, "gd,closed": true, "gd": false,
+		"euler": false, "budget:0.1": true, "earlystop:0.3,thresh=0.2,cleanup=2": true, "ddim": false} {
+		fs, err := ParseSampler(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fs.NeedsReadout() != want {
+			t.Errorf("%s: NeedsReadout %v, want %v", spec, fs.NeedsReadout(), want)
+		}
+	}
 }

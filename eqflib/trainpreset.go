@@ -2,6 +2,8 @@ package eqflib
 
 import (
 	"fmt"
+	"math"
+	"reflect"
 	"sort"
 	"strings"
 )
@@ -9,7 +11,7 @@ import (
 // Training presets: the one place where training hyperparameters get their values, beside
 // DiTPresets for the backbone. "paper" is the paper's Minecraft setting (App. D, Table
 // training_details); "cpu" is what trains the small maze models best on two cores (measured by
-// the zoo's recipe sweep, README "Model zoo"); "cpu-guided" is "cpu" with a slower EMA and the
+// the zoo's recipe sweep, docs/zoo.md); "cpu-guided" is "cpu" with a slower EMA and the
 // actions dropped from a tenth of the windows, so that the models can be sampled with
 // classifier-free guidance (the model zoo's preset); "quick" is for tests and CI. The command line
 // (`eqf train -train cpu`), the Makefile, the demo and the model zoo only pick a name.
@@ -137,4 +139,51 @@ func DescribeTrainPresets() string {
 		fmt.Fprintf(&b, "  %-10s %s\n", n, TrainPresets[n])
 	}
 	return b.String()
+}
+
+// TrainPresetKeys are the numeric settings of a TrainPreset by their JSON names (a preset
+// file's keys, and what `eqf train -set key=value` accepts), sorted.
+func TrainPresetKeys() []string {
+	var keys []string
+	t := reflect.TypeOf(TrainPreset{})
+	for i := range t.NumField() {
+		if name, ok := presetKey(t.Field(i)); ok {
+			keys = append(keys, name)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// presetKey is a field's JSON name when the field is a number Set can change.
+func presetKey(f reflect.StructField) (string, bool) {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	k := f.Type.Kind()
+	return name, name != "" && name != "-" && (k == reflect.Int || k == reflect.Float64)
+}
+
+// Set changes the setting whose JSON name is key (TrainPresetKeys) to value; an integer setting
+// takes a whole number. The value's range is checked where the preset becomes a TrainConfig
+// (TrainConfig.Validate).
+func (p *TrainPreset) Set(key string, value float64) error {
+	if math.IsNaN(value) || math.IsInf(value, 0) {
+		return paramErr(key, value, "a finite number")
+	}
+	v := reflect.ValueOf(p).Elem()
+	for i := range v.NumField() {
+		if name, ok := presetKey(v.Type().Field(i)); !ok || name != key {
+			continue
+		}
+		f := v.Field(i)
+		if f.Kind() == reflect.Int {
+			if value != math.Trunc(value) || math.Abs(value) > 1<<30 {
+				return paramErr(key, value, "a whole number")
+			}
+			f.SetInt(int64(value))
+		} else {
+			f.SetFloat(value)
+		}
+		return nil
+	}
+	return paramErr("key", key, "one of "+strings.Join(TrainPresetKeys(), ", "))
 }

@@ -98,13 +98,10 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 	}
 	truth, _ := gt.SliceFrames(C, R)
 	// Timeline conditions [B, C + R + H − S, d]: the clip's actions, the last one repeated.
-	B, d, L := gt.Batch(), cfg.CondDim, C+R+H-S
-	tl := make([]float64, 0, B*L*d)
-	for b := 0; b < B; b++ {
-		for t := 0; t < L; t++ {
-			src := min(t, C+R-1)
-			tl = append(tl, cond[(b*(C+R)+src)*d:(b*(C+R)+src+1)*d]...)
-		}
+	B, d := gt.Batch(), cfg.CondDim
+	tl, err := eqflib.ExtendConditions(cond, B, C+R, C+R+H-S, d)
+	if err != nil {
+		return nil, err
 	}
 	methods := []method{
 		{Name: "FM Euler", Sampler: eqflib.FrameSampler{Sampler: eqflib.Euler}, Model: "fm", Color: 1},

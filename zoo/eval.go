@@ -53,6 +53,8 @@ func (c EvalConfig) withDefaults() EvalConfig {
 func DefaultSampler(m *Model) (eqflib.FrameSampler, string) {
 	c, _ := eqflib.ParseWarp("c:0.8:0.001")
 	switch {
+	case m == nil || m.DiT == nil:
+		return eqflib.FrameSampler{}, "no model"
 	case m.DiT.Info().Diffusion:
 		return eqflib.FrameSampler{Sampler: eqflib.DDIM}, "DDIM"
 	case m.DiT.NoiseConditional:
@@ -82,7 +84,7 @@ func Samplers(m *Model, guidance float64) []EvalSampler {
 		key += "_closed"
 	}
 	out := []EvalSampler{{Key: key, Name: name, Sampler: fs}}
-	if m.DiT.HasReadout() {
+	if m != nil && m.DiT != nil && m.DiT.HasReadout() {
 		c, _ := eqflib.ParseWarp("c:0.8:0.001")
 		out = append(out, EvalSampler{Key: "gd_open", Name: "GD open loop", Sampler: eqflib.FrameSampler{Sampler: eqflib.GD, Options: eqflib.Options{Warp: c}}})
 	}
@@ -112,6 +114,9 @@ type Quality struct {
 }
 
 func (q *Quality) String() string {
+	if len(q.Drift) == 0 {
+		return fmt.Sprintf("%s, %s: not scored", q.Model, q.Sampler)
+	}
 	return fmt.Sprintf("%s, %s: agreement %.2f (balanced acc. %.3f / %.3f), drift %.3f→%.3f (max/first %.2f), next-chunk PSNR %.2f dB, FVD %.1f, %.1f NFE/frame, %.0f s",
 		q.Model, q.Sampler, q.Agreement.Ratio, q.Agreement.Generated, q.Agreement.Real, q.Drift[0], q.Drift[len(q.Drift)-1], q.DriftRatio,
 		q.NextChunk.PSNR, q.FVD, q.NFEPerFrame, q.Seconds)
@@ -122,13 +127,22 @@ func (q *Quality) String() string {
 // agreement with the action net, colour drift per chunk against the real continuation,
 // teacher-forced next-chunk error and FVD in the action net's features.
 func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality, error) {
+	if m == nil || m.DiT == nil {
+		return nil, fmt.Errorf("zoo: Evaluate: m is nil: load a model (Zoo.Load)")
+	}
+	if net == nil {
+		return nil, fmt.Errorf("zoo: Evaluate: net is nil: the action net scores agreement (Zoo.LoadActionNet)")
+	}
+	if err := z.Recipe.Validate(); err != nil {
+		return nil, err
+	}
 	c = c.withDefaults()
 	r := z.Recipe
 	C, H := r.Context, r.Frames-r.Context
 	if c.Stride == 0 {
 		// Chunk by chunk: every horizon frame is denoised together from noise. On the cpu
 		// recipe's models this beats the rolling staircase (S = 1) clearly — action agreement
-		// 0.58 against 0.48 for closed-loop NAG (README "Model zoo").
+		// 0.58 against 0.48 for closed-loop NAG (docs/zoo.md).
 		c.Stride = H
 	}
 	R := c.Frames
@@ -263,21 +277,19 @@ func (z *Zoo) Clips(st data.Stats, n, frames int, seed uint64) (*Clips, error) {
 // Timeline is the conditions of a rollout with horizon H and stride S over these clips:
 // [B, C + R + H − S, CondDim], the clip's actions with the last one repeated past its end.
 func (c *Clips) Timeline(H, S int) []float64 {
-	B, C, R, d := c.All.Batch(), c.C, c.R, CondDim
-	L := C + R + H - S
-	out := make([]float64, 0, B*L*d)
-	for b := 0; b < B; b++ {
-		for t := 0; t < L; t++ {
-			src := min(t, C+R-1)
-			out = append(out, c.Cond[(b*(C+R)+src)*d:(b*(C+R)+src+1)*d]...)
-		}
+	if c.All == nil {
+		return nil // the zero Clips (Zoo.Clips builds them)
 	}
+	out, _ := eqflib.ExtendConditions(c.Cond, c.All.Batch(), c.C+c.R, c.C+c.R+H-S, CondDim) // nil when C + R + H − S < 1
 	return out
 }
 
 // Transitions returns the generated frames preceded by the last context frame, and the
 // conditions of those C − 1 … C + R − 1 frames: what ActionAgreement reads for R transitions.
 func (c *Clips) Transitions(gen *eqflib.Window) (*eqflib.Window, []float64) {
+	if c.All == nil || c.Context == nil || gen == nil || gen.Batch() != c.All.Batch() {
+		return nil, nil // the zero Clips, or frames of another batch: nothing to pair
+	}
 	B, C, R, d := c.All.Batch(), c.C, c.R, CondDim
 	last, _ := c.Context.SliceFrames(C-1, 1)
 	cond := make([]float64, 0, B*(R+1)*d)

@@ -62,20 +62,18 @@ func TestBadFlags(t *testing.T) {
 		"train -train":           {"-train", "nope"},
 		"train -world":           {"-world", "nope"},
 		"sample -ckpt":           {"-ckpt", filepath.Join(ckpt, "missing")},
-		"sample -closed":         {"-closed=maybe"},
 		"sample -context":        {"-ckpt", ckpt, "-context", "4"},
 		"sample -frames":         {"-ckpt", ckpt, "-frames", "0"},
-		"sample -momentum":       {"-ckpt", ckpt, "-momentum", "1"},
 		"sample -guidance":       {"-ckpt", ckpt, "-guidance", "-1"},
 		"sample -out":            {"-ckpt", ckpt, "-out", under},
 		"sample -sampler":        {"-ckpt", ckpt, "-sampler", "heun"},
 		"sample -seed":           {"-seed", "x"},
 		"sample -steps":          {"-ckpt", ckpt, "-steps", "0"},
-		"sample -warp":           {"-ckpt", ckpt, "-warp", "nope"},
 		"sample -window":         {"-ckpt", ckpt, "-window", "1"},
 		"sample -world":          {"-ckpt", ckpt, "-world", "nope"},
 		"models -dir":            {"-dir", under},
 		"models -list":           {"-list=maybe"},
+		"models -no-wait":        {"-no-wait=maybe"},
 		"models -recipe":         {"-recipe", "nope"},
 		"compare -clip-frames":   {"-fm", ckpt, "-eqf", ckpt, "-clip-frames", "0"},
 		"compare -clips":         {"-fm", ckpt, "-eqf", ckpt, "-clips", "0"},
@@ -152,7 +150,7 @@ func TestBadFlags(t *testing.T) {
 // training starts, naming -set and the setting.
 func TestBadSettings(t *testing.T) {
 	bad := map[string][]string{
-		"lr": {"-1", "NaN"}, "warmup": {"-1", "2.5"}, "batch": {"0"}, "ema": {"1.5"}, "wd": {"-1"}, "clip": {"-1"},
+		"lr": {"-1", "NaN"}, "warmup": {"-1", "2.5"}, "batch": {"0"}, "ema": {"1.5"}, "weight_decay": {"-1"}, "clip_norm": {"-1"}, "min_lr": {"-1", "2"},
 		"max_context": {"-1"}, "cond_dropout": {"1", "-0.1"}, "devices": {"-2"}, "hidden": {"0"}, "depth": {"0"}, "heads": {"0", "5"}, "patch": {"0", "5"},
 		"mlp_ratio": {"0"},
 	}

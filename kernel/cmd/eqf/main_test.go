@@ -10,22 +10,22 @@ import (
 )
 
 func TestSettings(t *testing.T) {
-	obj, _ := eqflib.NewObjective(eqflib.EqF)
-	tc := eqflib.DefaultTrainConfig(obj)
 	dc := eqflib.DiTPresets["tiny"]
 	s := settings{}
 	if err := s.Set("lr=0.01"); err != nil {
 		t.Fatal(err)
 	}
 	s.Set("depth=3")
-	if err := applySettings(s, &tc, &dc); err != nil || tc.LR != 0.01 || dc.Depth != 3 {
-		t.Errorf("applySettings: %v, lr %g depth %d", err, tc.LR, dc.Depth)
+	s.Set("weight_decay=0.05")
+	tp, devices := eqflib.TrainPresets["quick"], 0
+	if err := applySettings(s, &tp, &devices, &dc); err != nil || tp.LR != 0.01 || tp.WeightDecay != 0.05 || dc.Depth != 3 {
+		t.Errorf("applySettings: %v, lr %g weight_decay %g depth %d", err, tp.LR, tp.WeightDecay, dc.Depth)
 	}
 	if err := s.Set("novalue"); err == nil {
 		t.Error("-set without = accepted")
 	}
-	for _, bad := range []settings{{"speed": "1"}, {"lr": "fast"}} {
-		if err := applySettings(bad, &tc, &dc); err == nil || !strings.Contains(err.Error(), "-set") {
+	for _, bad := range []settings{{"speed": "1"}, {"lr": "fast"}, {"wd": "0.1"}, {"batch": "2.5"}} {
+		if err := applySettings(bad, &tp, &devices, &dc); err == nil || !strings.Contains(err.Error(), "-set") {
 			t.Errorf("%v: %v", bad, err)
 		}
 	}
@@ -62,24 +62,13 @@ func TestTrainThenSample(t *testing.T) {
 	if err := sample(bad); err == nil {
 		t.Error("-context 4 with a 4-frame window was accepted")
 	}
-	// A sampler flag the sampler does not read is an error; defaults it does not read are dropped.
-	for _, c := range []struct {
-		args    []string
-		wantErr bool
-	}{
-		{[]string{"-sampler", "gd", "-momentum", "0.5"}, true},
-		{[]string{"-sampler", "ddim", "-warp", "sd3"}, true},
-		{[]string{"-sampler", "euler"}, false},
-		{[]string{"-sampler", "budget", "-momentum", "0.2"}, false},
-		{[]string{"-sampler", "heun"}, true},
-	} {
-		a, _ := parseSampleArgs("sample", c.args, defaultSample)
-		fs, err := a.frameSampler()
-		if (err != nil) != c.wantErr {
-			t.Errorf("%v: error %v, want one: %v", c.args, err, c.wantErr)
-		}
-		if err == nil && c.args[1] == "euler" && (fs.ClosedLoop || fs.Momentum != 0) {
-			t.Errorf("euler got closed loop %v, momentum %g: defaults it does not read", fs.ClosedLoop, fs.Momentum)
+	// -sampler is eqflib.ParseSampler's string: an option the sampler does not read is an error
+	// naming the flag.
+	for spec, wantErr := range map[string]bool{"gd:0.5": true, "ddim,warp=sd3": true, "euler": false,
+		"budget:0.2": false, "heun": true, "nag:0.3,closed,warp=c": false} {
+		_, err := parseSampleArgs("sample", []string{"-ckpt", dir, "-sampler", spec}, defaultSample)
+		if (err != nil) != wantErr || (err != nil && !strings.Contains(err.Error(), "-sampler")) {
+			t.Errorf("-sampler %s: error %v, want one: %v (naming -sampler)", spec, err, wantErr)
 		}
 	}
 }

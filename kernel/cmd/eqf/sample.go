@@ -5,101 +5,60 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
 
 type sampleArgs struct {
-	ckpt, world, sampler, warp, out string
-	frames, context, window, steps  int
-	momentum, guidance              float64
-	closed                          bool
-	seed                            uint64
-	explicit                        map[string]bool // flags given on the command line
+	ckpt, world, out string
+	sampler          string // as eqflib.ParseSampler reads it: "nag:0.3,closed,warp=c"
+	frames, context  int
+	window, steps    int
+	guidance         float64
+	seed             uint64
 }
 
-// samplerFlags maps the sampler flags to the Options fields they set: a flag whose field the
-// sampler does not read (eqflib.OptionsRead) is an error rather than a silently dropped setting.
-var samplerFlags = map[string]string{"warp": "Warp", "closed": "ClosedLoop", "momentum": "Momentum"}
-
-var defaultSample = sampleArgs{ckpt: "out/train", world: "maze", sampler: "nag", warp: "c", out: "out/sample",
-	frames: 16, context: 2, window: 4, steps: 10, momentum: 0.3, closed: true, seed: 7}
+var defaultSample = sampleArgs{ckpt: "out/train", world: "maze", sampler: "nag:0.3,closed,warp=c", out: "out/sample",
+	frames: 16, context: 2, window: 4, steps: 10, seed: 7}
 
 func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, error) {
 	a := d
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&a.ckpt, "ckpt", a.ckpt, "checkpoint file, or a directory (its newest checkpoint)")
 	fs.StringVar(&a.world, "world", a.world, "world the actions and context frames come from")
-	fs.StringVar(&a.sampler, "sampler", a.sampler, "euler, gd, nag, budget, earlystop or ddim")
-	fs.StringVar(&a.warp, "warp", a.warp, "η warp: identity, sd3[:r], c[:α[:σ_end]], logsnr[:λmin:λmax]")
+	fs.StringVar(&a.sampler, "sampler", a.sampler, "the sampler, name[:μ][,key=value…] as eqflib.ParseSampler reads it: euler, gd, nag, lgd, budget, "+
+		"earlystop or ddim; keys closed, warp (identity, sd3[:r], c[:α[:σ_end]], logsnr[:λmin:λmax]), mu, step, thresh, cleanup; "+
+		"e.g. nag:0.3,closed,warp=c, gd,warp=sd3, earlystop:0.3,thresh=0.2,cleanup=8")
 	fs.StringVar(&a.out, "out", a.out, "output directory")
 	fs.IntVar(&a.frames, "frames", a.frames, "rollout length in frames")
 	fs.IntVar(&a.context, "context", a.context, "context frames kept in each window (the first come from the data)")
 	fs.IntVar(&a.window, "window", a.window, "frames per window (the -frames the model was trained with)")
 	fs.IntVar(&a.steps, "steps", a.steps, "sampler steps per frame (D)")
-	fs.Float64Var(&a.momentum, "momentum", a.momentum, "NAG momentum μ")
-	fs.BoolVar(&a.closed, "closed", a.closed, "closed loop: step sizes from the readout σ̂ (needs h_ω)")
 	fs.Float64Var(&a.guidance, "guidance", a.guidance, "classifier-free guidance weight w on the actions (0: none; a model trained with -set cond_dropout=p)")
 	fs.Uint64Var(&a.seed, "seed", a.seed, "seed of the ground-truth clip and the noise")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	a.explicit = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { a.explicit[f.Name] = true })
 	return &a, a.check()
 }
 
 // check validates the flags before any work starts.
 func (a *sampleArgs) check() error {
 	if err := checkFlags(between("window", a.window, 2, 1024), between("context", a.context, 1, a.window-1),
-		between("frames", a.frames, 1, 1<<20), between("steps", a.steps, 1, 1<<20), momentumFlag("momentum", a.momentum), guidanceFlag("guidance", a.guidance)); err != nil {
+		between("frames", a.frames, 1, 1<<20), between("steps", a.steps, 1, 1<<20), guidanceFlag("guidance", a.guidance)); err != nil {
 		return err
 	}
 	if _, err := data.WorldByName(a.world); err != nil {
 		return flagErr("world", err)
 	}
-	if _, err := a.frameSampler(); err != nil {
-		return err
+	if _, err := eqflib.ParseSampler(a.sampler); err != nil {
+		return flagErr("sampler", err)
 	}
 	if err := existing("ckpt", a.ckpt); err != nil {
 		return err
 	}
 	return outDir("out", a.out)
-}
-
-// frameSampler is the engine's rule for a.sampler with the flags it reads.
-func (a *sampleArgs) frameSampler() (eqflib.FrameSampler, error) {
-	rule, err := eqflib.RuleByName(a.sampler)
-	if err != nil {
-		return eqflib.FrameSampler{}, fmt.Errorf("-sampler %q unknown: %w", a.sampler, err)
-	}
-	fields := eqflib.OptionsRead(a.sampler)
-	read := map[string]bool{}
-	for flag, field := range samplerFlags {
-		// Closed-loop Euler steers by g_φ, which eqf sample has no flag to load.
-		read[flag] = slices.Contains(fields, field) && !(flag == "closed" && a.sampler == "euler")
-		if a.explicit[flag] && !read[flag] {
-			return eqflib.FrameSampler{}, fmt.Errorf("-%s is not read by -sampler %s (it reads Options %v)", flag, a.sampler, fields)
-		}
-	}
-	fs := eqflib.FrameSampler{Sampler: rule}
-	if read["warp"] {
-		w, err := eqflib.ParseWarp(a.warp)
-		if err != nil {
-			return fs, fmt.Errorf("-warp: %w", err)
-		}
-		fs.Warp = w
-	}
-	fs.ClosedLoop = read["closed"] && a.closed
-	if read["momentum"] {
-		fs.Momentum = a.momentum
-	}
-	if a.sampler == "earlystop" {
-		fs.SigmaThresh, fs.Cleanup = 0.2, 8
-	}
-	return fs, nil
 }
 
 func runSample(args []string) error {
@@ -116,14 +75,13 @@ func runSample(args []string) error {
 // denoised, a frame takes `steps` sampler steps from noise to data and leaves the window one at
 // a time. Writes rollout.png, truth.png and rollout.gif.
 func sample(a *sampleArgs) error {
-	fs, err := a.frameSampler()
+	fs, err := eqflib.ParseSampler(a.sampler)
 	if err != nil {
-		return err
+		return flagErr("sampler", err)
 	}
-	needsReadout := fs.ClosedLoop || a.sampler == "budget" || a.sampler == "earlystop"
-	m, path, err := eqflib.LoadEMA(a.ckpt, needsReadout)
+	m, path, err := eqflib.LoadEMA(a.ckpt, fs.NeedsReadout())
 	if err != nil {
-		return fmt.Errorf("-ckpt: %w (-sampler %s, closed loop %v)", err, a.sampler, a.closed)
+		return fmt.Errorf("-ckpt: %w (-sampler %s)", err, fs)
 	}
 	stats, err := data.LoadStats(filepath.Join(filepath.Dir(path), "stats.json"))
 	if err != nil {
@@ -162,10 +120,9 @@ func sample(a *sampleArgs) error {
 		return err
 	}
 	d := cfg.CondDim
-	timeline := make([]float64, 0, (C+R+H-1)*d) // the clip's actions, the last one repeated
-	for t := 0; t < C+R+H-1; t++ {
-		src := min(t, a.frames-1)
-		timeline = append(timeline, cond[src*d:(src+1)*d]...)
+	timeline, err := eqflib.ExtendConditions(cond, 1, a.frames, C+R+H-1, d) // stride 1
+	if err != nil {
+		return err
 	}
 	var field eqflib.Field = m
 	if a.guidance > 0 {
@@ -198,6 +155,6 @@ func sample(a *sampleArgs) error {
 		}
 	}
 	fmt.Printf("sampled %d frames (%d given) with %s, %d steps per frame (%d network evaluations); wrote %s/{rollout.png,truth.png,rollout.gif}\n",
-		a.frames, a.context, a.sampler, a.steps, res.NFE, a.out)
+		a.frames, a.context, fs, a.steps, res.NFE, a.out)
 	return nil
 }

@@ -55,6 +55,9 @@ func startTrain(t *testing.T, dir string, ckptEvery int) *trainProc {
 	p.cmd = exec.Command(eqfBinary(t), "train", "-preset", "tiny", "-steps", "1000000", "-out", dir, "-resume",
 		"-ckpt-every", strconv.Itoa(ckptEvery), "-eval-every", "0")
 	p.cmd.Stdout, p.cmd.Stderr = p, p
+	// The live bar reports every step (outside a terminal eqf train writes a line every few
+	// percent, too seldom for these tests).
+	p.cmd.Env = append(os.Environ(), "EQF_PROGRESS=live")
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

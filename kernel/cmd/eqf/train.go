@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,40 +42,35 @@ func (s settings) Set(kv string) error {
 	return nil
 }
 
-// trainSettable lists the keys -set accepts for training.
-var trainSettable = []string{"lr", "warmup", "batch", "ema", "wd", "clip", "max_context", "cond_dropout", "devices", "hidden", "depth", "heads", "patch", "mlp_ratio"}
+// ditSettable are the backbone keys -set accepts beside the training preset's own (its JSON
+// names, eqflib.TrainPresetKeys) and devices (TrainConfig.Devices).
+var ditSettable = []string{"hidden", "depth", "heads", "patch", "mlp_ratio"}
 
-func applySettings(s settings, tc *eqflib.TrainConfig, dc *eqflib.DiTConfig) error {
+// trainSettable lists every key -set accepts, sorted.
+var trainSettable = func() []string {
+	keys := append(append(eqflib.TrainPresetKeys(), "devices"), ditSettable...)
+	sort.Strings(keys)
+	return keys
+}()
+
+// applySettings applies the -set overrides: training keys to the preset (by its JSON names, the
+// library's TrainPreset.Set), devices and the backbone's keys to devices and dc.
+func applySettings(s settings, tp *eqflib.TrainPreset, devices *int, dc *eqflib.DiTConfig) error {
 	for k, v := range s {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("-set %s=%s: the value must be a finite number", k, v)
 		}
+		whole := f == math.Trunc(f) && math.Abs(f) <= 1<<30
 		switch k {
-		case "warmup", "batch", "max_context", "devices", "hidden", "depth", "heads", "patch":
-			if f != math.Trunc(f) || math.Abs(f) > 1<<30 {
+		case "devices", "hidden", "depth", "heads", "patch":
+			if !whole {
 				return fmt.Errorf("-set %s=%s: the value must be a whole number", k, v)
 			}
 		}
 		switch k {
-		case "lr":
-			tc.LR = f
-		case "warmup":
-			tc.Warmup = int(f)
-		case "batch":
-			tc.Batch = int(f)
-		case "ema":
-			tc.EMADecay = f
-		case "wd":
-			tc.WeightDecay = f
-		case "clip":
-			tc.ClipNorm = f
-		case "max_context":
-			tc.MaxContext = int(f)
-		case "cond_dropout":
-			tc.CondDropout = f
 		case "devices":
-			tc.Devices = int(f)
+			*devices = int(f)
 		case "hidden":
 			dc.Hidden = int(f)
 		case "depth":
@@ -86,9 +82,12 @@ func applySettings(s settings, tc *eqflib.TrainConfig, dc *eqflib.DiTConfig) err
 		case "mlp_ratio":
 			dc.MLPRatio = f
 		default:
-			keys := append([]string(nil), trainSettable...)
-			sort.Strings(keys)
-			return fmt.Errorf("-set %s: unknown key, must be one of %s", k, strings.Join(keys, ", "))
+			if !slices.Contains(trainSettable, k) {
+				return fmt.Errorf("-set %s: unknown key, must be one of %s", k, strings.Join(trainSettable, ", "))
+			}
+			if err := tp.Set(k, f); err != nil {
+				return fmt.Errorf("-set %s=%s: %w", k, v, err)
+			}
 		}
 	}
 	return nil
@@ -159,11 +158,12 @@ func (a *trainArgs) check() error {
 // trainConfig is the training preset's configuration with the -set overrides applied to it and
 // to dc, both validated (an invalid override is named).
 func (a *trainArgs) trainConfig(tp eqflib.TrainPreset, obj eqflib.Objective, dc *eqflib.DiTConfig) (eqflib.TrainConfig, error) {
-	tc := tp.Config(obj, a.steps)
-	tc.Seed = a.seed
-	if err := applySettings(a.set, &tc, dc); err != nil {
-		return tc, err
+	devices := 0
+	if err := applySettings(a.set, &tp, &devices, dc); err != nil {
+		return eqflib.TrainConfig{}, err
 	}
+	tc := tp.Config(obj, a.steps)
+	tc.Seed, tc.Devices = a.seed, devices
 	if tc.CosineSteps != 0 && tc.CosineSteps <= tc.Warmup {
 		tc.CosineSteps = 0 // the warm-up covers the whole run: nothing left to decay
 	}
