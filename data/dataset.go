@@ -138,6 +138,9 @@ func (d *WorldDataset) Len() int { return d.Size }
 
 // Shape is (frames, channels, height, width, condDim).
 func (d *WorldDataset) Shape() (frames, channels, height, width, condDim int) {
+	if d.World == nil {
+		return d.Frames, 3, d.Height, d.Width, 0 // the zero WorldDataset (NewWorldDataset needs a World)
+	}
 	return d.Frames, 3, d.Height, d.Width, d.World.CondDim()
 }
 
@@ -216,6 +219,9 @@ func NewClipDataset(clips []*Clip, frames, stride int, stats *Stats) (*ClipDatas
 func (d *ClipDataset) Len() int { return len(d.index) }
 
 func (d *ClipDataset) Shape() (frames, channels, height, width, condDim int) {
+	if len(d.Clips) == 0 {
+		return d.Frames, 0, 0, 0, 0 // the zero ClipDataset (NewClipDataset refuses no clips)
+	}
 	c := d.Clips[0]
 	return d.Frames, c.Channels, c.Height, c.Width, c.CondDim
 }

@@ -193,6 +193,9 @@ func readActions(path string) ([][]float64, error) {
 // (with a header row of names when given). The directory is built next to dir and renamed into
 // place; an existing dir is an error (nothing is overwritten).
 func SaveFrameDir(dir string, c *Clip, condNames []string) (err error) {
+	if c == nil {
+		return fmt.Errorf("data: SaveFrameDir: the clip c is nil")
+	}
 	if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("data: %s exists: SaveFrameDir never overwrites", dir)
 	}
@@ -240,6 +243,9 @@ func SaveFrameDir(dir string, c *Clip, condNames []string) (err error) {
 
 // FrameImage converts frame t of a 3-channel clip (values in [0, 1], clamped) to an image.
 func FrameImage(c *Clip, t int) *image.RGBA {
+	if c == nil || t < 0 || t >= c.Frames || len(c.Pixels) < c.Frames*c.Channels*c.Height*c.Width {
+		return image.NewRGBA(image.Rect(0, 0, 0, 0)) // no such frame: an empty image
+	}
 	img := image.NewRGBA(image.Rect(0, 0, c.Width, c.Height))
 	px := c.Frame(t)
 	hw := c.Height * c.Width

@@ -24,7 +24,7 @@ import (
 const BackendEnv = compute.ConfigEnvVar // "GOMLX_BACKEND"
 
 // DefaultBackend is the default backend: the pure-Go backend with unlimited parallelism (faster
-// than its default worker pool; README "Measurements").
+// than its default worker pool; docs/performance.md "Measurements").
 const DefaultBackend = "go:parallelism=-1"
 
 // BackendAuto is the $GOMLX_BACKEND value that picks XLA on an NVIDIA GPU when it can and the
@@ -89,7 +89,7 @@ func newBackendLogged(config string, log io.Writer) (b compute.Backend, err erro
 	case isXLAName(name):
 		if !xlaCompiledIn {
 			return nil, paramErr("$"+BackendEnv, config, "a backend this binary has: it was built without XLA — rebuild with "+
-				"`CGO_ENABLED=1 go build -tags xla` (or `make gpu-check`; README \"Running on a GPU\"), or use \"go\" or \"auto\"")
+				"`CGO_ENABLED=1 go build -tags xla` (or `make gpu-check`; docs/gpu.md), or use \"go\" or \"auto\"")
 		}
 		return newXLABackend(opts)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/gomlx/compute/support/simdmath"
 )
 
-// BenchmarkSoftmaxExp is the minimal reproduction of the softmax row in README "Known GoMLX
+// BenchmarkSoftmaxExp is the minimal reproduction of the softmax row in docs/performance.md "Known GoMLX
 // gaps": the Go backend's fused softmax (compute v0.1.14) exponentiates with
 // simdmath.ExpFloat32, written on the portable simd.Float32s type, which broadcasts its 14
 // constants for every vector and emulates floor with two conversions and a masked subtraction.

@@ -11,8 +11,8 @@ import (
 	"github.com/gomlx/gomlx/ml/nn"
 )
 
-// BenchmarkGoBackendGaps is the minimal reproduction of each Go-backend cost that README "Known
-// GoMLX gaps" lists, the slow form beside the one eqflib uses (or the fast reference), at the
+// BenchmarkGoBackendGaps is the minimal reproduction of each Go-backend cost that docs/performance.md
+// "Known GoMLX gaps" lists, the slow form beside the one eqflib uses (or the fast reference), at the
 // medium training step's shapes: `go test -run '^$' -bench GoBackendGaps ./eqflib/`.
 func BenchmarkGoBackendGaps(b *testing.B) {
 	backend, err := Backend()

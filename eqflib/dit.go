@@ -62,7 +62,7 @@ var DiTPresets = map[string]DiTConfig{
 // [N, B, T, D]. The token axis leads (the backbone's token-major layout), so this is a
 // leading-axis broadcast and its gradient a leading-axis sum, several times faster on the Go
 // backend than broadcasting into a middle token axis of [B, T, N, D] (BenchmarkGoBackendGaps
-// measures both at the medium DiT's shapes; docs in README "Measurements").
+// measures both at the medium DiT's shapes; docs in docs/performance.md "Measurements").
 func perToken(v *Node, n int) *Node {
 	d := v.Shape().Dimensions
 	return BroadcastToDims(InsertAxes(v, 0), n, d[0], d[1], d[2])
@@ -78,8 +78,8 @@ func modulate(x, shift, scale *Node) *Node {
 // dense is a linear layer on the last axis with weights [in, out] and a bias. zeroInit sets
 // both to zero (AdaLN-Zero modulation and the output head); otherwise weights are Xavier-uniform.
 // The bias is added outside the fused dense op: compute v0.1.14's fused backward sums the bias
-// gradient column by column, a strided walk over the [tokens, out] gradient (slower; README
-// "Measurements" has the timing).
+// gradient column by column, a strided walk over the [tokens, out] gradient (slower;
+// docs/performance.md "Measurements" has the timing).
 func dense(scope *model.Scope, x *Node, out int, zeroInit bool) *Node {
 	return denseLayer(scope, x, out, zeroInit, false)
 }
@@ -265,7 +265,7 @@ func (c DiTConfig) splitModulations(mod *Node) [][]*Node {
 // patchify cuts frames into non-overlapping p×p patches, token-major: [B, T, C, H, W] →
 // [N, B, T, C·p·p] (token n = row·(W/p) + column).
 // Reshape + transpose rather than a strided convolution: GoMLX v0.28.16's even-sized
-// convolution has a wrong input gradient (README "Known GoMLX gaps").
+// convolution has a wrong input gradient (docs/performance.md "Known GoMLX gaps").
 func (c DiTConfig) patchify(x *Node) *Node {
 	B, T := x.Shape().Dimensions[0], x.Shape().Dimensions[1]
 	p, hp, wp := c.Patch, c.Height/c.Patch, c.Width/c.Patch
@@ -324,7 +324,7 @@ func (c DiTConfig) block(scope *model.Scope, h, ce *Node, mods []*Node) *Node {
 	// window's token t·N + n: attention is over all T·N tokens, their order is immaterial).
 	qkv = TransposeAllDims(Reshape(qkv, n, B, T, 3, c.Heads, hd), 3, 1, 4, 2, 0, 5)
 	// q, k, v by Gather on the leading axis: it copies whole chunks, where compute v0.1.14's
-	// Slice copies element by element (a visible share of a sampling step; README "Known GoMLX gaps").
+	// Slice copies element by element (a visible share of a sampling step; docs/performance.md "Known GoMLX gaps").
 	head := func(i int) *Node { // [B, heads, T·N, hd]
 		return Reshape(Gather(qkv, Const(qkv.Graph(), [][]int32{{int32(i)}})), B, c.Heads, T*n, hd)
 	}
@@ -361,7 +361,7 @@ func (c DiTConfig) finalLayer(scope *model.Scope, h, ce *Node, mods []*Node) *No
 
 // attend is softmax(q·kᵀ/√hd)·v over all tokens, q, k, v [B, heads, S, hd] → [B, heads, S, hd]
 // (heads first: on the Go backend the decomposed products then need no transposes inside,
-// faster than [B, S, heads, hd]: README "Measurements"). On XLA it is GoMLX's
+// faster than [B, S, heads, hd]: docs/performance.md "Measurements"). On XLA it is GoMLX's
 // attention.Core (fused where the backend can). On the pure-Go backend its fused attention
 // (compute v0.1.14) is a generic scalar loop, so attend uses the decomposed form
 // (attendDecomposed), whose two products run on the SIMD matmul kernels, and splits the

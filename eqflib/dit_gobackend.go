@@ -4,7 +4,7 @@ package eqflib
 // the model (dit.go) so that it reads as the architecture. Each one computes exactly what the
 // op it replaces computes — the tests hold it to GoMLX's own ops and gradients
 // (TestDiTTrainingLayoutGradients, TestAttendBlocks…) — and runs only on the Go backend; XLA
-// takes GoMLX's ops. The gaps and their timings are in README "Known GoMLX gaps" and
+// takes GoMLX's ops. The gaps and their timings are in docs/performance.md "Known GoMLX gaps" and
 // "Measurements" (BenchmarkGoBackendGaps).
 
 import (
@@ -25,7 +25,7 @@ import (
 //
 // transposing the narrower of x and dY with the backend's tiled rank-2 transpose. GoMLX's own dW
 // is then read by nothing, and the Go backend never runs a node that no output needs. An identity
-// on the output records dY first (reverse mode visits it before its inputs). README
+// on the output records dY first (reverse mode visits it before its inputs). docs/performance.md
 // "Measurements" has the timings; gradients equal GoMLX's automatic ones
 // (TestDiTTrainingLayoutGradients).
 func denseTrain(x, w, b *Node) *Node {

@@ -56,7 +56,12 @@ func (c DiTConfig) Validate() error {
 }
 
 // Tokens is the number of spatial tokens per frame.
-func (c DiTConfig) Tokens() int { return (c.Height / c.Patch) * (c.Width / c.Patch) }
+func (c DiTConfig) Tokens() int {
+	if c.Patch < 1 {
+		return 0 // an invalid configuration (Validate says why)
+	}
+	return (c.Height / c.Patch) * (c.Width / c.Patch)
+}
 
 // NumParams counts the backbone's parameters without building it.
 func (c DiTConfig) NumParams() int {
@@ -79,6 +84,9 @@ func (c DiTConfig) NumParams() int {
 // and weighted sum, 2·2·(T·N)²·D. Element-wise work (norms, activations, softmax) is left out.
 // A training step costs about 3× (the backward pass twice the forward).
 func (c DiTConfig) FLOPs(T int) float64 {
+	if c.Patch < 1 {
+		return 0 // an invalid configuration (Validate says why)
+	}
 	d, pp := float64(c.Hidden), float64(c.Channels*c.Patch*c.Patch)
 	mlp := float64(int(c.MLPRatio * float64(c.Hidden)))
 	L := float64(T * (c.Height / c.Patch) * (c.Width / c.Patch)) // tokens in the window

@@ -107,7 +107,7 @@ func (c *conditionedDiT) stepState(w Warp, readout bool) (stepState, bool, error
 // AdaLN modulations depend only on the conditions and the weights, not on x or the level, so the
 // run computes them once per window (a separate executor, Modulations) and feeds them to every
 // step until the conditions change. That saves each step the frame conditioning and Depth + 1
-// small products at batch B·T, which the Go backend runs single-threaded (README "Known GoMLX
+// small products at batch B·T, which the Go backend runs single-threaded (docs/performance.md "Known GoMLX
 // gaps"); the step computes the same values as Forward's. A fresh DiT whose variables do not exist
 // yet takes the plain step, so that the first graph creates them in Forward's order.
 func (d *DiT) openStepState(w Warp, readout bool, bound []float64) (stepState, bool, error) {
@@ -272,6 +272,9 @@ func (d *DiT) Compiles() int { return int(d.compiles.Load()) }
 // the store's integer RNG state is not counted).
 func (d *DiT) NumParams() int {
 	n := 0
+	if d.Store == nil {
+		return 0 // the zero DiT has no weights
+	}
 	for v := range d.Store.IterVariables() {
 		if v.Trainable && v.DType().IsFloat() && strings.HasPrefix(v.Path(), "/dit/") {
 			n += v.Shape().Size()

@@ -184,7 +184,7 @@ func TestGradientsOfLibraryGraphs(t *testing.T) {
 	}
 }
 
-// Known gaps of GoMLX v0.28.16 (README "Known GoMLX gaps"). If one of these starts failing, the upgrade
+// Known gaps of GoMLX v0.28.16 (docs/performance.md "Known GoMLX gaps"). If one of these starts failing, the upgrade
 // fixed the gap: update the note and the code that works around it.
 func TestKnownGoMLXGaps(t *testing.T) {
 	rng := NewRNG(41)

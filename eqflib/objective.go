@@ -188,6 +188,12 @@ func (o Objective) Build(x, eps *Window, level []float64) (*Example, error) {
 // MaskedMSE is the loss of a prediction: Σ_f mask_f·w_f·Σ_i (pred − target)² / (Σ_f mask_f · C·H·W).
 // mask may be nil (every frame carries loss).
 func MaskedMSE(pred *Window, ex *Example, mask []float64) (float64, error) {
+	if ex == nil || ex.Target == nil {
+		return 0, paramErr("ex", "nil", "an *Example from Objective.Build")
+	}
+	if pred == nil {
+		return 0, paramErr("pred", "nil", "a *Window shaped like ex.Target")
+	}
 	if err := sameShape("pred", ex.Target, pred); err != nil {
 		return 0, err
 	}

@@ -75,7 +75,12 @@ func NewMixture(weights []float64, means [][]float64, stds []float64) (*Mixture,
 }
 
 // Dim is the frame dimension d.
-func (m *Mixture) Dim() int { return len(m.Means[0]) }
+func (m *Mixture) Dim() int {
+	if len(m.Means) == 0 {
+		return 0 // the zero Mixture (NewMixture builds valid ones)
+	}
+	return len(m.Means[0])
+}
 
 // Sample draws a window whose frames are i.i.d. draws from the mixture; C·H·W must equal Dim().
 func (m *Mixture) Sample(rng *rand.Rand, b, t, c, h, w int) (*Window, error) {
@@ -113,6 +118,9 @@ func (m *Mixture) Sample(rng *rand.Rand, b, t, c, h, w int) (*Window, error) {
 // is not applied): mean = avg_i E[x_i], var = avg_i Var[x_i] computed around each coordinate's mean.
 func (m *Mixture) MeanVariance() (meanAvg, varAvg float64) {
 	d := m.Dim()
+	if d == 0 {
+		return math.NaN(), math.NaN()
+	}
 	for i := 0; i < d; i++ {
 		var mu, second float64
 		for k, w := range m.Weights {
@@ -273,6 +281,9 @@ func (o *Oracle) EstimateSigma(x *Window) ([]float64, error) {
 
 // SigmaPosterior returns p(σ | frame) on its quadrature grid.
 func (o *Oracle) SigmaPosterior(frame []float64) (*Posterior, error) {
+	if o.Data == nil || len(o.Data.Means) == 0 {
+		return nil, paramErr("Oracle.Data", "nil", "a *Mixture (NewOracle)")
+	}
 	if len(frame) != o.Data.Dim() {
 		return nil, paramErr("frame", fmt.Sprintf("len %d", len(frame)), fmt.Sprintf("len %d", o.Data.Dim()))
 	}
@@ -392,6 +403,9 @@ func (p *Posterior) Std() float64 {
 // Mode is the maximiser of the density, refined by a parabola through the best node and its
 // neighbours, and clamped to [0, 1].
 func (p *Posterior) Mode() float64 {
+	if len(p.logP) == 0 {
+		return math.NaN() // the zero Posterior: no grid (SigmaPosterior builds valid ones)
+	}
 	best := 0
 	for j := range p.logP {
 		if p.logP[j] > p.logP[best] {

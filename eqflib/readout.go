@@ -214,6 +214,9 @@ func (d *DiT) AttachReadout(proj int) error {
 	if proj < 0 {
 		return paramErr("proj", proj, "≥ 0 (the readout's projection width; 0: the stored one)")
 	}
+	if d.Store == nil {
+		return paramErr("DiT", "without weights", "a DiT from NewDiT or LoadDiT")
+	}
 	if d.Store.GetVariable(readoutScope+"/mix_logits") == nil {
 		return fmt.Errorf("eqflib: AttachReadout: this DiT has no h_ω variables: train one (NewReadoutTrainer) or load a checkpoint saved after training it")
 	}
@@ -280,7 +283,7 @@ type NoisePredictor struct {
 }
 
 // NewNoisePredictor builds g_φ for frames [C, H, W] with conv stages of the given widths
-// (default {16, 32, 32}, chosen over {32, 64, 64}: README "Measurements").
+// (default {16, 32, 32}, chosen over {32, 64, 64}: docs/performance.md "Measurements").
 func NewNoisePredictor(channels, height, width int, widths []int, cfg ProbeConfig, seed uint64) (p *NoisePredictor, err error) {
 	defer catch(&err)
 	if channels < 1 || height < 4 || width < 4 {

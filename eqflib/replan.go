@@ -57,6 +57,9 @@ type Replanning struct {
 
 // NFEPerFrame is (NFE + ProbeNFE) / Frames.
 func (r *Replanning) NFEPerFrame() float64 {
+	if r.Frames == nil || r.Frames.Frames() == 0 {
+		return 0
+	}
 	return float64(r.NFE+r.ProbeNFE) / float64(r.Frames.Frames())
 }
 

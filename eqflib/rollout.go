@@ -46,10 +46,10 @@ func gcd(a, b int) int {
 }
 
 // Groups is G = H/S.
-func (c RollConfig) Groups() int { return c.Horizon / c.Stride }
+func (c RollConfig) Groups() int { return c.Horizon / max(c.Stride, 1) } // (an invalid config: see Validate)
 
 // Inner is K = D·S/H, the steps between two emissions.
-func (c RollConfig) Inner() int { return c.Depth * c.Stride / c.Horizon }
+func (c RollConfig) Inner() int { return c.Depth * c.Stride / max(c.Horizon, 1) }
 
 // BakeInCycles is G − 1.
 func (c RollConfig) BakeInCycles() int { return c.Groups() - 1 }
@@ -98,7 +98,12 @@ type Rollout struct {
 }
 
 // NFEPerFrame is NFE divided by the emitted frames.
-func (r *Rollout) NFEPerFrame() float64 { return float64(r.NFE) / float64(r.Frames.Frames()) }
+func (r *Rollout) NFEPerFrame() float64 {
+	if r.Frames == nil || r.Frames.Frames() == 0 {
+		return 0
+	}
+	return float64(r.NFE) / float64(r.Frames.Frames())
+}
 
 func (o *RollOptions) validate(f Field, context *Window) (B int, err error) {
 	if err := o.RollConfig.Validate(); err != nil {

@@ -36,6 +36,9 @@ func MustNewWindow(b, t, c, h, w int) *Window {
 
 // NewWindowLike returns a zero window of x's shape.
 func NewWindowLike(x *Window) *Window {
+	if x == nil {
+		return &Window{} // nothing to be like: an empty window, which Validate refuses
+	}
 	return &Window{Shape: x.Shape, Data: make([]float64, len(x.Data))}
 }
 

@@ -63,6 +63,9 @@ func ForwardCompute(ctx context.Context, c Config) (*Result, error) {
 // shapes: each dense layer's [in, out] weights cost 2·in·out per token (N tokens a frame) or per
 // frame (level, action and AdaLN layers), and each block's attention 2·2·(T·N)²·D.
 func DiTFLOPs(m *eqflib.DiT, T int) (float64, error) {
+	if m == nil || m.Store == nil || m.Config.Patch < 1 {
+		return 0, fmt.Errorf("paper: DiTFLOPs: m must be a DiT with weights (NewDiT, LoadDiT)")
+	}
 	c := m.Config
 	N := (c.Height / c.Patch) * (c.Width / c.Patch)
 	L := float64(T * N)
@@ -107,6 +110,9 @@ func perFrame(path string) bool {
 // GPhiFLOPs is g_φ's FLOPs on one frame: its stride-2 3×3 convolutions ("same" padding) and two
 // dense layers.
 func GPhiFLOPs(g *eqflib.NoisePredictor) float64 {
+	if g == nil {
+		return 0
+	}
 	h, w, in := g.Height, g.Width, g.Channels
 	var f float64
 	for _, out := range g.Widths {

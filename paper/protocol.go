@@ -27,7 +27,7 @@ type Protocol struct {
 	Depth  int // steps per frame D
 	// Stride is the frames emitted at a time S (0: the horizon, chunk by chunk). The paper
 	// slides by one frame over a 25-frame horizon; on the zoo's 2-frame horizon denoising the
-	// chunk together rolls out clearly better (README "Model zoo"), so that is the default.
+	// chunk together rolls out clearly better (docs/zoo.md), so that is the default.
 	Stride  int
 	FVDClip int // FVD over non-overlapping clips of this many frames
 	Chunk   int // FVD over time: consecutive chunks of this many frames (paper Fig. 3: 25)

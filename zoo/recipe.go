@@ -23,7 +23,7 @@ import (
 // Recipe is how a zoo's models are trained: the world, the backbone, the optimiser and the
 // budget of every model. The paper's own settings (App. D, Table training_details: 580k steps
 // on an H200) are far beyond a laptop; the "cpu" recipe is what we found trains well on two
-// cores (README "Model zoo" has the table of what was tried).
+// cores (docs/zoo.md has the table of what was tried).
 type Recipe struct {
 	Name   string          `json:"name"`
 	World  data.MazeConfig `json:"world"`
@@ -55,7 +55,7 @@ type Recipe struct {
 // The cpu recipe trains every backbone with the actions dropped from a tenth of the windows
 // ("cpu-guided" preset), so that its models can be sampled with classifier-free guidance on the
 // actions (eqflib.Guide); its cards score each sampler without guidance and with w = 3. With
-// guidance EqF and FM follow the actions far better over 100 frames (README "Model zoo" has the
+// guidance EqF and FM follow the actions far better over 100 frames (docs/zoo.md has the
 // agreements); the paper's experiments compare their samplers without guidance, as the paper
 // does.
 var Recipes = map[string]Recipe{
@@ -79,7 +79,7 @@ var Recipes = map[string]Recipe{
 
 // cpuDiT is the backbone of the CPU recipes: the "small" preset (8×8 patches, width 256, depth
 // 4). At equal wall time on two cores it matched patch 4 / width 128 (twice the tokens, half the
-// steps per second) and beat width 128 at patch 8; README "Model zoo" has the measurements.
+// steps per second) and beat width 128 at patch 8; docs/zoo.md has the measurements.
 var cpuDiT = eqflib.DiTPresets["small"]
 
 // withCondDropout is a training preset that drops a window's actions with probability p.
