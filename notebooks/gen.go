@@ -18,7 +18,7 @@ import (
 )
 
 // story is what a notebook says around its experiment: the paper's claim and number, and what
-// our full-mode run on the cpu zoo showed (README "The paper's experiments on the maze").
+// our full-mode run on the cpu zoo showed (docs/paper.md).
 type story struct{ claim, ours string }
 
 var stories = map[string]story{
