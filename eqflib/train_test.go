@@ -244,6 +244,7 @@ func TestEqFMatchesFMAndFinetunes(t *testing.T) {
 // Closing RunOptions.Stop ends Run after the current step with a checkpoint of that step, and
 // Run says so with ErrStopped; resuming from it continues the same history.
 func TestRunStop(t *testing.T) {
+	t.Setenv("EQF_PROGRESS", "live") // a progress write every step: stopAfter counts them
 	train, val := tinyMaze(t, 4)
 	obj, _ := eqflib.NewObjective(eqflib.EqF)
 	m, err := eqflib.NewDiT(eqflib.DiTPresets["tiny"], false, 1, dtypes.Float32)
