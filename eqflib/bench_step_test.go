@@ -78,7 +78,7 @@ func BenchmarkSampleStepNAG(b *testing.B) {
 		}
 	}
 	d.HostState = false
-	if engines[0].dev == nil || engines[1].dev != nil {
+	if engines[0].backend == nil || engines[1].backend != nil {
 		b.Fatal("the engines did not open their state where asked")
 	}
 	// Interleaved, so that the machine's drift hits the three alike.

@@ -28,8 +28,8 @@ func (budgetRule) readout(*Options) bool { return true }
 func (budgetRule) check(f Field, _ *Options) error {
 	return needReadout(f, "budget-adaptive sampling")
 }
-func (budgetRule) plan(r *run, st *frameState) plan {
+func (budgetRule) plan(r *runParams, st *frameState) plan {
 	p := fixedPlan(r.level(st.steps), 0)
-	p.from, p.value, p.hatLevel = betaHat, float64(r.n-min(st.steps, r.n-1)), true
+	p.betaForm, p.betaArg, p.levelFromSigmaHat = betaHat, float64(r.n-min(st.steps, r.n-1)), true
 	return p
 }

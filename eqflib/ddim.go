@@ -28,7 +28,7 @@ func (ddimRule) check(f Field, _ *Options) error {
 	return nil
 }
 
-func (ddimRule) prepare(r *run) (err error) {
+func (ddimRule) prepare(r *runParams) (err error) {
 	r.sched = r.o.Schedule
 	if r.sched == nil {
 		r.sched = DefaultDiffusion()
@@ -37,7 +37,7 @@ func (ddimRule) prepare(r *run) (err error) {
 	return err
 }
 
-func (ddimRule) plan(r *run, st *frameState) plan {
+func (ddimRule) plan(r *runParams, st *frameState) plan {
 	c := st.steps
 	if c >= r.n || r.ks[c] < 0 { // clean: time 0, nothing to move
 		return fixedPlan(0, 0)

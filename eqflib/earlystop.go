@@ -41,7 +41,7 @@ func (earlyStopRule) check(f Field, o *Options) error {
 }
 
 // phase is 0 adaptive, 1 cleanup, 2 done.
-func (earlyStopRule) phase(r *run, st *frameState) int {
+func (earlyStopRule) phase(r *runParams, st *frameState) int {
 	switch {
 	case st.steps < r.maxSteps && st.maxHat > r.o.SigmaThresh && st.cleanup == 0:
 		return 0
@@ -51,20 +51,20 @@ func (earlyStopRule) phase(r *run, st *frameState) int {
 	return 2
 }
 
-func (e earlyStopRule) plan(r *run, st *frameState) plan {
+func (e earlyStopRule) plan(r *runParams, st *frameState) plan {
 	p := fixedPlan(r.level(st.steps), 0)
-	p.hatLevel = true
+	p.levelFromSigmaHat = true
 	if e.phase(r, st) == 0 {
-		p.from, p.value = betaEta, float64(r.n)
+		p.betaForm, p.betaArg = betaEta, float64(r.n)
 	} else {
-		p.from, p.value = betaHat, float64(r.o.Cleanup-min(st.cleanup, r.o.Cleanup-1))
+		p.betaForm, p.betaArg = betaHat, float64(r.o.Cleanup-min(st.cleanup, r.o.Cleanup-1))
 	}
 	return p
 }
 
-func (e earlyStopRule) done(r *run, st *frameState) bool { return e.phase(r, st) == 2 }
+func (e earlyStopRule) done(r *runParams, st *frameState) bool { return e.phase(r, st) == 2 }
 
-func (e earlyStopRule) advance(r *run, st *frameState) {
+func (e earlyStopRule) advance(r *runParams, st *frameState) {
 	if e.phase(r, st) == 1 {
 		st.cleanup++
 	} else {
@@ -74,7 +74,7 @@ func (e earlyStopRule) advance(r *run, st *frameState) {
 
 // settle sets, for every chunk whose frames took an adaptive step, the chunk's largest σ̂ (the
 // stopping trigger) on each of its frames still in the adaptive phase.
-func (earlyStopRule) settle(_ *run, states []frameState, chunk []int, fixed []bool, T int, sigmaHat []float64, moved []bool) {
+func (earlyStopRule) settle(_ *runParams, states []frameState, chunk []int, fixed []bool, T int, sigmaHat []float64, moved []bool) {
 	for b := 0; b < len(states)/T; b++ {
 		mx := map[int]float64{}
 		adaptive := map[int]bool{}

@@ -58,7 +58,7 @@ func (s FrameSampler) NeedsReadout() bool {
 		return false
 	}
 	o := s.Options
-	return s.Sampler.r.readout(&o)
+	return s.Sampler.impl.readout(&o)
 }
 
 func (s *FrameSampler) validate(f Field) error {
@@ -77,7 +77,7 @@ func (s *FrameSampler) validate(f Field) error {
 	if err := s.Options.validateShared(); err != nil {
 		return err
 	}
-	return s.Sampler.r.check(f, &s.Options)
+	return s.Sampler.impl.check(f, &s.Options)
 }
 
 // Conditioner is a Field whose per-frame conditions (actions, camera) can be set: the DiT. The
@@ -106,7 +106,7 @@ type RollStep struct {
 type engine struct {
 	f     Field
 	rl    rule
-	r     *run
+	r     *runParams
 	probe NoiseEstimator
 	x, m  *Window      // state and momentum, [B, T, C, H, W]
 	fixed []bool       // per window position t
@@ -115,15 +115,15 @@ type engine struct {
 	frame []int        // per window position: the index recorded in RollStep.Frame
 	nfe   int
 	rng   *rand.Rand
-	// Backend state (stepgraph.go): dev holds x and m when the field is a graph; hostFresh and
-	// devFresh say which copies are current.
-	dev                           stepState
-	devTried, hostFresh, devFresh bool
+	// Backend state (stepgraph.go): backend holds x and m when the field is a graph (opened at
+	// most once: backendOpened); hostCurrent and backendCurrent say which copies are up to date.
+	backend                                    stepState
+	backendOpened, hostCurrent, backendCurrent bool
 }
 
 // newEngine builds the engine of a FrameSampler (N = maxSteps = Depth) on x (which it modifies).
 func newEngine(f Field, s FrameSampler, x *Window, fixed []bool, rng *rand.Rand) (*engine, error) {
-	return newEngineRun(f, s.Sampler.r, s.Options, s.Depth, s.Depth, s.Probe, x, fixed, rng)
+	return newEngineRun(f, s.Sampler.impl, s.Options, s.Depth, s.Depth, s.Probe, x, fixed, rng)
 }
 
 func newEngineRun(f Field, rl rule, o Options, n, maxSteps int, probe NoiseEstimator, x *Window, fixed []bool, rng *rand.Rand) (*engine, error) {
@@ -131,7 +131,7 @@ func newEngineRun(f Field, rl rule, o Options, n, maxSteps int, probe NoiseEstim
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{f: f, rl: rl, r: r, probe: probe, x: x, m: NewWindowLike(x), fixed: fixed, rng: rng, hostFresh: true}
+	e := &engine{f: f, rl: rl, r: r, probe: probe, x: x, m: NewWindowLike(x), fixed: fixed, rng: rng, hostCurrent: true}
 	nf, T := x.NumFrames(), x.Frames()
 	e.st = make([]frameState, nf)
 	for i := range e.st {
@@ -240,7 +240,7 @@ func (e *engine) step(active func(b, t int) bool, cond []float64) (rec stepRecor
 	}
 	var hat []float64
 	var v *Window // the velocity, on the host path (the backend applies the update itself)
-	if e.dev != nil {
+	if e.backend != nil {
 		hat, err = e.backendStep(plans, &rec, look, carry, cond)
 	} else {
 		hat, v, err = e.hostStep(cond, &rec, look, readout)
@@ -257,7 +257,7 @@ func (e *engine) step(active func(b, t int) bool, cond []float64) (rec stepRecor
 			continue
 		}
 		p := &plans[fr]
-		if rec.used[fr] = rec.fed[fr]; p.hatLevel {
+		if rec.used[fr] = rec.fed[fr]; p.levelFromSigmaHat {
 			rec.used[fr] = hat[fr]
 		}
 		if rec.moved[fr] {
@@ -352,10 +352,10 @@ func (e *engine) moveHost(fr int, p *plan, beta float64, v *Window, look, carry 
 // openBackendState moves the state to the backend, once per engine, when the field is a graph
 // and nothing reads the window on the host every step (stepgraph.go).
 func (e *engine) openBackendState(readout bool) error {
-	if e.devTried {
+	if e.backendOpened {
 		return nil
 	}
-	e.devTried = true
+	e.backendOpened = true
 	sf, ok := e.f.(stateField)
 	if !ok || e.probe != nil || (e.r.o.ClosedLoop && e.r.o.Estimator != nil) {
 		return nil
@@ -364,18 +364,18 @@ func (e *engine) openBackendState(readout bool) error {
 	if err != nil || !ok {
 		return err
 	}
-	e.dev, e.devFresh = s, false
+	e.backend, e.backendCurrent = s, false
 	return nil
 }
 
 // backendStep is step's backend path: one executor call runs the look-ahead, the network and
 // the update. It returns σ̂.
 func (e *engine) backendStep(plans []plan, rec *stepRecord, look, carry float64, cond []float64) ([]float64, error) {
-	if !e.devFresh {
-		if err := e.dev.load(e.x, e.m); err != nil {
+	if !e.backendCurrent {
+		if err := e.backend.load(e.x, e.m); err != nil {
 			return nil, err
 		}
-		e.devFresh = true
+		e.backendCurrent = true
 	}
 	nf := len(plans)
 	in := stepInputs{level: rec.fed, alpha: make([]float64, nf), from: make([]float64, nf), value: make([]float64, nf),
@@ -384,7 +384,7 @@ func (e *engine) backendStep(plans []plan, rec *stepRecord, look, carry float64,
 	for fr, moved := range rec.moved {
 		if moved {
 			p := &plans[fr]
-			in.alpha[fr], in.from[fr], in.value[fr], in.active[fr] = p.alpha, float64(p.from), p.value, 1
+			in.alpha[fr], in.from[fr], in.value[fr], in.active[fr] = p.alpha, float64(p.betaForm), p.betaArg, 1
 			in.variant.affine = in.variant.affine || p.alpha != 1
 		} else {
 			in.alpha[fr], in.value[fr] = 1, 1
@@ -393,31 +393,31 @@ func (e *engine) backendStep(plans []plan, rec *stepRecord, look, carry float64,
 			in.variant.masked = in.variant.masked || (!e.fixed[fr%T] && (look > 0 || carry > 0) && st.steps+st.cleanup > 0)
 		}
 	}
-	hat, bad, err := e.dev.step(&in, cond)
+	hat, bad, err := e.backend.step(&in, cond)
 	if err != nil {
 		return nil, err
 	}
-	e.hostFresh = false
+	e.hostCurrent = false
 	return hat, nonFinite(bad, hat, T)
 }
 
 // hostState brings the host copy of x and m up to date with the backend's.
 func (e *engine) hostState() error {
-	if e.dev == nil || e.hostFresh {
+	if e.backend == nil || e.hostCurrent {
 		return nil
 	}
-	e.hostFresh = true
-	return e.dev.store(e.x, e.m)
+	e.hostCurrent = true
+	return e.backend.store(e.x, e.m)
 }
 
 // hostChanged records that the host copy was modified: the backend reloads it before its next step.
-func (e *engine) hostChanged() { e.devFresh = false }
+func (e *engine) hostChanged() { e.backendCurrent = false }
 
 // release frees the backend state.
 func (e *engine) release() {
-	if e.dev != nil {
-		e.dev.free()
-		e.dev, e.devTried = nil, false
+	if e.backend != nil {
+		e.backend.free()
+		e.backend, e.backendOpened = nil, false
 	}
 }
 
@@ -472,7 +472,7 @@ func finishesAdaptively(rl rule) bool {
 // own, Steps and Callback (early stopping: MaxSteps). x0 is not modified.
 func sampleWindow(rl Rule, f Field, x0 *Window, opts Options, extra ...string) (res *Result, err error) {
 	defer catch(&err)
-	r := rl.r
+	r := rl.impl
 	if err := opts.validate(r.name(), f, x0, extra...); err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func (eulerRule) name() string                         { return "euler" }
 func (eulerRule) reads() []string                      { return []string{"Warp", "ClosedLoop", "Estimator"} }
 func (eulerRule) momentum(*Options) (float64, float64) { return 0, 0 }
 func (eulerRule) readout(*Options) bool                { return false }
-func (eulerRule) plan(r *run, st *frameState) plan {
+func (eulerRule) plan(r *runParams, st *frameState) plan {
 	c := min(st.steps, r.n-1)
 	return fixedPlan(r.level(st.steps), r.levels[c]-r.levels[c+1])
 }

@@ -28,20 +28,20 @@ func (gdRule) readout(o *Options) bool              { return readsReadout(o) }
 func (gdRule) check(f Field, o *Options) error {
 	return needReadoutIf(readsReadout(o), f, "closed-loop GD")
 }
-func (gdRule) plan(r *run, st *frameState) plan { return gradientPlan(r, st) }
+func (gdRule) plan(r *runParams, st *frameState) plan { return gradientPlan(r, st) }
 
 // readsReadout: closed loop on h_ω's σ̂, unless an Estimator (g_φ) gives the level instead.
 func readsReadout(o *Options) bool { return o.ClosedLoop && o.Estimator == nil }
 
 // gradientPlan is the step of GD, NAG and LGD.
-func gradientPlan(r *run, st *frameState) plan {
+func gradientPlan(r *runParams, st *frameState) plan {
 	sigma := r.level(st.steps)
 	p := fixedPlan(sigma, r.warp.Eta(sigma)/float64(r.n))
 	if r.o.ClosedLoop {
-		p.from, p.value, p.hatLevel = betaEta, float64(r.n), true
+		p.betaForm, p.betaArg, p.levelFromSigmaHat = betaEta, float64(r.n), true
 	}
 	if r.o.StepSize > 0 {
-		p.from, p.value = betaFixed, r.o.StepSize
+		p.betaForm, p.betaArg = betaFixed, r.o.StepSize
 	}
 	return p
 }

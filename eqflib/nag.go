@@ -49,4 +49,4 @@ func (nagRule) readout(o *Options) bool { return readsReadout(o) }
 func (r nagRule) check(f Field, o *Options) error {
 	return needReadoutIf(readsReadout(o), f, "closed-loop "+map[bool]string{false: "NAG", true: "LGD"}[r.lookaheadOnly])
 }
-func (nagRule) plan(r *run, st *frameState) plan { return gradientPlan(r, st) }
+func (nagRule) plan(r *runParams, st *frameState) plan { return gradientPlan(r, st) }

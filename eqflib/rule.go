@@ -31,7 +31,7 @@ import (
 // Rule is a sampler's per-frame step rule (the typed value of FrameSampler.Sampler). The rules are
 // the package values Euler, GD, NAG, LGD, Budget, EarlyStop and DDIM; RuleByName and
 // ParseSampler find them by the names the command line and notebooks use.
-type Rule struct{ r rule }
+type Rule struct{ impl rule }
 
 // The rules.
 var (
@@ -46,17 +46,17 @@ var (
 
 // Name is the rule's registry name ("nag"); the zero Rule is "".
 func (r Rule) Name() string {
-	if r.r == nil {
+	if r.impl == nil {
 		return ""
 	}
-	return r.r.name()
+	return r.impl.name()
 }
 
 // String implements fmt.Stringer.
 func (r Rule) String() string { return r.Name() }
 
 // IsZero reports whether r is the zero Rule (no sampler chosen).
-func (r Rule) IsZero() bool { return r.r == nil }
+func (r Rule) IsZero() bool { return r.impl == nil }
 
 // Sample runs the rule as a window sampler on x0: NAG.Sample is SampleNAG. A loop over Rules
 // reaches every sampler this way.
@@ -160,7 +160,7 @@ func ParseSampler(spec string) (fs FrameSampler, err error) {
 }
 
 // rule is what a sampler contributes to the loop. A rule keeps no state: the frame's state is a
-// frameState, the run's parameters a run.
+// frameState, the run's parameters a runParams.
 type rule interface {
 	name() string
 	// reads lists the Options fields the rule reads (FrameSampler's view; window samplers also
@@ -174,19 +174,19 @@ type rule interface {
 	// readout reports whether the step needs σ̂.
 	readout(o *Options) bool
 	// prepare precomputes what the rule needs for a run (DDIM's timesteps).
-	prepare(r *run) error
+	prepare(r *runParams) error
 	// plan decides a frame's step from its state, before the network runs.
-	plan(r *run, st *frameState) plan
+	plan(r *runParams, st *frameState) plan
 	// done reports whether a frame needs no more steps.
-	done(r *run, st *frameState) bool
+	done(r *runParams, st *frameState) bool
 	// advance counts the step a frame just took.
-	advance(r *run, st *frameState)
+	advance(r *runParams, st *frameState)
 }
 
 // chunkRule is a rule whose frames stop together per chunk (early stopping): after each step
 // it sees the σ̂ of the frames that moved.
 type chunkRule interface {
-	settle(r *run, states []frameState, chunk []int, fixed []bool, T int, sigmaHat []float64, moved []bool)
+	settle(r *runParams, states []frameState, chunk []int, fixed []bool, T int, sigmaHat []float64, moved []bool)
 }
 
 // frameState is one frame's sampler state.
@@ -198,8 +198,8 @@ type frameState struct {
 
 func freshState() frameState { return frameState{maxHat: 1} }
 
-// run is a rule's view of one run.
-type run struct {
+// runParams is a rule's view of one run: its options and what they imply.
+type runParams struct {
 	o        Options
 	n        int       // N: the steps from noise to data, the budget multipliers divide by
 	maxSteps int       // early stopping: adaptive steps allowed (MaxSteps, else N)
@@ -209,8 +209,8 @@ type run struct {
 	ks       []int // DDIM timesteps
 }
 
-func newRun(rl rule, o Options, n, maxSteps int) (*run, error) {
-	r := &run{o: o, n: n, maxSteps: maxSteps, warp: o.warp()}
+func newRun(rl rule, o Options, n, maxSteps int) (*runParams, error) {
+	r := &runParams{o: o, n: n, maxSteps: maxSteps, warp: o.warp()}
 	var err error
 	if r.levels, err = Levels(r.warp, n); err != nil {
 		return nil, err
@@ -222,7 +222,7 @@ func newRun(rl rule, o Options, n, maxSteps int) (*run, error) {
 }
 
 // level is the scheduled σ of a frame that has taken c steps.
-func (r *run) level(c int) float64 { return r.levels[min(c, r.n)] }
+func (r *runParams) level(c int) float64 { return r.levels[min(c, r.n)] }
 
 // betaFrom says how a step's multiplier β is formed.
 type betaFrom uint8
@@ -235,43 +235,43 @@ const (
 
 // plan is a frame's step as its rule decides it before the network runs.
 type plan struct {
-	level float64  // the level fed to the field (σ, or DDIM's diffusion time)
-	sched float64  // the scheduled σ recorded (FM-equivalent for DDIM)
-	alpha float64  // x ← α x − m
-	from  betaFrom // β's form
-	value float64  // β's value or divisor
-	// hatLevel records σ̂ as the level the step was computed from (closed loop); else level.
-	hatLevel bool
+	level    float64  // the level fed to the field (σ, or DDIM's diffusion time)
+	sched    float64  // the scheduled σ recorded (FM-equivalent for DDIM)
+	alpha    float64  // x ← α x − m
+	betaForm betaFrom // how β is formed
+	betaArg  float64  // β itself (betaFixed) or its divisor (betaEta, betaHat)
+	// levelFromSigmaHat records σ̂ as the level the step was computed from (closed loop); else level.
+	levelFromSigmaHat bool
 	// size, when not NaN, is the step size recorded instead of β (DDIM: the noise std removed).
 	size float64
 }
 
 // beta is the multiplier for σ̂ (host path).
 func (p *plan) beta(w Warp, sigmaHat float64) float64 {
-	switch p.from {
+	switch p.betaForm {
 	case betaEta:
-		return w.Eta(sigmaHat) / p.value
+		return w.Eta(sigmaHat) / p.betaArg
 	case betaHat:
-		return sigmaHat / p.value
+		return sigmaHat / p.betaArg
 	}
-	return p.value
+	return p.betaArg
 }
 
 // fixedPlan is the plan of an open-loop step of multiplier β at scheduled level σ.
 func fixedPlan(sigma, beta float64) plan {
-	return plan{level: sigma, sched: sigma, alpha: 1, from: betaFixed, value: beta, size: math.NaN()}
+	return plan{level: sigma, sched: sigma, alpha: 1, betaForm: betaFixed, betaArg: beta, size: math.NaN()}
 }
 
 // noPrepare is the prepare of rules that precompute nothing.
 type noPrepare struct{}
 
-func (noPrepare) prepare(*run) error { return nil }
+func (noPrepare) prepare(*runParams) error { return nil }
 
 // stepsDone is the done rule of fixed-depth samplers.
 type stepsDone struct{}
 
-func (stepsDone) done(r *run, st *frameState) bool { return st.steps >= r.n }
-func (stepsDone) advance(_ *run, st *frameState)   { st.steps++ }
+func (stepsDone) done(r *runParams, st *frameState) bool { return st.steps >= r.n }
+func (stepsDone) advance(_ *runParams, st *frameState)   { st.steps++ }
 
 // needReadoutIf returns a *MissingReadoutError when cond holds and f has no readout.
 func needReadoutIf(cond bool, f Field, why string) error {

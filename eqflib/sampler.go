@@ -87,7 +87,7 @@ func OptionsRead(sampler string) []string {
 	if !ok {
 		return nil
 	}
-	return r.r.reads()
+	return r.impl.reads()
 }
 
 // setOptions names the fields of o that differ from their zero value, in declaration order.
