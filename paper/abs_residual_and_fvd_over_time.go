@@ -14,7 +14,7 @@ import (
 // (told its schedule), FM closed loop on g_φ (told g_φ's estimate) and EqF (closed-loop NAG,
 // told nothing). g_φ only watches FM Euler and EqF (a probe that steers nothing).
 func AbsResidualAndFVDOverTime(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "fm", "eqf", "gphi")
+	l, err := newSetup(ctx, c, "fm", "eqf", "gphi")
 	if err != nil {
 		return nil, err
 	}

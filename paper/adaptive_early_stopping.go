@@ -12,11 +12,11 @@ import (
 // below σ_thresh and finish it with C_s budget-adaptive cleanup steps; the number of steps per
 // frame is then the sample's own. Swept over σ_thresh and compared with fixed-step rows.
 func AdaptiveEarlyStopping(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "eqf")
+	l, err := newSetup(ctx, c, "eqf")
 	if err != nil {
 		return nil, err
 	}
-	l.sweep()
+	l.shortenForSweep()
 	cw := warp(warpC)
 	threshes, cleanup := []float64{0.7, 0.5, 0.3, 0.2, 0.1}, 8
 	if c.Quick {

@@ -13,7 +13,7 @@ import (
 // context (right); the v-loss increase over δ = 0. EqF takes no level, so nothing can be told
 // wrongly: its loss does not move with δ, which is the point of the figure and is not drawn.
 func Bowls(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "fm")
+	l, err := newSetup(ctx, c, "fm")
 	if err != nil {
 		return nil, err
 	}

@@ -11,11 +11,11 @@ import (
 // η: σ̂ over the frame's remaining steps, Alg. budget_adaptive), EqF NAG (μ = 0.1, closed loop,
 // c-function) and FM Euler (c-function).
 func BudgetAdaptive(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "eqf", "fm")
+	l, err := newSetup(ctx, c, "eqf", "fm")
 	if err != nil {
 		return nil, err
 	}
-	l.sweep()
+	l.shortenForSweep()
 	cw := warp(warpC)
 	ms := []method{
 		{Name: "EqF budget-adaptive NAG μ=0.1", Model: "eqf", Color: 2, Paper: "91.45 ± 0.92 (50 steps)",
@@ -30,7 +30,7 @@ func BudgetAdaptive(ctx context.Context, c Config) (*Result, error) {
 
 // depthFrontier runs every method at Config.depths() and draws FVD against NFE per frame. The
 // paper's value of a method is printed only at its largest budget.
-func (l *lab) depthFrontier(name, title, where string, ms []method) (*Result, error) {
+func (l *setup) depthFrontier(name, title, where string, ms []method) (*Result, error) {
 	depths := l.cfg.depths()
 	var curves []curve
 	for _, m := range ms {

@@ -19,7 +19,7 @@ import (
 // shapes (every dense layer applied to each token or each frame) plus self-attention's two
 // products over the window's tokens; element-wise operations are not counted (as is usual).
 func ForwardCompute(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "fm", "eqf", "gphi")
+	l, err := newSetup(ctx, c, "fm", "eqf", "gphi")
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func ReadoutFLOPs(depth, hidden, proj int) float64 {
 // closed loop on g_φ (a second network). Each is timed over a short rollout after a warm-up
 // rollout (compilation), the median of several repeats.
 func SamplingRuntime(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "fm", "eqf", "gphi")
+	l, err := newSetup(ctx, c, "fm", "eqf", "gphi")
 	if err != nil {
 		return nil, err
 	}

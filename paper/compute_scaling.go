@@ -10,11 +10,11 @@ import (
 // steps per frame for EqF (closed-loop NAG μ = 0.3, c-function), EqF GD (open loop), FM Euler,
 // NU-FM (open-loop GD, identity) and EqM (NAG μ = 0.1, fixed step).
 func FixedComputeScaling(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "eqf", "fm", "eqm")
+	l, err := newSetup(ctx, c, "eqf", "fm", "eqm")
 	if err != nil {
 		return nil, err
 	}
-	l.sweep()
+	l.shortenForSweep()
 	var ms []method
 	for _, m := range mainMethods(l.p.Depth) {
 		if m.Model != "diffusion" {
@@ -34,11 +34,11 @@ func FixedComputeScaling(ctx context.Context, c Config) (*Result, error) {
 // ClosedOpenNAG is Fig. closed_open_nag (§5.3): NAG at 10…50 steps per frame, closed loop on h_ω
 // or open loop on the schedule, on the attractor c-function warp and the transport SD3 warp.
 func ClosedOpenNAG(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "eqf")
+	l, err := newSetup(ctx, c, "eqf")
 	if err != nil {
 		return nil, err
 	}
-	l.sweep()
+	l.shortenForSweep()
 	nag := func(spec string, closed bool) eqflib.FrameSampler {
 		return eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: warp(spec), ClosedLoop: closed, Momentum: 0.3}}
 	}

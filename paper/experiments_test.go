@@ -245,14 +245,14 @@ func TestNLEQuick(t *testing.T) {
 // Paired differences cancel what the seeds share: methods that differ by a constant on every
 // seed differ by exactly it, with no standard error, however much the seeds vary.
 func TestPairedDifferences(t *testing.T) {
-	mk := func(name string, fvd ...float64) seeded {
-		s := seeded{m: method{Name: name}}
+	mk := func(name string, fvd ...float64) methodScores {
+		s := methodScores{m: method{Name: name}}
 		for _, v := range fvd {
 			s.per = append(s.per, &scores{FVD: v})
 		}
 		return s
 	}
-	rows := []seeded{mk("A", 90, 60, 120), mk("FM Euler", 95, 65, 125), mk("B", 100, 60, 125)}
+	rows := []methodScores{mk("A", 90, 60, 120), mk("FM Euler", 95, 65, 125), mk("B", 100, 60, 125)}
 	got := paired(rows, 1)
 	if len(got) != 2 || got[0].Ours != -5 || got[0].Err != 0 || !strings.Contains(got[0].Name, "FVD − FM Euler's") {
 		t.Fatalf("paired: %+v", got)

@@ -11,7 +11,7 @@ import (
 // σ̃⁽ⁱ⁾ ≈ g_φ(x⁽ⁱ⁾): Euler on the identity and c-function schedules, and NAG μ = 0.2 on the
 // c-function warp (closed loop: NAG's look-ahead is fed g_φ's σ̃ and steps η(σ̃)/N).
 func FMConditioningAblation(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "fm", "gphi")
+	l, err := newSetup(ctx, c, "fm", "gphi")
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 // correlation, and the loss gap L_EqF − L_FM that Prop. 4.1 equates with the field MSE for the
 // optimal FM field.
 func FMEqFFieldAgreement(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "fm", "eqf")
+	l, err := newSetup(ctx, c, "fm", "eqf")
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 // generated under the clip's actions; PSNR of the generated frames against the real ones (pixels
 // in [0, 1]). FM Euler, EqF GD (open loop) and EqF NAG (closed loop), all on the c-function warp.
 func Inpainting(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "fm", "eqf")
+	l, err := newSetup(ctx, c, "fm", "eqf")
 	if err != nil {
 		return nil, err
 	}

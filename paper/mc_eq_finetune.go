@@ -14,7 +14,7 @@ import (
 // h_ω; rolled out with closed-loop NAG (μ = 0.2, c-function) and open-loop GD beside FM Euler and
 // the EqF trained from scratch. The finetune's loss curve is drawn after FM's.
 func MCEqFinetune(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "fm", "fm-eqf", "eqf")
+	l, err := newSetup(ctx, c, "fm", "fm-eqf", "eqf")
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ func MinecraftInferenceExpts(ctx context.Context, c Config) (*Result, error) {
 	if c.Seeds == 0 {
 		c.Seeds = 1
 	}
-	l, err := newLab(ctx, c, "eqf")
+	l, err := newSetup(ctx, c, "eqf")
 	if err != nil {
 		return nil, err
 	}

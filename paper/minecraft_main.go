@@ -12,7 +12,7 @@ import (
 // size and no readout (its own sampler); FM: Euler on the c-function schedule; NU-FM: the EqF
 // backbone with open-loop GD on the identity warp (NU-FM's recipe, §6); Diffusion: DDIM.
 func MinecraftMain(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "eqf", "eqm", "fm", "diffusion")
+	l, err := newSetup(ctx, c, "eqf", "eqm", "fm", "diffusion")
 	if err != nil {
 		return nil, err
 	}

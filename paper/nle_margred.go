@@ -15,7 +15,7 @@ import (
 // the zoo's own settings; each records its logit-space training loss per step and its held-out
 // σ MAE along the way. The paper: h_ω converges in 10k steps, g_φ needs 100k and ends higher.
 func NLE(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "eqf")
+	l, err := newSetup(ctx, c, "eqf")
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func NLE(ctx context.Context, c Config) (*Result, error) {
 // backbone) on held-out noised frames, binned by the true σ. The paper: both accurate, h_ω
 // especially near σ ≈ 0.
 func MargRed(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "eqf", "gphi")
+	l, err := newSetup(ctx, c, "eqf", "gphi")
 	if err != nil {
 		return nil, err
 	}

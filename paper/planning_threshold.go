@@ -17,7 +17,7 @@ import (
 // ("a range calibrated to the observed compatibility scores"). FM Euler against budget-adaptive
 // EqF and EqF closed-loop NAG: FVD of the committed frames against NFE per frame.
 func PlanningThreshold(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "fm", "eqf")
+	l, err := newSetup(ctx, c, "fm", "eqf")
 	if err != nil {
 		return nil, err
 	}
@@ -82,8 +82,8 @@ func PlanningThreshold(ctx context.Context, c Config) (*Result, error) {
 
 // replan runs one method's replanning at threshold tau on every seed; it returns the scores
 // and, for τ = 0, every compatibility score seen (for calibrating τ).
-func (l *lab) replan(m method, tau float64) (seeded, []float64, error) {
-	out := seeded{m: m}
+func (l *setup) replan(m method, tau float64) (methodScores, []float64, error) {
+	out := methodScores{m: m}
 	out.m.tau = tau
 	var all []float64
 	zm := l.models[m.Model]

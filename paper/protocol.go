@@ -56,8 +56,8 @@ func (c Config) seeds() []uint64 {
 	return out
 }
 
-// lab is an experiment's set-up: the zoo, its action net and the protocol.
-type lab struct {
+// setup is an experiment's set-up: the zoo, its action net and the protocol.
+type setup struct {
 	ctx    context.Context
 	cfg    Config
 	z      *zoo.Zoo
@@ -68,9 +68,9 @@ type lab struct {
 	clips  map[uint64]*zoo.Clips
 }
 
-// newLab opens the zoo of the mode and loads the named models. In quick mode missing quick
+// newSetup opens the zoo of the mode and loads the named models. In quick mode missing quick
 // models are trained (minutes); in full mode a missing model is an error naming `make models`.
-func newLab(ctx context.Context, c Config, models ...string) (*lab, error) {
+func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 	z, err := c.zoo()
 	if err != nil {
 		return nil, err
@@ -81,7 +81,7 @@ func newLab(ctx context.Context, c Config, models ...string) (*lab, error) {
 			return nil, err
 		}
 	}
-	l := &lab{ctx: ctx, cfg: c, z: z, p: c.protocol(), models: map[string]*zoo.Model{}, clips: map[uint64]*zoo.Clips{}}
+	l := &setup{ctx: ctx, cfg: c, z: z, p: c.protocol(), models: map[string]*zoo.Model{}, clips: map[uint64]*zoo.Clips{}}
 	if l.net, err = z.LoadActionNet(); err != nil {
 		return nil, err
 	}
@@ -100,8 +100,8 @@ func newLab(ctx context.Context, c Config, models ...string) (*lab, error) {
 }
 
 // models says which zoo models a result was computed with (Result.Models): for each model
-// the lab loaded, its recipe, steps, configuration hash and training date from its card.
-func (l *lab) provenance() map[string]string {
+// the setup loaded, its recipe, steps, configuration hash and training date from its card.
+func (l *setup) provenance() map[string]string {
 	out := map[string]string{}
 	names := []string{"action-net"}
 	for n := range l.models {
@@ -130,7 +130,7 @@ func (c Config) zoo() (*zoo.Zoo, error) {
 	return zoo.Default()
 }
 
-func (l *lab) logf(format string, a ...any) {
+func (l *setup) logf(format string, a ...any) {
 	if l.cfg.Log != nil {
 		fmt.Fprintf(l.cfg.Log, format, a...)
 	}
@@ -138,7 +138,7 @@ func (l *lab) logf(format string, a ...any) {
 
 // geometry is the rolling window of the zoo (C context and H = Frames − C horizon frames), the
 // protocol's stride, and depth steps per frame (0: the protocol's D).
-func (l *lab) geometry(depth int) eqflib.RollConfig {
+func (l *setup) geometry(depth int) eqflib.RollConfig {
 	r := l.z.Recipe
 	H := r.Frames - r.Context
 	S := l.p.Stride
@@ -153,7 +153,7 @@ func (l *lab) geometry(depth int) eqflib.RollConfig {
 
 // clipsFor returns the seed's validation clips (every model of the zoo shares the statistics of
 // the recipe's training data, so one normalisation serves them all).
-func (l *lab) clipsFor(seed uint64, m *zoo.Model) (*zoo.Clips, error) {
+func (l *setup) clipsFor(seed uint64, m *zoo.Model) (*zoo.Clips, error) {
 	if c, ok := l.clips[seed]; ok {
 		return c, nil
 	}
@@ -189,7 +189,7 @@ type scores struct {
 }
 
 // rollout runs a method on one seed's clips and scores it.
-func (l *lab) rollout(m method, seed uint64) (*scores, error) {
+func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 	if err := l.ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -235,7 +235,7 @@ func (l *lab) rollout(m method, seed uint64) (*scores, error) {
 
 // score fills FVD, FVD over time, flicker and action agreement of generated frames gen
 // [B, R, …] against the clips' real continuation.
-func (l *lab) score(s *scores, cl *zoo.Clips, gen *eqflib.Window) error {
+func (l *setup) score(s *scores, cl *zoo.Clips, gen *eqflib.Window) error {
 	g, err := gen.Subclips(l.p.FVDClip)
 	if err != nil {
 		return err
@@ -280,15 +280,15 @@ func (l *lab) score(s *scores, cl *zoo.Clips, gen *eqflib.Window) error {
 	return nil
 }
 
-// seeded is a method's scores over every seed.
-type seeded struct {
+// methodScores is a method's scores over every seed.
+type methodScores struct {
 	m   method
 	per []*scores
 }
 
 // runAll rolls every method out on every seed.
-func (l *lab) runAll(ms []method) ([]seeded, error) {
-	out := make([]seeded, len(ms))
+func (l *setup) runAll(ms []method) ([]methodScores, error) {
+	out := make([]methodScores, len(ms))
 	for i, m := range ms {
 		out[i].m = m
 		for _, seed := range l.cfg.seeds() {
@@ -318,7 +318,7 @@ func stat(v []float64) (mean, se float64) {
 }
 
 // of collects one measure over the seeds.
-func (s seeded) of(get func(*scores) float64) (mean, se float64) {
+func (s methodScores) of(get func(*scores) float64) (mean, se float64) {
 	v := make([]float64, len(s.per))
 	for i, p := range s.per {
 		v[i] = get(p)
@@ -333,7 +333,7 @@ func nfeOf(s *scores) float64       { return s.NFEPerFrame }
 
 // numbers reports FVD (with the paper's value), agreement, flicker and NFE per frame of each
 // method.
-func numbers(rows []seeded) []Number {
+func numbers(rows []methodScores) []Number {
 	var out []Number
 	for _, r := range rows {
 		m, se := r.of(fvdOf)
@@ -351,7 +351,7 @@ func numbers(rows []seeded) []Number {
 // paired reports each method's FVD minus the reference method's, seed by seed (the methods
 // share each seed's clips, actions and noise, so the difference cancels how hard the clips
 // are): mean ± standard error of the per-seed differences.
-func paired(rows []seeded, ref int) []Number {
+func paired(rows []methodScores, ref int) []Number {
 	var out []Number
 	for i, r := range rows {
 		if i == ref || len(r.per) != len(rows[ref].per) || len(r.per) < 2 {
@@ -369,7 +369,7 @@ func paired(rows []seeded, ref int) []Number {
 
 // meanCurve averages a per-seed curve (FVD over time, divergence) elementwise, with the
 // standard error as a band.
-func meanCurve(r seeded, get func(*scores) []float64) (mean, lo, hi []float64) {
+func meanCurve(r methodScores, get func(*scores) []float64) (mean, lo, hi []float64) {
 	n := len(get(r.per[0]))
 	for i := 0; i < n; i++ {
 		v := make([]float64, len(r.per))
@@ -384,7 +384,7 @@ func meanCurve(r seeded, get func(*scores) []float64) (mean, lo, hi []float64) {
 
 // fvdBars is a bar-like figure of FVD per method (points with ± bands are drawn as one series
 // per method at its index), the summary figure of a results table.
-func fvdBars(title string, rows []seeded) (*plots.Figure, error) {
+func fvdBars(title string, rows []methodScores) (*plots.Figure, error) {
 	p := plots.Panel{XLabel: "method (in the order of the table)", YLabel: "FVD (maze-I3D features)", Legend: "none"}
 	labels := make([]string, len(rows))
 	var xs, ys, lo, hi []float64
@@ -406,7 +406,7 @@ func fvdBars(title string, rows []seeded) (*plots.Figure, error) {
 func shortName(s string) string { return strings.TrimSpace(strings.SplitN(s, " (", 2)[0]) }
 
 // strip is the first clip of every method's first-seed rollout beside the ground truth.
-func (l *lab) strip(rows []seeded) []plots.Video {
+func (l *setup) strip(rows []methodScores) []plots.Video {
 	cl := l.clips[l.cfg.seeds()[0]]
 	vids := []plots.Video{{Name: "ground truth", Frames: cl.Truth}}
 	for _, r := range rows {
@@ -433,7 +433,7 @@ const (
 
 // table builds the Result of a results-table experiment: every method's numbers, the FVD
 // summary, FVD over time, and the rollout strip of the first clip.
-func (l *lab) table(name, title, where string, rows []seeded) (*Result, error) {
+func (l *setup) table(name, title, where string, rows []methodScores) (*Result, error) {
 	r := &Result{Name: name, Title: title, Where: where, Numbers: numbers(rows), Figures: map[string]*plots.Figure{}, Files: map[string][]byte{}, Models: l.provenance()}
 	fig, err := fvdBars(title, rows)
 	if err != nil {
@@ -459,7 +459,7 @@ func (l *lab) table(name, title, where string, rows []seeded) (*Result, error) {
 }
 
 // stripPNG draws the first clip of each method's first-seed rollout under the ground truth.
-func (l *lab) stripPNG(rows []seeded) ([]byte, error) {
+func (l *setup) stripPNG(rows []methodScores) ([]byte, error) {
 	var st *zoo.Model
 	for _, m := range l.models {
 		st = m
@@ -469,7 +469,7 @@ func (l *lab) stripPNG(rows []seeded) ([]byte, error) {
 }
 
 // protocolNote states the protocol the numbers come from.
-func (l *lab) protocolNote() string {
+func (l *setup) protocolNote() string {
 	g := l.geometry(0)
 	return fmt.Sprintf("Protocol: %s zoo, %d rollouts per seed × %d seed(s), %d frames each from %d real context frames under the clips' actions; "+
 		"window C = %d, H = %d, S = %d, D = %d steps per frame; FVD in the maze-I3D features (the zoo's action net) over %d-frame clips "+
@@ -482,11 +482,11 @@ type curve struct {
 	name   string
 	color  int
 	labels []string
-	points []seeded
+	points []methodScores
 }
 
 // frontier reports every point's FVD and NFE per frame and draws FVD against NFE per frame.
-func (l *lab) frontier(name, title, where string, curves []curve) (*Result, error) {
+func (l *setup) frontier(name, title, where string, curves []curve) (*Result, error) {
 	r := &Result{Name: name, Title: title, Where: where, Figures: map[string]*plots.Figure{}, Models: l.provenance()}
 	var fs []plots.FrontierSeries
 	for _, c := range curves {
@@ -511,7 +511,7 @@ func (l *lab) frontier(name, title, where string, curves []curve) (*Result, erro
 }
 
 // atDepths runs a method at every depth D.
-func (l *lab) atDepths(m method, depths []int) (curve, error) {
+func (l *setup) atDepths(m method, depths []int) (curve, error) {
 	c := curve{name: shortName(m.Name), color: m.Color}
 	for _, d := range depths {
 		mm := m
@@ -534,9 +534,9 @@ func (c Config) depths() []int {
 	return []int{10, 20, 40}
 }
 
-// sweep shortens a full-mode protocol for the experiments that run every method at several
+// shortenForSweep shortens a full-mode protocol for the experiments that run every method at several
 // settings: 50-frame rollouts, so that a sweep of 3 seeds stays within half an hour on two cores.
-func (l *lab) sweep() {
+func (l *setup) shortenForSweep() {
 	if !l.cfg.Quick {
 		l.p.Frames = 50
 	}

@@ -17,7 +17,7 @@ import (
 // (termination level), with miss rates: the fraction of frames terminating above a level. FM
 // Euler, NU-FM (open-loop GD, identity) and EqF closed-loop NAG, all read by the same g_φ.
 func UnfinishedDenoising(ctx context.Context, c Config) (*Result, error) {
-	l, err := newLab(ctx, c, "fm", "eqf", "gphi")
+	l, err := newSetup(ctx, c, "fm", "eqf", "gphi")
 	if err != nil {
 		return nil, err
 	}

@@ -75,13 +75,13 @@ func runSample(args []string) error {
 // denoised, a frame takes `steps` sampler steps from noise to data and leaves the window one at
 // a time. Writes rollout.png, truth.png and rollout.gif.
 func sample(a *sampleArgs) error {
-	fs, err := eqflib.ParseSampler(a.sampler)
+	sampler, err := eqflib.ParseSampler(a.sampler)
 	if err != nil {
 		return flagErr("sampler", err)
 	}
-	m, path, err := eqflib.LoadEMA(a.ckpt, fs.NeedsReadout())
+	m, path, err := eqflib.LoadEMA(a.ckpt, sampler.NeedsReadout())
 	if err != nil {
-		return fmt.Errorf("-ckpt: %w (-sampler %s)", err, fs)
+		return fmt.Errorf("-ckpt: %w (-sampler %s)", err, sampler)
 	}
 	stats, err := data.LoadStats(filepath.Join(filepath.Dir(path), "stats.json"))
 	if err != nil {
@@ -131,7 +131,7 @@ func sample(a *sampleArgs) error {
 		}
 	}
 	res, err := eqflib.Roll(field, ctx, eqflib.RollOptions{RollConfig: eqflib.RollConfig{Context: C, Horizon: H, Stride: 1, Depth: a.steps},
-		Sampler: fs, Frames: R, Conditions: timeline, CondDim: d, Seed: a.seed})
+		Sampler: sampler, Frames: R, Conditions: timeline, CondDim: d, Seed: a.seed})
 	if err != nil {
 		return err
 	}
@@ -155,6 +155,6 @@ func sample(a *sampleArgs) error {
 		}
 	}
 	fmt.Printf("sampled %d frames (%d given) with %s, %d steps per frame (%d network evaluations); wrote %s/{rollout.png,truth.png,rollout.gif}\n",
-		a.frames, a.context, fs, a.steps, res.NFE, a.out)
+		a.frames, a.context, sampler, a.steps, res.NFE, a.out)
 	return nil
 }
