@@ -90,7 +90,7 @@ func (s *Session) evalDefine(ctx context.Context, as *ast.AssignStmt) error {
 		}
 		t, err := s.typeExpr(reflect.TypeOf(vals[0]), false)
 		if err != nil {
-			return err
+			return declareFirst(names[0], names[0]+", "+names[1]+" = "+rhs[0], err)
 		}
 		stmts = declareCommaOK(names, t, rhs[0])
 	} else {
@@ -103,7 +103,7 @@ func (s *Session) evalDefine(ctx context.Context, as *ast.AssignStmt) error {
 			}
 			t, err := s.typeExpr(reflect.TypeOf(vals[i]), i == len(names)-1 && len(names) > 1)
 			if err != nil {
-				return err
+				return declareFirst(name, strings.Join(names, ", ")+" = "+strings.Join(rhs, ", "), err)
 			}
 			stmts = append(stmts, fmt.Sprintf("var %s %s", name, t))
 			if t == "any" || t == "error" {
@@ -170,6 +170,13 @@ func needsTwoSteps(as *ast.AssignStmt) bool {
 		})
 	}
 	return found
+}
+
+// declareFirst is the error for a declaration whose type the session cannot write (a type the
+// session itself declared: yaegi gives it no name the session can read back), with the
+// two-line form that works.
+func declareFirst(name, assign string, err error) error {
+	return fmt.Errorf("%w: yaegi cannot declare %s from this line; declare it first, then assign: var %s T; %s", err, name, name, assign)
 }
 
 // isCommaOK reports whether e yields a second boolean in `v, ok := e` and can be evaluated

@@ -87,6 +87,7 @@ func formatValue(v reflect.Value, depth int) string {
 		b.WriteString("{")
 		t := v.Type()
 		first := true
+		interpreted := yaegiStruct(t)
 		for i := range v.NumField() {
 			if !t.Field(i).IsExported() {
 				continue // implementation state, not what the value means
@@ -95,7 +96,11 @@ func formatValue(v reflect.Value, depth int) string {
 				b.WriteString(" ")
 			}
 			first = false
-			b.WriteString(t.Field(i).Name + ":")
+			name := t.Field(i).Name
+			if interpreted {
+				name = name[1:]
+			}
+			b.WriteString(name + ":")
 			b.WriteString(formatValue(v.Field(i), depth+1))
 		}
 		b.WriteString("}")
@@ -131,6 +136,21 @@ func formatValue(v reflect.Value, depth int) string {
 		return fmt.Sprintf("%v", v.Interface())
 	}
 	return fmt.Sprintf("%v", v)
+}
+
+// yaegiStruct reports whether t is a struct type the session declared: yaegi builds it without a
+// name and exports its lower-case fields with an "X" prefix (field a is Xa).
+func yaegiStruct(t reflect.Type) bool {
+	if t.Name() != "" || t.NumField() == 0 {
+		return false
+	}
+	for i := range t.NumField() {
+		n := t.Field(i).Name
+		if len(n) < 2 || n[0] != 'X' || n[1] < 'a' || n[1] > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 func safeString(v fmt.Stringer) (s string) {

@@ -240,6 +240,12 @@ func (s *Session) command(line string) (quit bool, err error) {
 		fmt.Fprintf(s.opts.Stdout, "serving %s at %s\n", s.Dir(), url)
 	case ":dir":
 		fmt.Fprintln(s.opts.Stdout, s.Dir())
+	case ":doc", ":d":
+		doc, err := s.Doc(arg)
+		if err != nil {
+			return false, err
+		}
+		fmt.Fprint(s.opts.Stdout, doc)
 	case ":quit", ":q", ":exit":
 		return true, nil
 	default:

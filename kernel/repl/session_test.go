@@ -189,3 +189,24 @@ func TestConcurrentEval(t *testing.T) {
 		t.Errorf("total after 2 × 10 concurrent evaluations = %q, want 20", got)
 	}
 }
+
+// :doc prints a symbol's signature and doc comment through go doc, for eqf's packages and the
+// standard library; an unknown package or symbol is an error.
+func TestDoc(t *testing.T) {
+	s, err := New(Options{Stdout: io.Discard, Stderr: io.Discard, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := s.Doc("eqflib.CFunctionWarp")
+	if err != nil || !strings.Contains(doc, "func CFunctionWarp(alpha, sigmaEnd float64) (*CFunction, error)") {
+		t.Errorf(":doc eqflib.CFunctionWarp: %v\n%s", err, doc)
+	}
+	if doc, err = s.Doc("strings.Cut"); err != nil || !strings.Contains(doc, "func Cut(s, sep string)") {
+		t.Errorf(":doc strings.Cut: %v\n%s", err, doc)
+	}
+	for _, bad := range []string{"", "nope.X", "eqflib.NoSuchThing"} {
+		if _, err := s.Doc(bad); err == nil || !strings.Contains(err.Error(), ":doc") {
+			t.Errorf(":doc %q: %v, want an error naming :doc", bad, err)
+		}
+	}
+}
