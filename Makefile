@@ -151,11 +151,15 @@ symbols-check:
 repl:
 	$(GO) run ./kernel/cmd/eqf repl
 
-# Debian's Jupyter runs under the system Python, whatever python3 is first on PATH.
+# Debian's Jupyter runs under the system Python, whatever python3 is first on PATH. `make kernel`
+# registers "Go (eqf)" with the Jupyter first on PATH (pip, conda, JupyterLab, Homebrew) in its
+# own data folder, and installs Debian's only when there is no jupyter at all; the notebook
+# tests always run on Debian's (they need nbclient under the system Python).
 PY := /usr/bin/python3
 JUPYTER := /usr/bin/jupyter
+USER_JUPYTER := $(shell command -v jupyter 2>/dev/null)
 BIN := $(CURDIR)/bin
-JUPYTER_DATA_DIR ?= $(HOME)/.local/share/jupyter
+JUPYTER_DATA_DIR ?= $(or $(if $(USER_JUPYTER),$(shell $(USER_JUPYTER) --data-dir 2>/dev/null)),$(HOME)/.local/share/jupyter)
 JUPYTER_PORT ?= 8888
 
 ## jupyter-deps: Debian's Jupyter (notebook, nbconvert, nbclient, ipykernel) when missing
@@ -171,13 +175,14 @@ $(BIN)/gonb: kernel/jupyter/tools/go.mod kernel/jupyter/tools/go.sum
 	cd kernel/jupyter/tools && GOBIN=$(BIN) $(GO) install tool
 	@touch $@
 
-## kernel: register the Jupyter kernel "Go (eqf)" in $(JUPYTER_DATA_DIR)
-kernel: jupyter-deps gonb
+## kernel: register the Jupyter kernel "Go (eqf)" in $(JUPYTER_DATA_DIR) (the data folder of the
+## jupyter first on PATH; Debian's Jupyter is installed only when there is none)
+kernel: $(if $(USER_JUPYTER),,jupyter-deps) gonb
 	@sh kernel/jupyter/kernel.sh "$(JUPYTER_DATA_DIR)" "$(BIN)" "$(CURDIR)"
 
 ## jupyter: everything above, then the notebook server on localhost (token printed) in notebooks/
 jupyter: kernel echarts
-	sh kernel/jupyter/serve.sh $(JUPYTER) "$(JUPYTER_DATA_DIR)" $(JUPYTER_PORT) "$(CURDIR)/notebooks"
+	sh kernel/jupyter/serve.sh $(or $(USER_JUPYTER),$(JUPYTER)) "$(JUPYTER_DATA_DIR)" $(JUPYTER_PORT) "$(CURDIR)/notebooks"
 
 ## test-notebooks: execute every notebook headless on the eqf kernel (quick mode) and check outputs;
 ## start the notebook server as `make jupyter` does and check it is loopback-only and needs its token
