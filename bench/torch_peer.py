@@ -7,6 +7,7 @@ presets. Rows, one per process so that its peak memory is the row's:
   train/PRESET    one EqF training step, batch 8 × 4 frames (AdamW, global-norm clipping 1.0, EMA)
   sample/PRESET   one sampling step, batch 1 × 4 frames: a no-grad evaluation and x ← x − δ v̂
   rollout/small   one closed-loop NAG step with the readout h_ω, batch 1 × 8 frames with actions
+  guided/small    the same with classifier-free guidance w = 3 (conditioned and action-free as a batch of 2)
                   (paper App. H: x_look = x − μm; (v̂, z) = f(x_look); σ̂ = h_ω(z);
                   m ← μm + η(σ̂)/N v̂; x ← x − m, c-function η), written plainly
   matmul/1024     a 1024³ float32 matrix product
@@ -190,10 +191,36 @@ def rollout_step(name, frames=8, mu=0.3, alpha=0.8, sigma_end=1e-3, depth=1 << 2
     return step
 
 
+def guided_step(name, frames=8, w=3.0, mu=0.3, alpha=0.8, sigma_end=1e-3, depth=1 << 20):
+    """rollout_step with classifier-free guidance of weight w on the actions: the conditioned and
+    the action-free evaluation as one batch of 2 (as eqflib's backend path does)."""
+    c = PRESETS[name]
+    torch.manual_seed(1)
+    m, ro = DiT(c).eval(), Readout(c["hidden"], c["depth"]).eval()
+    A = alpha + (1 - alpha) * math.log((1 - alpha) / sigma_end)
+    x = torch.randn(1, frames, c["C"], c["H"], c["W"])
+    state = {"x": x, "m": torch.zeros_like(x)}
+    lvl = torch.zeros(2, frames)
+    cond = torch.cat([torch.ones(1, frames, c["cond"]), torch.zeros(1, frames, c["cond"])])
+
+    def step():
+        with torch.no_grad():
+            x, mom = state["x"], state["m"]
+            look = x - mu * mom
+            v2 = m(torch.cat([look, look]), lvl, cond)
+            v = v2[1:] + w * (v2[:1] - v2[1:])
+            sigma = ro([zl[:1] for zl in m.z])  # σ̂ from the conditioned half
+            eta = A * torch.clamp(sigma / (1 - alpha), max=1.0)
+            mom = mu * mom + (eta / depth)[..., None, None, None] * v
+            state["x"], state["m"] = x - mom, mom
+
+    return step
+
+
 def main():
     torch.set_num_threads(int(os.environ.get("PEER_THREADS", "2")))
     if len(sys.argv) != 3:
-        sys.exit("usage: torch_peer.py ROW STEPS (rows: train/PRESET, sample/PRESET, rollout/small, matmul/1024)")
+        sys.exit("usage: torch_peer.py ROW STEPS (rows: train/PRESET, sample/PRESET, rollout/small, guided/small, matmul/1024)")
     row, steps = sys.argv[1], int(sys.argv[2])
     kind, arg = row.split("/")
     if kind == "matmul":
@@ -205,7 +232,7 @@ def main():
             torch.mm(a, b)
         print(f"GFLOP/s {2 * n ** 3 * steps / (time.perf_counter() - t) / 1e9:.3f}")
         return
-    step = {"train": train_step, "sample": sample_step, "rollout": rollout_step}[kind](arg)
+    step = {"train": train_step, "sample": sample_step, "rollout": rollout_step, "guided": guided_step}[kind](arg)
     step()  # warm-up
     t = time.perf_counter()
     for _ in range(steps):

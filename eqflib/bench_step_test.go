@@ -133,3 +133,46 @@ func BenchmarkRolloutStep(b *testing.B) {
 }
 
 var benchRollout func(steps int) error
+
+// BenchmarkGuidedRolloutStep is BenchmarkRolloutStep with classifier-free guidance w = 3 on the
+// actions: on the backend path the conditioned and the action-free evaluation run as one batch
+// of 2 in the step's executor call.
+func BenchmarkGuidedRolloutStep(b *testing.B) {
+	if benchGuided == nil {
+		cfg := DiTPresets["small"]
+		d, err := NewDiT(cfg, false, 1, dtypes.Float32)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d.readoutProj = DefaultReadoutProj // a fresh (untrained) h_ω: timing only
+		const T = 8
+		cond := make([]float64, T*cfg.CondDim)
+		for i := range cond {
+			cond[i] = 1
+		}
+		if _, err := d.WithConditions(cond).Eval(MustNewWindow(1, T, cfg.Channels, cfg.Height, cfg.Width), nil, EvalOptions{}); err != nil {
+			b.Fatal(err) // create the variables, so that the step runs on precomputed modulations
+		}
+		gf, err := Guide(d, 3)
+		if err != nil {
+			b.Fatal(err)
+		}
+		g := gf.(Conditioner).WithConditions(cond)
+		x, _ := Randn(NewRNG(1), 1, T, cfg.Channels, cfg.Height, cfg.Width)
+		warp, _ := ParseWarp("c")
+		benchGuided = func(steps int) error {
+			_, err := SampleNAG(g, x, Options{Steps: steps, Warp: warp, ClosedLoop: true, Momentum: 0.3})
+			return err
+		}
+		if err := benchGuided(1); err != nil { // compile outside the timing
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	if err := benchGuided(b.N); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/step")
+}
+
+var benchGuided func(steps int) error

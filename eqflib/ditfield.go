@@ -36,9 +36,12 @@ type DiT struct {
 	compiles    atomic.Int64
 	steps       stepExecs // the sampler-step executors (stepgraph.go)
 	modSteps    stepExecs // the same on precomputed modulations (a noise-unconditional DiT)
-	modMu       sync.Mutex
-	modExec     *model.Exec  // Modulations: conditions → every AdaLN modulation
-	modRuns     atomic.Int64 // how many times modExec ran (tests)
+	// guidedSteps and guidedModSteps are the step executors of classifier-free guidance (Guide):
+	// the conditioned and the action-free evaluation as one batch of 2B.
+	guidedSteps, guidedModSteps stepExecs
+	modMu                       sync.Mutex
+	modExec                     *model.Exec  // Modulations: conditions → every AdaLN modulation
+	modRuns                     atomic.Int64 // how many times modExec ran (tests)
 }
 
 // NewDiT builds a DiT with freshly initialised variables (seeded) of the given float type.
@@ -89,6 +92,8 @@ func (d *DiT) buildExec(backend compute.Backend) (err error) {
 	})
 	d.steps.reset() // built again for the new readout
 	d.modSteps.reset()
+	d.guidedSteps.reset()
+	d.guidedModSteps.reset()
 	return err
 }
 
@@ -111,17 +116,32 @@ func (c *conditionedDiT) stepState(w Warp, readout bool) (stepState, bool, error
 // gaps"); the step computes the same values as Forward's. A fresh DiT whose variables do not exist
 // yet takes the plain step, so that the first graph creates them in Forward's order.
 func (d *DiT) openStepState(w Warp, readout bool, bound []float64) (stepState, bool, error) {
+	return d.openGuidedStepState(w, readout, bound, -1)
+}
+
+// openGuidedStepState is openStepState; guidance ≥ 0 makes every step classifier-free guidance
+// of that weight (Guide): the window enters the DiT twice in one batch of 2B, under its
+// conditions and under the null condition (zeros), and the step uses
+// v̂ = v̂(x | ∅) + w·(v̂(x | c) − v̂(x | ∅)) with σ̂ from the conditioned half. The weight is an
+// input of the executor, not a constant of its graph.
+func (d *DiT) openGuidedStepState(w Warp, readout bool, bound []float64, guidance float64) (stepState, bool, error) {
 	if d.HostState {
 		return nil, false, nil
 	}
+	guided := guidance >= 0
 	modulated := !d.NoiseConditional && d.ditScope(d.Store).In("final_adaln").GetVariable("weights") != nil
 	steps := &d.steps
-	if modulated {
+	switch {
+	case guided && modulated:
+		steps = &d.guidedModSteps
+	case guided:
+		steps = &d.guidedSteps
+	case modulated:
 		steps = &d.modSteps
 	}
 	exec := func(v stepVariant) (stepCall, error) {
 		return steps.get(w, v, func() (stepCall, error) {
-			e, err := d.stepExec(w, v, modulated)
+			e, err := d.stepExec(w, v, modulated, guided)
 			if err != nil {
 				return nil, err
 			}
@@ -129,14 +149,28 @@ func (d *DiT) openStepState(w Warp, readout bool, bound []float64) (stepState, b
 		})
 	}
 	condDim := d.Config.CondDim
-	condOf := func(cond []float64, b, t int) (*tensors.Tensor, error) {
+	// The conditions a step's network sees: the window's [B, T, CondDim], and for guidance
+	// those followed by as many zeros, [2B, T, CondDim] (batch-major: the null condition is the
+	// second half of the batch).
+	pairOf := func(cond []float64, b int) ([]float64, int) {
 		if cond == nil {
 			cond = bound
 		}
+		if !guided {
+			return cond, b
+		}
+		return append(slices.Clone(cond), make([]float64, len(cond))...), 2 * b
+	}
+	condOf := func(cond []float64, b, t int) (*tensors.Tensor, error) {
+		cond, b = pairOf(cond, b)
 		return condTensor(d.DType, cond, b, t, condDim)
 	}
+	var extra []*tensors.Tensor
+	if guided {
+		extra = []*tensors.Tensor{toTensorAs(d.DType, []float64{guidance})}
+	}
 	if !modulated {
-		return &graphState{exec: exec, dtype: d.DType, readout: readout, cond: condOf}, true, nil
+		return &graphState{exec: exec, dtype: d.DType, readout: readout, cond: condOf, extra: extra}, true, nil
 	}
 	// The modulations of the last conditions, kept for the run.
 	var last struct {
@@ -145,13 +179,11 @@ func (d *DiT) openStepState(w Warp, readout bool, bound []float64) (stepState, b
 		mod  *tensors.Tensor
 	}
 	modOf := func(cond []float64, b, t int) (*tensors.Tensor, error) {
-		if cond == nil {
-			cond = bound
-		}
+		cond, b = pairOf(cond, b)
 		if last.mod != nil && last.b == b && last.t == t && slices.Equal(last.cond, cond) {
 			return last.mod, nil
 		}
-		ct, err := condOf(cond, b, t)
+		ct, err := condTensor(d.DType, cond, b, t, condDim)
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +197,7 @@ func (d *DiT) openStepState(w Warp, readout bool, bound []float64) (stepState, b
 		last.cond, last.b, last.t, last.mod = slices.Clone(cond), b, t, mod
 		return mod, nil
 	}
-	return &graphState{exec: exec, dtype: d.DType, readout: readout, cond: modOf}, true, nil
+	return &graphState{exec: exec, dtype: d.DType, readout: readout, cond: modOf, extra: extra}, true, nil
 }
 
 // modulations runs Modulations on conditions ct [B, T, max(CondDim, 1)] at level 0 (the DiT is
@@ -211,7 +243,7 @@ func (d *DiT) modulationExec() (*model.Exec, error) {
 // stepExec builds the sampler-step executor for warp w and an update variant: inputs (x, m,
 // level, cond, α, β's form, β's value, active, μ), outputs those of stepGraph. modulated: the
 // fourth input is Modulations' output instead of the conditions (openStepState).
-func (d *DiT) stepExec(w Warp, variant stepVariant, modulated bool) (*model.Exec, error) {
+func (d *DiT) stepExec(w Warp, variant stepVariant, modulated, guided bool) (*model.Exec, error) {
 	backend, err := Backend()
 	if err != nil {
 		return nil, err
@@ -228,11 +260,24 @@ func (d *DiT) stepExec(w Warp, variant stepVariant, modulated bool) (*model.Exec
 			level = ZerosLike(level)
 		}
 		fn := func(look, level *Node) (v, sigmaHat *Node) {
+			B := look.Shape().Dimensions[0]
+			if guided { // the conditioned and the action-free evaluation in one batch of 2B
+				look = Concatenate([]*Node{look, look}, 0)
+				level = Concatenate([]*Node{level, level}, 0)
+			}
 			var z []*Node
 			if modulated {
 				v, z = cfg.ForwardModulated(d.ditScope(scope.Store()), look, in[3])
 			} else {
 				v, z = cfg.Forward(d.ditScope(scope.Store()), look, level, cond)
+			}
+			if guided { // v̂ = v̂(x | ∅) + w·(v̂(x | c) − v̂(x | ∅)); σ̂ from the conditioned half
+				vc, vu := Slice(v, AxisRange(0, B)), Slice(v, AxisRange(B, 2*B))
+				weight := BroadcastToDims(Reshape(in[9]), vc.Shape().Dimensions...)
+				v = Add(vu, Mul(weight, Sub(vc, vu)))
+				for i := range z {
+					z[i] = Slice(z[i], AxisRange(0, B))
+				}
 			}
 			if readoutProj > 0 {
 				sigmaHat = Sigmoid(readoutLogit(scope.Store().Scope(readoutScope), z, readoutProj))

@@ -14,8 +14,9 @@ const MaxGuidance = 100
 // Roll and the samplers window by window) and v̂(x | ∅) is f under the null condition, all
 // zeros, which a model learns when trained with TrainConfig.CondDropout > 0. w = 1 is f
 // itself, w > 1 follows the conditions more strongly, w = 0 ignores them. σ̂ and the
-// activations come from the conditioned evaluation. Each evaluation costs two of f's, and runs
-// on the host (the samplers' backend state is the DiT's own).
+// activations come from the conditioned evaluation. Each evaluation costs two of f's. On a DiT
+// the samplers run it on the backend path (stepgraph.go): both evaluations as one batch of 2B
+// in the same executor call as the update; Eval (the host path) runs them one after the other.
 func Guide(f Field, w float64) (Field, error) {
 	if f == nil {
 		return nil, paramErr("f", "nil", "a Field")
@@ -44,6 +45,24 @@ func (g *guided) Info() FieldInfo {
 // WithConditions binds the conditions that guidance contrasts with the null condition.
 func (g *guided) WithConditions(cond []float64) Field {
 	return &guided{f: g.f, w: g.w, cond: cond}
+}
+
+// stepState implements stateField for a guided DiT (see DiT.openGuidedStepState).
+func (g *guided) stepState(w Warp, readout bool) (stepState, bool, error) {
+	bound := g.cond
+	var d *DiT
+	switch f := g.f.(type) {
+	case *DiT:
+		d = f
+	case *conditionedDiT:
+		d = f.d
+		if bound == nil {
+			bound = f.cond
+		}
+	default:
+		return nil, false, nil // another field: the host path
+	}
+	return d.openGuidedStepState(w, readout, bound, g.w)
 }
 
 func (g *guided) Eval(x *Window, level []float64, opts EvalOptions) (*Output, error) {

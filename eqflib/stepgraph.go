@@ -148,6 +148,7 @@ type graphState struct {
 	shape   [5]int
 	cond    func(cond []float64, b, t int) (*tensors.Tensor, error)
 	readout bool
+	extra   []*tensors.Tensor // inputs after mu (guidance: its weight)
 }
 
 func (s *graphState) load(x, m *Window) error {
@@ -200,8 +201,12 @@ func (s *graphState) step(in *stepInputs, cond []float64) (sigmaHat, bad []float
 		s.calls[in.variant] = call
 	}
 	per := func(v []float64) *tensors.Tensor { return toTensorAs(s.dtype, v, B, T) }
-	outs, err := call(s.x, s.m, per(in.level), ct, per(in.alpha), per(in.from), per(in.value), per(in.active),
-		toTensorAs(s.dtype, []float64{in.look, in.carry}, 2))
+	args := []any{s.x, s.m, per(in.level), ct, per(in.alpha), per(in.from), per(in.value), per(in.active),
+		toTensorAs(s.dtype, []float64{in.look, in.carry}, 2)}
+	for _, t := range s.extra {
+		args = append(args, t)
+	}
+	outs, err := call(args...)
 	if err != nil {
 		return nil, nil, err
 	}

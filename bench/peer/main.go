@@ -68,6 +68,8 @@ func rows() []row {
 		sample("tiny", 400), sample("small", 80), sample("medium", 60), sample("paper", 2),
 		{name: "RolloutStep small", bench: "^BenchmarkRolloutStep$", peer: "rollout/small", steps: 50,
 			flops: p["small"].FLOPs(8), comment: "closed-loop NAG + h_ω, 8 frames"},
+		{name: "GuidedRolloutStep small", bench: "^BenchmarkGuidedRolloutStep$", peer: "guided/small", steps: 30,
+			flops: 2 * p["small"].FLOPs(8), comment: "the same with guidance w = 3 (a batch of 2)"},
 	}
 }
 
