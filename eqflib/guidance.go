@@ -49,20 +49,11 @@ func (g *guided) WithConditions(cond []float64) Field {
 
 // stepState implements stateField for a guided DiT (see DiT.openGuidedStepState).
 func (g *guided) stepState(w Warp, readout bool) (stepState, bool, error) {
-	bound := g.cond
-	var d *DiT
-	switch f := g.f.(type) {
-	case *DiT:
-		d = f
-	case *conditionedDiT:
-		d = f.d
-		if bound == nil {
-			bound = f.cond
-		}
-	default:
-		return nil, false, nil // another field: the host path
+	d, ok := g.f.(*DiT)
+	if !ok {
+		return nil, false, nil // another Conditioner: the host path
 	}
-	return d.openGuidedStepState(w, readout, bound, g.w)
+	return d.openGuidedStepState(w, readout, g.cond, g.w)
 }
 
 func (g *guided) Eval(x *Window, level []float64, opts EvalOptions) (*Output, error) {
