@@ -17,10 +17,11 @@ all: test
 ## REPL session and concurrent sampling from one DiT (executor caches, the backend) under the
 ## race detector, the XLA build's checks, then the quickstart notebook executed headless on the
 ## "Go (eqf)" kernel and the notebook server's loopback and token checks. The Go backend's SIMD
-## assembly trips -race's pointer checks (checkptr), which are therefore off for eqflib's run.
+## assembly trips -race's pointer checks (checkptr), which are therefore off for both runs (the
+## REPL corpus trains a DiT for a few steps).
 test: vet fmt-check symbols-check echarts browser
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./kernel/repl/
+	$(GO) test -count=1 -race -gcflags=all=-d=checkptr=0 ./kernel/repl/
 	$(GO) test -count=1 -race -gcflags=all=-d=checkptr=0 -run 'TestConcurrent' ./eqflib/
 	$(MAKE) --no-print-directory test-xla
 	$(MAKE) --no-print-directory test-notebooks
