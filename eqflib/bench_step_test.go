@@ -105,40 +105,20 @@ func BenchmarkSampleStepNAG(b *testing.B) {
 // network, σ̂ = h_ω(z), η(σ̂) of the c-function, momentum and update) on the zoo's "small" DiT,
 // batch 1, an 8-frame window with actions, the state on the backend; bench/peer's rollout row,
 // beside the same loop written plainly in PyTorch. Reports ms/step.
-func BenchmarkRolloutStep(b *testing.B) {
-	if benchRollout == nil {
-		cfg := DiTPresets["small"]
-		d, err := NewDiT(cfg, false, 1, dtypes.Float32)
-		if err != nil {
-			b.Fatal(err)
-		}
-		d.readoutProj = DefaultReadoutProj // a fresh (untrained) h_ω: timing only
-		const T = 8
-		f := d.WithConditions(make([]float64, T*cfg.CondDim))
-		x, _ := Randn(NewRNG(1), 1, T, cfg.Channels, cfg.Height, cfg.Width)
-		warp, _ := ParseWarp("c")
-		benchRollout = func(steps int) error {
-			_, err := SampleNAG(f, x, Options{Steps: steps, Warp: warp, ClosedLoop: true, Momentum: 0.3})
-			return err
-		}
-		if err := benchRollout(1); err != nil { // compile outside the timing
-			b.Fatal(err)
-		}
-	}
-	b.ResetTimer()
-	if err := benchRollout(b.N); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/step")
-}
-
-var benchRollout func(steps int) error
+func BenchmarkRolloutStep(b *testing.B) { runRolloutBench(b, &benchRollout, 0) }
 
 // BenchmarkGuidedRolloutStep is BenchmarkRolloutStep with classifier-free guidance w = 3 on the
 // actions: on the backend path the conditioned and the action-free evaluation run as one batch
 // of 2 in the step's executor call.
-func BenchmarkGuidedRolloutStep(b *testing.B) {
-	if benchGuided == nil {
+func BenchmarkGuidedRolloutStep(b *testing.B) { runRolloutBench(b, &benchGuided, 3) }
+
+// The rollout benchmarks' step loops, built once per process (b.N grows over several calls).
+var benchRollout, benchGuided func(steps int) error
+
+// runRolloutBench times *loop, building it first (guidance > 0: guided with that weight) and
+// compiling its executors outside the timing.
+func runRolloutBench(b *testing.B, loop *func(steps int) error, guidance float64) {
+	if *loop == nil {
 		cfg := DiTPresets["small"]
 		d, err := NewDiT(cfg, false, 1, dtypes.Float32)
 		if err != nil {
@@ -150,29 +130,30 @@ func BenchmarkGuidedRolloutStep(b *testing.B) {
 		for i := range cond {
 			cond[i] = 1
 		}
+		// Create the variables first, so that every timed step runs on precomputed modulations.
 		if _, err := d.WithConditions(cond).Eval(MustNewWindow(1, T, cfg.Channels, cfg.Height, cfg.Width), nil, EvalOptions{}); err != nil {
-			b.Fatal(err) // create the variables, so that the step runs on precomputed modulations
-		}
-		gf, err := Guide(d, 3)
-		if err != nil {
 			b.Fatal(err)
 		}
-		g := gf.(Conditioner).WithConditions(cond)
+		var f Field = d
+		if guidance > 0 {
+			if f, err = Guide(d, guidance); err != nil {
+				b.Fatal(err)
+			}
+		}
+		f = f.(Conditioner).WithConditions(cond)
 		x, _ := Randn(NewRNG(1), 1, T, cfg.Channels, cfg.Height, cfg.Width)
 		warp, _ := ParseWarp("c")
-		benchGuided = func(steps int) error {
-			_, err := SampleNAG(g, x, Options{Steps: steps, Warp: warp, ClosedLoop: true, Momentum: 0.3})
+		*loop = func(steps int) error {
+			_, err := SampleNAG(f, x, Options{Steps: steps, Warp: warp, ClosedLoop: true, Momentum: 0.3})
 			return err
 		}
-		if err := benchGuided(1); err != nil { // compile outside the timing
+		if err := (*loop)(1); err != nil { // compile outside the timing
 			b.Fatal(err)
 		}
 	}
 	b.ResetTimer()
-	if err := benchGuided(b.N); err != nil {
+	if err := (*loop)(b.N); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/step")
 }
-
-var benchGuided func(steps int) error

@@ -13,7 +13,7 @@ import "math"
 // steps. Result.NFEPerSample holds each element's evaluations; Result.NFE counts batched calls.
 // Reads Steps, Warp, Momentum, SigmaThresh, Cleanup, MaxSteps, Callback; needs a readout.
 func SampleEarlyStopping(f Field, x0 *Window, opts Options) (*Result, error) {
-	return sampleWindow(EarlyStop, f, x0, opts, "MaxSteps")
+	return EarlyStop.Sample(f, x0, opts)
 }
 
 // earlyStopRule: a frame is in the adaptive phase while its chunk's largest σ̂ exceeds

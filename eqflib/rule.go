@@ -64,7 +64,7 @@ func (r Rule) Sample(f Field, x0 *Window, opts Options) (*Result, error) {
 	if r.IsZero() {
 		return nil, paramErr("Rule", "unset", oneOf(Rules))
 	}
-	if r == EarlyStop {
+	if r == EarlyStop { // a window sampler that stops adaptively also reads its step cap
 		return sampleWindow(r, f, x0, opts, "MaxSteps")
 	}
 	return sampleWindow(r, f, x0, opts)

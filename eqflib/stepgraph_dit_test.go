@@ -36,11 +36,7 @@ func TestDiTBackendStateMatchesHost(t *testing.T) {
 	if vAbs < 0.05 {
 		t.Fatalf("mean |v̂| = %.3g: the test field is trivial", vAbs)
 	}
-	var maxDiff, scale float64
-	for i := range a.Frames.Data {
-		maxDiff = math.Max(maxDiff, math.Abs(a.Frames.Data[i]-b.Frames.Data[i]))
-		scale = math.Max(scale, math.Abs(b.Frames.Data[i]))
-	}
+	maxDiff, scale := frameDiff(a, b)
 	if maxDiff > 1e-4*scale || a.NFE != b.NFE {
 		t.Fatalf("backend and host rollouts differ by %.3g (scale %.3g), NFE %d vs %d", maxDiff, scale, a.NFE, b.NFE)
 	}
@@ -128,11 +124,7 @@ func TestGuidedBackendMatchesHost(t *testing.T) {
 				t.Fatal(err)
 			}
 			d.HostState = false
-			var maxDiff, scale float64
-			for i := range a.Frames.Data {
-				maxDiff = math.Max(maxDiff, math.Abs(a.Frames.Data[i]-b.Frames.Data[i]))
-				scale = math.Max(scale, math.Abs(b.Frames.Data[i]))
-			}
+			maxDiff, scale := frameDiff(a, b)
 			if maxDiff > 1e-4*scale || a.NFE != b.NFE || maxDiff == 0 {
 				t.Errorf("fm %v, w = %g: backend and host rollouts differ by %.3g (scale %.3g; 0 means both took one path), NFE %d vs %d",
 					fm, w, maxDiff, scale, a.NFE, b.NFE)
@@ -145,11 +137,16 @@ func TestGuidedBackendMatchesHost(t *testing.T) {
 	g1, _ := eqflib.Guide(d, 1)
 	a, _ := eqflib.Roll(g1, ctx, ro)
 	b, _ := eqflib.Roll(d, ctx, ro)
-	var maxDiff float64
-	for i := range a.Frames.Data {
-		maxDiff = math.Max(maxDiff, math.Abs(a.Frames.Data[i]-b.Frames.Data[i]))
-	}
-	if maxDiff > 1e-3 {
+	if maxDiff, _ := frameDiff(a, b); maxDiff > 1e-3 {
 		t.Errorf("guidance w = 1 differs from the plain field by %.3g", maxDiff)
 	}
+}
+
+// frameDiff is the largest |a − b| over two rollouts' frames, and the largest |b| (the scale).
+func frameDiff(a, b *eqflib.Rollout) (maxDiff, scale float64) {
+	for i := range a.Frames.Data {
+		maxDiff = math.Max(maxDiff, math.Abs(a.Frames.Data[i]-b.Frames.Data[i]))
+		scale = math.Max(scale, math.Abs(b.Frames.Data[i]))
+	}
+	return maxDiff, scale
 }

@@ -72,9 +72,6 @@ func (s *Session) evalDefine(ctx context.Context, as *ast.AssignStmt) error {
 	}
 	// The values, evaluated once into __last (for comma-ok forms only the first value's type is
 	// read from them: an index or a type assertion has no effect to repeat).
-	if _, err := s.eval(ctx, "var __last []any"); err != nil {
-		return err
-	}
 	if _, err := s.eval(ctx, "__last = __vals("+strings.Join(rhs, ", ")+")"); err != nil {
 		return err
 	}

@@ -126,7 +126,8 @@ func (s *Session) Reset() error {
 	}
 	// backend is the compute backend every eqflib graph runs on; __vals collects all of an
 	// expression's values for printing.
-	if _, err := in.Eval("var backend, _ = eqflib.Backend()\nfunc __vals(xs ...any) []any { return xs }"); err != nil {
+	// __last holds the values of a declaration run in two steps (define.go).
+	if _, err := in.Eval("var backend, _ = eqflib.Backend()\nfunc __vals(xs ...any) []any { return xs }\nvar __last []any"); err != nil {
 		return fmt.Errorf("repl: preloading helpers: %w", err)
 	}
 	s.mu.Lock()
