@@ -51,6 +51,12 @@ var (
 func Backend() (compute.Backend, error) {
 	backendOnce.Do(func() {
 		backendVal, backendErr = newBackendLogged(os.Getenv(BackendEnv), os.Stderr)
+		if backendErr == nil {
+			var p Precision
+			if p, backendErr = CurrentPrecision(); backendErr == nil {
+				backendErr = checkPrecision(p, backendVal)
+			}
+		}
 		if backendErr == nil && !SIMD && isGoBackend(backendVal) {
 			fmt.Fprintln(os.Stderr, "eqflib: warning: built without GOEXPERIMENT=simd; the pure-Go backend's matrix products are ~25x slower (use `make` or export GOEXPERIMENT=simd)")
 		}

@@ -103,7 +103,12 @@ func denseLayer(scope *model.Scope, x *Node, out int, zeroInit, train bool) *Nod
 	if train && isGoBackend(g.Backend()) {
 		return denseTrain(x, w, b)
 	}
-	y := nn.Dense(x, w, nil, compute.DenseLayoutInputOutputs)
+	var y *Node
+	if halfPrecision(g) { // bfloat16 operands, float32 weights and result (precision.go)
+		y = inHalf(x.DType(), func(h ...*Node) *Node { return nn.Dense(h[0], h[1], nil, compute.DenseLayoutInputOutputs) }, x, w)
+	} else {
+		y = nn.Dense(x, w, nil, compute.DenseLayoutInputOutputs)
+	}
 	return Add(y, BroadcastToDims(ExpandLeftToRank(b, y.Rank()), y.Shape().Dimensions...))
 }
 
@@ -362,7 +367,7 @@ func (c DiTConfig) finalLayer(scope *model.Scope, h, ce *Node, mods []*Node) *No
 // attend is softmax(q·kᵀ/√hd)·v over all tokens, q, k, v [B, heads, S, hd] → [B, heads, S, hd]
 // (heads first: on the Go backend the decomposed products then need no transposes inside,
 // faster than [B, S, heads, hd]: docs/performance.md "Measurements"). On XLA it is GoMLX's
-// attention.Core (fused where the backend can). On the pure-Go backend its fused attention
+// attention.Core (fused where the backend can: cuDNN's kernel takes bfloat16, precision.go). On the pure-Go backend its fused attention
 // (compute v0.1.14) is a generic scalar loop, so attend uses the decomposed form
 // (attendDecomposed), whose two products run on the SIMD matmul kernels, and splits the
 // queries into blocks so that no block's scores [B, heads, rows, S] exceed
@@ -370,8 +375,14 @@ func (c DiTConfig) finalLayer(scope *model.Scope, h, ce *Node, mods []*Node) *No
 // scores per layer at once).
 func attend(q, k, v *Node) *Node {
 	if !isGoBackend(q.Graph().Backend()) {
-		out, _ := attention.Core(q, k, v, attention.LayoutBHSD, attention.CoreOptions{})
-		return out
+		core := func(h ...*Node) *Node {
+			out, _ := attention.Core(h[0], h[1], h[2], attention.LayoutBHSD, attention.CoreOptions{})
+			return out
+		}
+		if halfPrecision(q.Graph()) { // cuDNN's fused kernel on CUDA (precision.go)
+			return inHalf(q.DType(), core, q, k, v)
+		}
+		return core(q, k, v)
 	}
 	return attendBlocks(q, k, v, DefaultAttentionBlockBytes)
 }

@@ -33,7 +33,16 @@ const (
 	gpuTolForward = 1e-4
 	gpuTolLoss    = 1e-4
 	gpuTolUpdate  = 2e-2
+	gpuTolHalf    = 3e-2 // bfloat16 products (EQF_PRECISION=bfloat16) against float32
 )
+
+// usePrecisionForTest makes the graphs built until restore is called compute in precision p.
+func usePrecisionForTest(p Precision) (restore func()) {
+	_, _ = CurrentPrecision()
+	old := precisionVal
+	precisionVal = p
+	return func() { precisionVal = old }
+}
 
 // useBackendForTest makes Backend() return b until restore is called (tests only: the DiTs and
 // trainers built meanwhile keep b).
@@ -104,9 +113,10 @@ func gpuCheckPreset(t *testing.T, preset string, gb, xb compute.Backend) {
 	tc.Batch, tc.LR, tc.Warmup, tc.EMADecay = B, 1e-3, 1, 0.99
 
 	var weights map[string][]float64
-	build := func(name string, b compute.Backend, devices int) *gpuSide {
+	build := func(name string, b compute.Backend, devices int, p Precision) *gpuSide {
 		restore := useBackendForTest(b)
 		defer restore()
+		defer usePrecisionForTest(p)()
 		s := &gpuSide{name: name, backend: b}
 		if s.dit, err = NewDiT(cfg, false, 1, dtypes.Float32); err != nil {
 			t.Fatal(err)
@@ -165,15 +175,29 @@ func gpuCheckPreset(t *testing.T, preset string, gb, xb compute.Backend) {
 		})
 		return s
 	}
-	ref := build("go", gb, 0)
-	got := build("xla", xb, 0)
-	dp := build("xla data-parallel (1 device)", xb, 1)
+	ref := build("go", gb, 0, Float32)
+	got := build("xla", xb, 0, Float32)
+	dp := build("xla data-parallel (1 device)", xb, 1, Float32)
+	half := build("xla bfloat16", xb, 0, BFloat16)
 
 	fwd := relL2(got.v, ref.v)
 	upd := relL2(delta(got), delta(ref))
 	fmt.Printf("%-8s %-14s %14.2f %14.2f %9.1fx %12.2e\n", preset, "sample", ref.sampleMS, got.sampleMS, ref.sampleMS/got.sampleMS, fwd)
 	fmt.Printf("%-8s %-14s %14.2f %14.2f %9.1fx %12s\n", preset, "sample, device", ref.deviceMS, got.deviceMS, ref.deviceMS/got.deviceMS, "")
 	fmt.Printf("%-8s %-14s %14.2f %14.2f %9.1fx %12.2e\n", preset, "train", ref.trainMS, got.trainMS, ref.trainMS/got.trainMS, upd)
+	halfFwd, halfUpd := relL2(half.v, ref.v), relL2(delta(half), delta(ref))
+	fmt.Printf("%-8s %-14s %14.2f %14.2f %9.1fx %12.2e\n", preset, "sample bf16", ref.sampleMS, half.sampleMS, ref.sampleMS/half.sampleMS, halfFwd)
+	fmt.Printf("%-8s %-14s %14.2f %14.2f %9.1fx %12.2e\n", preset, "train bf16", ref.trainMS, half.trainMS, ref.trainMS/half.trainMS, halfUpd)
+	t.Logf("%s bfloat16: loss %.7f (float32 %.7f), grad norm %.6f (%.6f)", preset, half.loss, ref.loss, half.norm, ref.norm)
+	// bfloat16 keeps 8 significant bits (relative rounding 2⁻⁹ ≈ 2e-3 per operand): the
+	// output must differ from float32 by more than float32's summation-order noise (else the
+	// products did not run in bfloat16) and by less than a few percent.
+	if halfFwd < 10*gpuTolForward || halfFwd > gpuTolHalf {
+		t.Errorf("%s bfloat16 sample step: relative L2 error %.2e from float32, want in [%.0e, %.0e]", preset, halfFwd, 10*gpuTolForward, gpuTolHalf)
+	}
+	if e := math.Abs(half.loss-ref.loss) / ref.loss; e > gpuTolHalf {
+		t.Errorf("%s bfloat16 train step: loss %.7f, float32 %.7f (rel. %.2e > %.0e)", preset, half.loss, ref.loss, e, gpuTolHalf)
+	}
 	t.Logf("%s: loss go %.7f xla %.7f; grad norm go %.6f xla %.6f; data-parallel loss %.7f, update rel. error vs xla %.2e",
 		preset, ref.loss, got.loss, ref.norm, got.norm, dp.loss, relL2(delta(dp), delta(got)))
 	if fwd > gpuTolForward {
@@ -190,42 +214,6 @@ func gpuCheckPreset(t *testing.T, preset string, gb, xb compute.Backend) {
 	}
 	if e := math.Abs(dp.loss-got.loss) / got.loss; e > gpuTolLoss || relL2(delta(dp), delta(got)) > gpuTolUpdate {
 		t.Errorf("%s data-parallel step (1 device): loss %.7f vs %.7f, update rel. error %.2e", preset, dp.loss, got.loss, relL2(delta(dp), delta(got)))
-	}
-}
-
-// randomWeights draws a value for every backbone weight: N(0, 1/fan-in) for matrices, N(0, 0.02²)
-// for vectors. Unlike the initialisation (zero AdaLN and head), every output then depends on
-// every weight, so the comparison sees the whole network.
-func randomWeights(d *DiT, rng interface{ NormFloat64() float64 }) map[string][]float64 {
-	out := map[string][]float64{}
-	for v := range d.Store.IterVariables() {
-		if !strings.HasPrefix(v.Path(), "/dit/") || !v.DType().IsFloat() {
-			continue
-		}
-		dims := v.Shape().Dimensions
-		std := 0.02
-		if len(dims) == 2 {
-			std = 1 / math.Sqrt(float64(dims[0]))
-		}
-		w := make([]float64, v.Shape().Size())
-		for i := range w {
-			w[i] = std * rng.NormFloat64()
-		}
-		out[v.Path()] = w
-	}
-	return out
-}
-
-func setWeights(t *testing.T, d *DiT, w map[string][]float64) {
-	t.Helper()
-	for path, vals := range w {
-		v := d.Store.GetVariable(path)
-		if v == nil {
-			t.Fatalf("no variable %s", path)
-		}
-		if err := setVariable(d.Store, path, toTensorAs(d.DType, vals, v.Shape().Dimensions...), true); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 

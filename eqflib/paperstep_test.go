@@ -28,6 +28,8 @@ func TestPaperPresetStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p, _ := CurrentPrecision()
+	on := fmt.Sprintf("%s (%s)", b.Name(), p) // the backend and $EQF_PRECISION
 	cfg := DiTPresets["paper"]
 	frames, reps := envInt("EQF_PAPER_FRAMES", 50), envInt("EQF_PAPER_REPS", 5)
 	d, err := NewDiT(cfg, false, 1, dtypes.Float32)
@@ -43,7 +45,7 @@ func TestPaperPresetStep(t *testing.T) {
 	}
 	first := time.Since(start)
 	fmt.Printf("paper preset on %s: %d params; sampling step, batch 1 × %d frames (%d tokens, %.0f GFLOP): first call "+
-		"(graph build, compile and one step) %.1f s\n", b.Name(), cfg.NumParams(), frames, frames*cfg.Tokens(), gflop, first.Seconds())
+		"(graph build, compile and one step) %.1f s\n", on, cfg.NumParams(), frames, frames*cfg.Tokens(), gflop, first.Seconds())
 	if reps == 1 && isGoBackend(b) {
 		return // on a laptop one step takes many minutes; the Go backend builds its graph in well under a second
 	}
@@ -68,7 +70,7 @@ func TestPaperPresetStep(t *testing.T) {
 		finalizeAll(outs)
 	})
 	fmt.Printf("paper preset on %s: sampling step %.2f ms/step (%.2f ms with inputs kept on the device; %.0f GFLOP/s)\n",
-		b.Name(), sample, device, gflop/device*1e3)
+		on, sample, device, gflop/device*1e3)
 
 	for _, bt := range strings.Split(envString("EQF_PAPER_TRAIN", "8x8,4x8,2x8"), ",") {
 		if bt == "none" {
@@ -85,7 +87,7 @@ func TestPaperPresetStep(t *testing.T) {
 		}
 		g := 3 * forwardGFLOP(cfg, B, T)
 		fmt.Printf("paper preset on %s: training step, batch %d × %d frames (≈%.0f GFLOP): %.1f ms/step (%.0f GFLOP/s)\n",
-			b.Name(), B, T, g, ms, g/ms*1e3)
+			on, B, T, g, ms, g/ms*1e3)
 		break
 	}
 }
