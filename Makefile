@@ -86,12 +86,16 @@ fmt-check:
 demo:
 	$(GO) run ./kernel/cmd/eqf demo
 
-## models: the model zoo every experiment and notebook loads (out/models; about 65 minutes on 2
-## cores): FM, EqF (+h_ω), EqM (+h_ω), Diffusion, g_φ, the FM → EqF finetune and the action net.
-## Skips what is trained, resumes what was interrupted. QUICK=1: tiny models in out/models-quick.
-ZOO_RECIPE := $(if $(QUICK),quick,cpu)
+## models: the model zoo every experiment and notebook loads (out/models, the paper recipe;
+## about 65 minutes per training seed on 2 cores): FM, EqF (+h_ω), EqM (+h_ω), Diffusion, g_φ,
+## the FM → EqF finetune, and the action net they share. SEEDS=3 trains training seeds 1…3 (the
+## experiments then report intervals over them). Skips what is trained, resumes what was
+## interrupted. QUICK=1: tiny models in out/models-quick; ZOO_RECIPE=cpu: the guided zoo.
+ZOO_RECIPE ?= $(if $(QUICK),quick,paper)
+SEEDS ?= 1
+ZOO_DIR := out/models$(if $(filter-out paper,$(ZOO_RECIPE)),-$(ZOO_RECIPE))
 models:
-	$(GO) run ./kernel/cmd/eqf models -recipe $(ZOO_RECIPE)
+	$(GO) run ./kernel/cmd/eqf models -recipe $(ZOO_RECIPE) -seeds $(SEEDS)
 
 ## soak: kill -9 eqf train (tiny preset, a checkpoint every 2 steps) at random moments and
 ## resume, SOAK_TRIALS times (default 25); prints "N trials, 0 corrupt, max steps lost K"
@@ -132,8 +136,8 @@ peer-deps:
 ## features and NFE (builds the zoo's fm, eqf and action-net first when missing)
 compare: echarts
 	$(GO) run ./kernel/cmd/eqf models -recipe $(ZOO_RECIPE) action-net fm eqf
-	$(GO) run ./kernel/cmd/eqf compare -fm out/models$(if $(QUICK),-quick)/fm -eqf out/models$(if $(QUICK),-quick)/eqf \
-	  -features out/models$(if $(QUICK),-quick)/action-net/action-net.eqf
+	$(GO) run ./kernel/cmd/eqf compare -fm $(ZOO_DIR)/fm -eqf $(ZOO_DIR)/eqf \
+	  -features $(ZOO_DIR)/action-net/action-net.eqf
 
 ## ---- the kernel: yaegi symbols, the REPL, Jupyter on GoNB ----
 

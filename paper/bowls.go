@@ -24,7 +24,7 @@ func Bowls(ctx context.Context, c Config) (*Result, error) {
 		deltas, levels = []float64{-0.07, 0, 0.07}, []float64{0.5}
 	}
 	T, C := l.z.Recipe.Frames, l.z.Recipe.Context
-	r := &Result{Models: l.provenance(), Name: "bowls", Title: "FM's loss when told a wrong noise level", Where: "App. B.2, Fig. bowls", Figures: map[string]*plots.Figure{}}
+	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "bowls", Title: "FM's loss when told a wrong noise level", Where: "App. B.2, Fig. bowls", Figures: map[string]*plots.Figure{}}
 	var named []plots.NamedBowls
 	for _, s := range levels {
 		var per []*eqflib.BowlCurves

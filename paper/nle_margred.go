@@ -84,7 +84,7 @@ func NLE(ctx context.Context, c Config) (*Result, error) {
 		at, maeH, maeG = append(at, float64(done+every)), append(maeH, h), append(maeG, gm)
 		l.logf("  step %4d: held-out σ MAE h_ω %.4f, g_φ %.4f\n", done+every, h, gm)
 	}
-	r := &Result{Models: l.provenance(), Name: "nle", Title: "Training dynamics of the noise-level estimators", Where: "App. F.2, Fig. nle", Figures: map[string]*plots.Figure{}}
+	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "nle", Title: "Training dynamics of the noise-level estimators", Where: "App. F.2, Fig. nle", Figures: map[string]*plots.Figure{}}
 	r.Numbers = []Number{
 		{Name: fmt.Sprintf("h_ω held-out σ MAE after %d steps", int(at[len(at)-1])), Ours: maeH[len(maeH)-1]},
 		{Name: fmt.Sprintf("g_φ held-out σ MAE after %d steps", int(at[len(at)-1])), Ours: maeG[len(maeG)-1]},
@@ -126,7 +126,7 @@ func MargRed(ctx context.Context, c Config) (*Result, error) {
 	if c.Quick {
 		batches = 8
 	}
-	r := &Result{Models: l.provenance(), Name: "margred", Title: "Marginalised residuals of the noise-level estimators", Where: "App. F.2, Fig. margred", Figures: map[string]*plots.Figure{}}
+	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "margred", Title: "Marginalised residuals of the noise-level estimators", Where: "App. F.2, Fig. margred", Figures: map[string]*plots.Figure{}}
 	const bins = 10
 	var panels []plots.Panel
 	for _, e := range []struct {

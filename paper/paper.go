@@ -27,9 +27,12 @@ import (
 // Config is what every experiment takes.
 type Config struct {
 	Quick bool // tiny models and sizes (the quick zoo, trained on demand): what `go test ./paper` runs
-	Seeds int  // seeds to average over (0: 3 in full mode, 1 in quick mode)
-	// Zoo is the model zoo to load from (nil: the quick zoo in quick mode, else zoo.Default(),
-	// the cpu zoo that `make models` builds).
+	Seeds int  // evaluation seeds to average over (0: 3 in full mode, 1 in quick mode)
+	// TrainSeeds is the number of training seeds (the zoo's independent training runs, `make
+	// models SEEDS=N`) whose models each experiment runs; 0: every training seed the zoo has.
+	TrainSeeds int
+	// Zoo is the model zoo to load from (nil: the quick zoo in quick mode, else the zoo of the
+	// paper recipe that `make models` builds).
 	Zoo *zoo.Zoo
 	Log io.Writer // progress lines (nil: quiet)
 }
@@ -41,6 +44,14 @@ type Number struct {
 	Err   float64 `json:"err,omitempty"`   // standard error over seeds (0 with one seed or for exact values)
 	Paper string  `json:"paper,omitempty"` // the paper's value as printed, or "" where it prints none
 	Note  string  `json:"note,omitempty"`
+	// PerSeed are the values of each training seed (each the mean over its evaluation seeds),
+	// when there are several.
+	PerSeed []float64 `json:"per_seed,omitempty"`
+	// Lo and Hi bound the 95 % t-interval over training seeds of a paired difference; Verdict
+	// compares it with the paper's difference (Agrees, Differs or Inconclusive; stats.go).
+	Lo      float64 `json:"lo,omitempty"`
+	Hi      float64 `json:"hi,omitempty"`
+	Verdict string  `json:"verdict,omitempty"`
 }
 
 // Result is an experiment's outcome.
@@ -52,8 +63,11 @@ type Result struct {
 	Notes   []string `json:"notes,omitempty"`
 	// Models are the zoo models the numbers come from, each with its recipe, steps,
 	// configuration hash and training date (none for the analytic experiments).
-	Models  map[string]string        `json:"models,omitempty"`
-	Figures map[string]*plots.Figure `json:"-"` // by file stem
+	Models map[string]string `json:"models,omitempty"`
+	// TrainSeeds are the zoo's training seeds the numbers come from (none for the analytic
+	// experiments).
+	TrainSeeds []int                    `json:"train_seeds,omitempty"`
+	Figures    map[string]*plots.Figure `json:"-"` // by file stem
 	// Files are further outputs by file name: rollout strips (PNG, ground truth on top), video
 	// players (HTML). results.md shows the PNGs and links the rest.
 	Files map[string][]byte `json:"-"`
@@ -172,6 +186,12 @@ func (n Number) ours() string {
 	s := fmt.Sprintf("%.4g", n.Ours)
 	if n.Err > 0 {
 		s += fmt.Sprintf(" ± %.2g", n.Err)
+	}
+	if n.Lo != 0 || n.Hi != 0 {
+		s += fmt.Sprintf(" [%.3g, %.3g]", n.Lo, n.Hi)
+	}
+	if n.Verdict != "" {
+		s += " — " + n.Verdict
 	}
 	return s
 }

@@ -17,8 +17,10 @@ import (
 // world in place of Minecraft): real validation clips give the clean context and the actions;
 // each method rolls out the continuation under those actions; the rollouts are scored against
 // the real continuation by FVD in the maze-I3D features (the zoo's action net), flicker, action
-// agreement and NFE per frame. Seeds change the clips and the noise; numbers are means ± the
-// standard error over seeds.
+// agreement and NFE per frame. Evaluation seeds change the clips and the noise; training seeds
+// (the zoo's independent training runs) change the models. Numbers are means over training seeds
+// of each seed's mean over evaluation seeds, ± the standard error over training seeds
+// (stats.go).
 
 // Protocol is the size of a rollout evaluation.
 type Protocol struct {
@@ -33,7 +35,7 @@ type Protocol struct {
 	Chunk   int // FVD over time: consecutive chunks of this many frames (paper Fig. 3: 25)
 }
 
-// protocol is the evaluation size of a mode: full on the cpu zoo, quick on the quick zoo.
+// protocol is the evaluation size of a mode: full on the paper recipe's zoo, quick on the quick zoo.
 func (c Config) protocol() Protocol {
 	if c.Quick {
 		return Protocol{Clips: 2, Frames: 20, Depth: 4, FVDClip: 5, Chunk: 10}
@@ -56,68 +58,135 @@ func (c Config) seeds() []uint64 {
 	return out
 }
 
-// setup is an experiment's set-up: the zoo, its action net and the protocol.
+// setup is an experiment's set-up: the zoo, its action net, the protocol and the models of
+// every training seed; models and gphi are those of the training seed in use (use).
 type setup struct {
 	ctx    context.Context
 	cfg    Config
 	z      *zoo.Zoo
 	net    *eqflib.ActionNet
 	p      Protocol
+	runs   []int              // training seeds, in order
+	byRun  map[int]*runModels // each training seed's models
+	ranAll bool               // runAll ran every training seed (else only the first's models were used)
 	models map[string]*zoo.Model
 	gphi   *eqflib.NoisePredictor
 	clips  map[uint64]*zoo.Clips
 }
 
-// newSetup opens the zoo of the mode and loads the named models. In quick mode missing quick
-// models are trained (minutes); in full mode a missing model is an error naming `make models`.
+// runModels are the models of one training seed.
+type runModels struct {
+	models map[string]*zoo.Model
+	gphi   *eqflib.NoisePredictor
+}
+
+// newSetup opens the zoo of the mode and loads the named models of every training seed
+// (Config.TrainSeeds). In quick mode missing quick models are trained (minutes); in full mode a
+// missing model is an error naming `make models`.
 func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 	z, err := c.zoo()
 	if err != nil {
 		return nil, err
 	}
+	runs := c.trainSeeds(z, models)
 	if c.Quick {
 		z.Log = c.Log
-		if err := z.Build(append([]string{"action-net"}, models...)...); err != nil {
-			return nil, err
+		for _, k := range runs {
+			if err := z.WithTrainSeed(k).Build(append([]string{"action-net"}, models...)...); err != nil {
+				return nil, err
+			}
 		}
 	}
-	l := &setup{ctx: ctx, cfg: c, z: z, p: c.protocol(), models: map[string]*zoo.Model{}, clips: map[uint64]*zoo.Clips{}}
+	l := &setup{ctx: ctx, cfg: c, z: z, p: c.protocol(), runs: runs, byRun: map[int]*runModels{}, clips: map[uint64]*zoo.Clips{}}
 	if l.net, err = z.LoadActionNet(); err != nil {
 		return nil, err
 	}
-	for _, name := range models {
-		if name == "gphi" {
-			if l.gphi, err = z.LoadGPhi(); err != nil {
+	for _, k := range runs {
+		rz, rm := z.WithTrainSeed(k), &runModels{models: map[string]*zoo.Model{}}
+		for _, name := range models {
+			if name == "gphi" {
+				if rm.gphi, err = rz.LoadGPhi(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if rm.models[name], err = rz.Load(name); err != nil {
 				return nil, err
 			}
-			continue
 		}
-		if l.models[name], err = z.Load(name); err != nil {
-			return nil, err
-		}
+		l.byRun[k] = rm
 	}
+	l.use(runs[0])
 	return l, nil
 }
 
-// models says which zoo models a result was computed with (Result.Models): for each model
-// the setup loaded, its recipe, steps, configuration hash and training date from its card.
+// use makes training seed k's models the ones rollouts and analyses take.
+func (l *setup) use(k int) { l.models, l.gphi = l.byRun[k].models, l.byRun[k].gphi }
+
+// trainSeeds are the training seeds an experiment averages over: 1…Config.TrainSeeds, or
+// when that is 0, every seed from 1 on for which the zoo has the experiment's first model
+// (always at least seed 1, whose absence newSetup reports).
+func (c Config) trainSeeds(z *zoo.Zoo, models []string) []int {
+	n := c.TrainSeeds
+	if n == 0 {
+		n = 1
+		for len(models) > 0 && n < zoo.MaxTrainSeeds {
+			if _, err := z.WithTrainSeed(n + 1).Card(models[0]); err != nil {
+				break
+			}
+			n++
+		}
+	}
+	runs := make([]int, n)
+	for i := range runs {
+		runs[i] = i + 1
+	}
+	return runs
+}
+
+// provenance says which zoo models a result was computed with (Result.Models): for each model
+// the setup loaded and each training seed, its recipe, steps, configuration hash and training
+// date from its card.
 func (l *setup) provenance() map[string]string {
 	out := map[string]string{}
-	names := []string{"action-net"}
-	for n := range l.models {
-		names = append(names, n)
+	if c, err := l.z.Card("action-net"); err == nil {
+		out["action-net"] = cardLine(c)
 	}
-	if l.gphi != nil {
-		names = append(names, "gphi")
-	}
-	for _, n := range names {
-		c, err := l.z.Card(n)
-		if err != nil {
-			continue
+	for _, k := range l.usedRuns() {
+		rz, rm := l.z.WithTrainSeed(k), l.byRun[k]
+		names := make([]string, 0, len(rm.models)+1)
+		for n := range rm.models {
+			names = append(names, n)
 		}
-		out[n] = fmt.Sprintf("%s recipe, %d steps, config %s, trained %s", c.Recipe, c.Steps, c.Hash, c.Finished.Format("2006-01-02 15:04"))
+		if rm.gphi != nil {
+			names = append(names, "gphi")
+		}
+		for _, n := range names {
+			c, err := rz.Card(n)
+			if err != nil {
+				continue
+			}
+			key := n
+			if len(l.runs) > 1 {
+				key = fmt.Sprintf("%s, training seed %d", n, k)
+			}
+			out[key] = cardLine(c)
+		}
 	}
 	return out
+}
+
+// usedRuns are the training seeds a result's numbers come from: every one for the experiments
+// that roll out with runAll, the first for the others (Result.TrainSeeds).
+func (l *setup) usedRuns() []int {
+	if l.ranAll {
+		return l.runs
+	}
+	return l.runs[:1]
+}
+
+func cardLine(c *zoo.Card) string {
+	return fmt.Sprintf("%s recipe, %d steps, config %s, trained %s", c.Recipe, c.Steps, c.Hash, c.Finished.Format("2006-01-02 15:04"))
 }
 
 func (c Config) zoo() (*zoo.Zoo, error) {
@@ -127,7 +196,7 @@ func (c Config) zoo() (*zoo.Zoo, error) {
 	if c.Quick {
 		return zoo.Open("quick")
 	}
-	return zoo.Default()
+	return zoo.Open(zoo.DefaultRecipe) // the paper recipe, whatever $EQF_ZOO says
 }
 
 func (l *setup) logf(format string, a ...any) {
@@ -280,45 +349,66 @@ func (l *setup) score(s *scores, cl *zoo.Clips, gen *eqflib.Window) error {
 	return nil
 }
 
-// methodScores is a method's scores over every seed.
+// methodScores is a method's scores over every training seed and evaluation seed: per[i] was
+// rolled out by training seed run[i].
 type methodScores struct {
 	m   method
 	per []*scores
+	run []int
 }
 
-// runAll rolls every method out on every seed.
+// runAll rolls every method out with every training seed's models on every evaluation seed.
 func (l *setup) runAll(ms []method) ([]methodScores, error) {
 	out := make([]methodScores, len(ms))
-	for i, m := range ms {
-		out[i].m = m
-		for _, seed := range l.cfg.seeds() {
-			s, err := l.rollout(m, seed)
-			if err != nil {
-				return nil, err
+	l.ranAll = true
+	defer l.use(l.runs[0])
+	for _, k := range l.runs {
+		l.use(k)
+		if len(l.runs) > 1 {
+			l.logf(" training seed %d\n", k)
+		}
+		for i, m := range ms {
+			out[i].m = m
+			for _, seed := range l.cfg.seeds() {
+				s, err := l.rollout(m, seed)
+				if err != nil {
+					return nil, err
+				}
+				out[i].per, out[i].run = append(out[i].per, s), append(out[i].run, k)
 			}
-			out[i].per = append(out[i].per, s)
 		}
 	}
 	return out, nil
 }
 
-// stat is the mean and the standard error of the mean (0 for one value).
-func stat(v []float64) (mean, se float64) {
-	for _, x := range v {
-		mean += x / float64(len(v))
+// perRun is a measure's mean over the evaluation seeds of each training seed, in training-seed
+// order.
+func (s methodScores) perRun(get func(*scores) float64) []float64 {
+	run := func(i int) int { // scores built without training seeds are all the first's
+		if len(s.run) != len(s.per) {
+			return 1
+		}
+		return s.run[i]
 	}
-	if len(v) < 2 {
-		return mean, 0
+	var out []float64
+	var sum float64
+	n := 0
+	for i, p := range s.per {
+		sum, n = sum+get(p), n+1
+		if i == len(s.per)-1 || run(i+1) != run(i) {
+			out, sum, n = append(out, sum/float64(n)), 0, 0
+		}
 	}
-	var ss float64
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
+	return out
 }
 
-// of collects one measure over the seeds.
+// of is a measure's mean over training seeds (each the mean over its evaluation seeds) and
+// the standard error over training seeds; with one training seed, the standard error over
+// evaluation seeds (protocolNote says which).
 func (s methodScores) of(get func(*scores) float64) (mean, se float64) {
+	if runs := s.perRun(get); len(runs) > 1 {
+		return stat(runs)
+	}
 	v := make([]float64, len(s.per))
 	for i, p := range s.per {
 		v[i] = get(p)
@@ -337,7 +427,11 @@ func numbers(rows []methodScores) []Number {
 	var out []Number
 	for _, r := range rows {
 		m, se := r.of(fvdOf)
-		out = append(out, Number{Name: r.m.Name + ": FVD (maze-I3D)", Ours: m, Err: se, Paper: r.m.Paper})
+		var perSeed []float64
+		if v := r.perRun(fvdOf); len(v) > 1 {
+			perSeed = v
+		}
+		out = append(out, Number{Name: r.m.Name + ": FVD (maze-I3D)", Ours: m, Err: se, Paper: r.m.Paper, PerSeed: perSeed})
 		m, se = r.of(agreementOf)
 		out = append(out, Number{Name: r.m.Name + ": action agreement", Ours: m, Err: se})
 		m, se = r.of(flickerOf)
@@ -348,21 +442,44 @@ func numbers(rows []methodScores) []Number {
 	return out
 }
 
-// paired reports each method's FVD minus the reference method's, seed by seed (the methods
-// share each seed's clips, actions and noise, so the difference cancels how hard the clips
-// are): mean ± standard error of the per-seed differences.
+// paired reports each method's FVD minus the reference method's, paired by training seed (each
+// training seed's difference is averaged over its evaluation seeds, which share clips, actions
+// and noise across methods, so the difference cancels how hard the clips are): the mean, its
+// 95 % t-interval over training seeds, and the verdict against the paper's difference where
+// the paper prints both values (none where it does not). With one training seed there is no
+// interval over training seeds: the standard error over evaluation seeds is reported and the
+// verdict is inconclusive.
 func paired(rows []methodScores, ref int) []Number {
 	var out []Number
 	for i, r := range rows {
 		if i == ref || len(r.per) != len(rows[ref].per) || len(r.per) < 2 {
 			continue
 		}
-		d := make([]float64, len(r.per))
-		for j := range d {
-			d[j] = r.per[j].FVD - rows[ref].per[j].FVD
+		diff := func(j int) float64 { return r.per[j].FVD - rows[ref].per[j].FVD }
+		pairs := methodScores{run: r.run}
+		for j := range r.per {
+			pairs.per = append(pairs.per, &scores{FVD: diff(j)})
 		}
-		m, se := stat(d)
-		out = append(out, Number{Name: fmt.Sprintf("%s: FVD − %s's, paired by seed", r.m.Name, shortName(rows[ref].m.Name)), Ours: m, Err: se})
+		n := Number{Name: fmt.Sprintf("%s: FVD − %s's, paired by training seed", r.m.Name, shortName(rows[ref].m.Name))}
+		paper := paperValue(r.m.Paper) - paperValue(rows[ref].m.Paper)
+		if !math.IsNaN(paper) {
+			n.Paper = fmt.Sprintf("%+.2f", paper)
+		}
+		if d := pairs.perRun(fvdOf); len(d) > 1 {
+			n.PerSeed = d
+			n.Ours, n.Lo, n.Hi = tInterval(d)
+			_, n.Err = stat(d)
+			if !math.IsNaN(paper) {
+				n.Verdict = verdict(n.Lo, n.Hi, paper)
+			}
+		} else {
+			n.Name = fmt.Sprintf("%s: FVD − %s's, paired by evaluation seed (one training seed)", r.m.Name, shortName(rows[ref].m.Name))
+			n.Ours, n.Err = pairs.of(fvdOf)
+			if !math.IsNaN(paper) {
+				n.Verdict = Inconclusive
+			}
+		}
+		out = append(out, n)
 	}
 	return out
 }
@@ -434,7 +551,7 @@ const (
 // table builds the Result of a results-table experiment: every method's numbers, the FVD
 // summary, FVD over time, and the rollout strip of the first clip.
 func (l *setup) table(name, title, where string, rows []methodScores) (*Result, error) {
-	r := &Result{Name: name, Title: title, Where: where, Numbers: numbers(rows), Figures: map[string]*plots.Figure{}, Files: map[string][]byte{}, Models: l.provenance()}
+	r := &Result{Name: name, Title: title, Where: where, Numbers: numbers(rows), Figures: map[string]*plots.Figure{}, Files: map[string][]byte{}, Models: l.provenance(), TrainSeeds: l.usedRuns()}
 	fig, err := fvdBars(title, rows)
 	if err != nil {
 		return nil, err
@@ -471,10 +588,15 @@ func (l *setup) stripPNG(rows []methodScores) ([]byte, error) {
 // protocolNote states the protocol the numbers come from.
 func (l *setup) protocolNote() string {
 	g := l.geometry(0)
-	return fmt.Sprintf("Protocol: %s zoo, %d rollouts per seed × %d seed(s), %d frames each from %d real context frames under the clips' actions; "+
+	over := fmt.Sprintf("Means over %d training seeds (each the mean over its evaluation seeds) ± standard error over training seeds; "+
+		"paired differences with 95 %% t-intervals over training seeds.", len(l.runs))
+	if len(l.runs) == 1 {
+		over = "One training seed: means ± standard error over evaluation seeds, which says nothing of training variance; every comparison is inconclusive."
+	}
+	return fmt.Sprintf("Protocol: %s zoo, training seeds %v, %d rollouts per evaluation seed × %d evaluation seed(s), %d frames each from %d real context frames under the clips' actions; "+
 		"window C = %d, H = %d, S = %d, D = %d steps per frame; FVD in the maze-I3D features (the zoo's action net) over %d-frame clips "+
-		"(paper: I3D features, 256 Minecraft videos of 275 frames, 25-frame horizon, S = 1). Means ± standard error over seeds.",
-		l.z.Recipe.Name, l.p.Clips, len(l.cfg.seeds()), l.p.Frames, g.Context, g.Context, g.Horizon, g.Stride, l.p.Depth, l.p.FVDClip)
+		"(paper: I3D features, 256 Minecraft videos of 275 frames, 25-frame horizon, S = 1). %s",
+		l.z.Recipe.Name, l.runs, l.p.Clips, len(l.cfg.seeds()), l.p.Frames, g.Context, g.Context, g.Horizon, g.Stride, l.p.Depth, l.p.FVDClip, over)
 }
 
 // curve is one method run at several settings (depths, thresholds): a point per setting.
@@ -487,7 +609,7 @@ type curve struct {
 
 // frontier reports every point's FVD and NFE per frame and draws FVD against NFE per frame.
 func (l *setup) frontier(name, title, where string, curves []curve) (*Result, error) {
-	r := &Result{Name: name, Title: title, Where: where, Figures: map[string]*plots.Figure{}, Models: l.provenance()}
+	r := &Result{Name: name, Title: title, Where: where, Figures: map[string]*plots.Figure{}, Models: l.provenance(), TrainSeeds: l.usedRuns()}
 	var fs []plots.FrontierSeries
 	for _, c := range curves {
 		s := plots.FrontierSeries{Name: c.name, Labels: c.labels, Color: c.color}

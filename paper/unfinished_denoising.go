@@ -29,7 +29,7 @@ func UnfinishedDenoising(ctx context.Context, c Config) (*Result, error) {
 			Sampler: eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: cw, ClosedLoop: true, Momentum: 0.3}}},
 	}
 	at := []float64{0.005, 0.01, 0.02, 0.05, 0.1}
-	r := &Result{Models: l.provenance(), Name: "unfinished_denoising", Title: "Where sampling ends: the noise level g_φ reads", Where: "App. B.1, B.4, Figs. unfinished_denoising, unfinished_denoising_comparison",
+	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "unfinished_denoising", Title: "Where sampling ends: the noise level g_φ reads", Where: "App. B.1, B.4, Figs. unfinished_denoising, unfinished_denoising_comparison",
 		Figures: map[string]*plots.Figure{}}
 	over := plots.Panel{Title: "readout over sampling", XLabel: "sampling step of the frame", YLabel: "σ (mean over frames)"}
 	miss := plots.Panel{Title: "miss rates", XLabel: "noise level σ", YLabel: "fraction of frames ending above σ", LogX: true, Legend: "none"}

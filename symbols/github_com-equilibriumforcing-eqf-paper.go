@@ -4,6 +4,8 @@ package symbols
 
 import (
 	"github.com/equilibriumforcing/eqf/paper"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -12,12 +14,14 @@ func init() {
 		// function, constant and variable definitions
 		"AbsResidualAndFVDOverTime": reflect.ValueOf(paper.AbsResidualAndFVDOverTime),
 		"AdaptiveEarlyStopping":     reflect.ValueOf(paper.AdaptiveEarlyStopping),
+		"Agrees":                    reflect.ValueOf(constant.MakeFromLiteral("\"agrees\"", token.STRING, 0)),
 		"Bowls":                     reflect.ValueOf(paper.Bowls),
 		"BudgetAdaptive":            reflect.ValueOf(paper.BudgetAdaptive),
 		"ByName":                    reflect.ValueOf(paper.ByName),
 		"ClosedOpenNAG":             reflect.ValueOf(paper.ClosedOpenNAG),
 		"Compare":                   reflect.ValueOf(paper.Compare),
 		"DiTFLOPs":                  reflect.ValueOf(paper.DiTFLOPs),
+		"Differs":                   reflect.ValueOf(constant.MakeFromLiteral("\"differs\"", token.STRING, 0)),
 		"Dir":                       reflect.ValueOf(paper.Dir),
 		"EqMWeighting":              reflect.ValueOf(paper.EqMWeighting),
 		"Experiments":               reflect.ValueOf(&paper.Experiments).Elem(),
@@ -26,6 +30,7 @@ func init() {
 		"FixedComputeScaling":       reflect.ValueOf(paper.FixedComputeScaling),
 		"ForwardCompute":            reflect.ValueOf(paper.ForwardCompute),
 		"GPhiFLOPs":                 reflect.ValueOf(paper.GPhiFLOPs),
+		"Inconclusive":              reflect.ValueOf(constant.MakeFromLiteral("\"inconclusive\"", token.STRING, 0)),
 		"InferenceScheduleVis":      reflect.ValueOf(paper.InferenceScheduleVis),
 		"Inpainting":                reflect.ValueOf(paper.Inpainting),
 		"MCEqFinetune":              reflect.ValueOf(paper.MCEqFinetune),

@@ -14,11 +14,13 @@ func init() {
 		// function, constant and variable definitions
 		"CondDim":        reflect.ValueOf(constant.MakeFromLiteral("3", token.INT, 0)),
 		"Default":        reflect.ValueOf(zoo.Default),
+		"DefaultRecipe":  reflect.ValueOf(constant.MakeFromLiteral("\"paper\"", token.STRING, 0)),
 		"DefaultSampler": reflect.ValueOf(zoo.DefaultSampler),
 		"EnvRoot":        reflect.ValueOf(constant.MakeFromLiteral("\"EQF_ROOT\"", token.STRING, 0)),
 		"EnvZoo":         reflect.ValueOf(constant.MakeFromLiteral("\"EQF_ZOO\"", token.STRING, 0)),
 		"ErrLocked":      reflect.ValueOf(&zoo.ErrLocked).Elem(),
 		"LoadModel":      reflect.ValueOf(zoo.LoadModel),
+		"MaxTrainSeeds":  reflect.ValueOf(constant.MakeFromLiteral("100", token.INT, 0)),
 		"MeanTail":       reflect.ValueOf(zoo.MeanTail),
 		"Open":           reflect.ValueOf(zoo.Open),
 		"RecipeByName":   reflect.ValueOf(zoo.RecipeByName),

@@ -37,7 +37,9 @@ type lockHolder struct {
 	Started time.Time `json:"started"`
 }
 
-func (z *Zoo) lockPath(name string) string { return filepath.Join(z.Dir, name+".lock") }
+func (z *Zoo) lockPath(name string) string {
+	return filepath.Join(filepath.Dir(z.dir(name)), name+".lock")
+}
 
 // describeHolder names who holds name's lock: PID, host, since when, and the newest checkpoint
 // step in the model's folder (what the holder has reached).
@@ -59,10 +61,10 @@ func (z *Zoo) describeHolder(name string) string {
 // lockModel takes name's lock, waiting (or failing, with NoWait) while another process holds
 // it. It returns the function that releases it.
 func (z *Zoo) lockModel(name string) (unlock func(), err error) {
-	if err := os.MkdirAll(z.Dir, 0o755); err != nil {
+	path := z.lockPath(name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	path := z.lockPath(name)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("zoo: lock %s: %w", path, err)

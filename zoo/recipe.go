@@ -2,7 +2,7 @@
 // on the maze world, the backbones of the paper's objectives (FM, EqF — also used as NU-FM —,
 // EqM, Diffusion), the readout h_ω on the EqF and EqM backbones, the framewise predictor g_φ,
 // the FM → EqF equilibrium finetune (App. E) and the action net whose features are "maze-I3D".
-// A zoo is a folder (out/models, or out/models-quick for the QUICK recipe) with one sub-folder
+// A zoo is a folder (out/models for the paper recipe, out/models-<recipe> for others) with one sub-folder
 // per model: its checkpoints, config.json, history, loss figure and card.json. Building skips
 // a model whose card matches its configuration and resumes one that was interrupted; loading
 // takes well under a second.
@@ -22,8 +22,9 @@ import (
 
 // Recipe is how a zoo's models are trained: the world, the backbone, the optimiser and the
 // budget of every model. The paper's own settings (App. D, Table training_details: 580k steps
-// on an H200) are far beyond a laptop; the "cpu" recipe is what we found trains well on two
-// cores (docs/zoo.md has the table of what was tried).
+// on an H200) are far beyond a laptop; the "paper" recipe scales them to 7,000 steps on the
+// maze (eqflib.ScalePaperPreset), and the "cpu" recipe is what we found makes guided rollouts
+// follow the actions best on two cores (docs/zoo.md has the table of what was tried).
 type Recipe struct {
 	Name   string          `json:"name"`
 	World  data.MazeConfig `json:"world"`
@@ -38,19 +39,31 @@ type Recipe struct {
 	Steps    int                `json:"steps"`          // backbone steps
 	Finetune int                `json:"finetune_steps"` // FM → EqF equilibrium finetune steps
 
-	ReadoutSteps int    `json:"readout_steps"` // h_ω
-	GPhiSteps    int    `json:"gphi_steps"`
-	ActionSteps  int    `json:"action_steps"` // the action net
-	Seed         uint64 `json:"seed"`
+	ReadoutSteps int `json:"readout_steps"` // h_ω
+	GPhiSteps    int `json:"gphi_steps"`
+	ActionSteps  int `json:"action_steps"` // the action net
+	// Seed draws the data (training and validation worlds) and the action net, which every
+	// training seed shares (the features its metrics are computed in).
+	Seed uint64 `json:"seed"`
+	// TrainSeed numbers an independent training run of every model but the action net:
+	// another initialisation and other batches on the same data (0 and 1: the first run).
+	// WithTrainSeed sets it; it is part of each model's hash from 2 on.
+	TrainSeed int `json:"train_seed,omitempty"`
 	// Eval is the rollout evaluation every DiT's card records (zero Clips: none). Each of the
 	// model's samplers (Samplers) is scored without guidance and, when Eval.Guidance > 0, again
 	// with classifier-free guidance of that weight.
 	Eval EvalConfig `json:"eval"`
 }
 
-// Recipes are the named recipes: "cpu" (the zoo, about an hour on two cores), "demo" (make
-// demo: the cpu recipe's backbone, the "cpu" training preset without condition dropout, a sixth
-// of the steps) and "quick" (tiny models in minutes, for tests and CI).
+// Recipes are the named recipes: "paper" (the zoo the paper's experiments read, about an hour
+// per training seed on two cores), "cpu" (the same backbone trained for guided rollouts),
+// "demo" (make demo: the cpu recipe's backbone, the "cpu" training preset without condition
+// dropout, a sixth of the steps) and "quick" (tiny models in minutes, for tests and CI).
+//
+// The paper recipe follows the paper's Minecraft training wherever it scales to the maze
+// (eqflib.ScalePaperPreset: no condition dropout, independent per-frame levels, the paper's
+// optimiser, warm-up and EMA horizon as shares of the run) and samples without guidance, as
+// the paper does.
 //
 // The cpu recipe trains every backbone with the actions dropped from a tenth of the windows
 // ("cpu-guided" preset), so that its models can be sampled with classifier-free guidance on the
@@ -59,6 +72,11 @@ type Recipe struct {
 // agreements); the paper's experiments compare their samplers without guidance, as the paper
 // does.
 var Recipes = map[string]Recipe{
+	"paper": {
+		Name: "paper", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2, DiT: cpuDiT,
+		Train: eqflib.TrainPresets["paper-maze"], Steps: eqflib.PaperMazeSteps, Finetune: 500,
+		ReadoutSteps: 600, GPhiSteps: 800, ActionSteps: 600, Seed: 1, Eval: EvalConfig{Clips: 8, Frames: 100},
+	},
 	"cpu": {
 		Name: "cpu", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2, DiT: cpuDiT,
 		Train: eqflib.TrainPresets["cpu-guided"], Steps: 7000, Finetune: 500,
@@ -102,9 +120,27 @@ func RecipeByName(name string) (Recipe, error) {
 	return r, nil
 }
 
+// MaxTrainSeeds bounds Recipe.TrainSeed.
+const MaxTrainSeeds = 100
+
+// WithTrainSeed is the recipe of training run k (1 is the recipe itself).
+func (r Recipe) WithTrainSeed(k int) Recipe {
+	r.TrainSeed = k
+	return r
+}
+
+// trainSeed is the run's number, 1 for the first.
+func (r Recipe) trainSeed() int { return max(r.TrainSeed, 1) }
+
+// modelSeed seeds a model's initialisation and batches: Seed for the first training run, a
+// value apart for each further one.
+func (r Recipe) modelSeed() uint64 { return r.Seed + 1000*uint64(r.trainSeed()-1) }
+
 // Validate checks the recipe.
 func (r Recipe) Validate() error {
 	switch {
+	case r.TrainSeed < 0 || r.TrainSeed > MaxTrainSeeds:
+		return fmt.Errorf("zoo: Recipe.TrainSeed = %d out of range: must be in [0, %d]", r.TrainSeed, MaxTrainSeeds)
 	case r.Size < 8:
 		return fmt.Errorf("zoo: Recipe.Size = %d out of range: must be ≥ 8", r.Size)
 	case r.DiT.Height != r.Size || r.DiT.Width != r.Size:
@@ -127,7 +163,7 @@ func (r Recipe) Validate() error {
 // TrainConfig is the trainer's configuration for an objective under this recipe.
 func (r Recipe) TrainConfig(obj eqflib.Objective, steps int) eqflib.TrainConfig {
 	tc := r.Train.Config(obj, steps)
-	tc.Seed = r.Seed
+	tc.Seed = r.modelSeed()
 	return tc
 }
 
@@ -136,16 +172,25 @@ func (r Recipe) Data() (train, val *data.WorldDataset, err error) {
 	return data.NewWorldSplits(data.NewMaze(r.World), r.Frames, r.Size, r.Size, 1_000_000, 512, r.Seed)
 }
 
-// settingsFor is the part of the recipe a model depends on.
+// settingsFor is the part of the recipe a model depends on. The training seed enters from 2 on
+// (so the first run's hash is the recipe's as before), never for the shared action net.
 func (r Recipe) settingsFor(s Spec) any {
+	var m map[string]any
 	switch s.Kind {
 	case "action-net":
 		return map[string]any{"world": r.World, "size": r.Size, "steps": r.ActionSteps, "train": r.Train.ActionNet, "seed": r.Seed}
 	case "gphi":
-		return map[string]any{"world": r.World, "size": r.Size, "frames": r.Frames, "steps": r.GPhiSteps, "train": r.Train.GPhi, "seed": r.Seed}
+		m = map[string]any{"world": r.World, "size": r.Size, "frames": r.Frames, "steps": r.GPhiSteps, "train": r.Train.GPhi, "seed": r.Seed}
+	default:
+		m = map[string]any{"world": r.World, "size": r.Size, "frames": r.Frames, "context": r.Context, "dit": r.DiT,
+			"train": r.Train, "steps": r.Steps, "seed": r.Seed, "eval": r.Eval}
 	}
-	m := map[string]any{"world": r.World, "size": r.Size, "frames": r.Frames, "context": r.Context, "dit": r.DiT,
-		"train": r.Train, "steps": r.Steps, "seed": r.Seed, "eval": r.Eval}
+	if r.trainSeed() > 1 {
+		m["train_seed"] = r.trainSeed()
+	}
+	if s.Kind == "gphi" {
+		return m
+	}
 	if s.Readout {
 		m["readout_steps"] = r.ReadoutSteps
 	}
@@ -166,7 +211,7 @@ func hash(v ...any) string {
 // readoutConfig is h_ω's training configuration.
 func (r Recipe) readoutConfig() eqflib.ProbeConfig {
 	c := r.Train.Readout
-	c.Seed = r.Seed
+	c.Seed = r.modelSeed()
 	return c
 }
 
@@ -176,6 +221,6 @@ func (r Recipe) ReadoutConfig() eqflib.ProbeConfig { return r.readoutConfig() }
 // GPhiConfig: see ReadoutConfig.
 func (r Recipe) GPhiConfig() eqflib.ProbeConfig {
 	c := r.Train.GPhi
-	c.Seed = r.Seed
+	c.Seed = r.modelSeed()
 	return c
 }

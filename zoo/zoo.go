@@ -49,14 +49,16 @@ func SpecByName(name string) (Spec, error) {
 
 // Card summarises a trained model (card.json).
 type Card struct {
-	Name     string             `json:"name"`
-	Recipe   string             `json:"recipe"`
-	Hash     string             `json:"config_hash"`
-	Steps    int                `json:"steps"`
-	Seconds  float64            `json:"wall_seconds"`
-	Backend  string             `json:"backend"`
-	Metrics  map[string]float64 `json:"metrics"`
-	Finished time.Time          `json:"finished"`
+	Name   string `json:"name"`
+	Recipe string `json:"recipe"`
+	Hash   string `json:"config_hash"`
+	Steps  int    `json:"steps"`
+	// TrainSeed is the training run (Recipe.TrainSeed; 0 for the shared action net).
+	TrainSeed int                `json:"train_seed,omitempty"`
+	Seconds   float64            `json:"wall_seconds"`
+	Backend   string             `json:"backend"`
+	Metrics   map[string]float64 `json:"metrics"`
+	Finished  time.Time          `json:"finished"`
 }
 
 // BestSampler is the card's sampler with the highest action agreement (its metric key without
@@ -85,14 +87,18 @@ type Zoo struct {
 	NoWait bool
 }
 
-// EnvZoo names the recipe Default uses ("cpu" unless set, e.g. EQF_ZOO=quick).
+// EnvZoo names the recipe Default uses (DefaultRecipe unless set, e.g. EQF_ZOO=quick).
 const EnvZoo = "EQF_ZOO"
+
+// DefaultRecipe is the zoo that `make models` builds, the paper's experiments read and Default
+// opens: the paper recipe.
+const DefaultRecipe = "paper"
 
 // EnvRoot is the repository root the kernel sets for notebooks; zoo folders live under
 // $EQF_ROOT/out. Without it the root is found by walking up to eqf's go.mod.
 const EnvRoot = "EQF_ROOT"
 
-// Open returns the zoo of a recipe in its default folder: <root>/out/models for "cpu",
+// Open returns the zoo of a recipe in its default folder: <root>/out/models for DefaultRecipe,
 // <root>/out/models-<name> for any other.
 func Open(recipe string) (*Zoo, error) {
 	r, err := RecipeByName(recipe)
@@ -100,17 +106,17 @@ func Open(recipe string) (*Zoo, error) {
 		return nil, err
 	}
 	dir := "models"
-	if recipe != "cpu" {
+	if recipe != DefaultRecipe {
 		dir += "-" + recipe
 	}
 	return &Zoo{Dir: filepath.Join(root(), "out", dir), Recipe: r}, nil
 }
 
-// Default is the zoo of $EQF_ZOO (default "cpu").
+// Default is the zoo of $EQF_ZOO (default DefaultRecipe).
 func Default() (*Zoo, error) {
 	name := os.Getenv(EnvZoo)
 	if name == "" {
-		name = "cpu"
+		name = DefaultRecipe
 	}
 	return Open(name)
 }
@@ -146,7 +152,28 @@ func (z *Zoo) logf(format string, a ...any) {
 	}
 }
 
-func (z *Zoo) dir(name string) string { return filepath.Join(z.Dir, name) }
+// dir is a model's folder: <Dir>/<name> for the first training seed and the shared action net,
+// <Dir>/seed-<k>/<name> for training seed k ≥ 2.
+func (z *Zoo) dir(name string) string {
+	if k := z.Recipe.trainSeed(); k > 1 && name != "action-net" {
+		return filepath.Join(z.Dir, fmt.Sprintf("seed-%d", k), name)
+	}
+	return filepath.Join(z.Dir, name)
+}
+
+// WithTrainSeed is the same zoo's training run k (1: the first): its models live in
+// <Dir>/seed-<k> from 2 on, and share the first run's action net.
+func (z *Zoo) WithTrainSeed(k int) *Zoo {
+	c := *z
+	c.Recipe = z.Recipe.WithTrainSeed(k)
+	return &c
+}
+
+// ModelDir is the folder of a model of this zoo's training run.
+func (z *Zoo) ModelDir(name string) string { return z.dir(name) }
+
+// TrainSeed is the zoo's training run (1 for the first).
+func (z *Zoo) TrainSeed() int { return z.Recipe.trainSeed() }
 
 // configHash is what a model's card must carry to count as trained with this recipe: a hash of
 // the spec and of the recipe settings the model depends on (a longer backbone run does not
@@ -175,10 +202,18 @@ func (z *Zoo) Card(name string) (*Card, error) {
 }
 
 func (z *Zoo) makeCommand() string {
-	if z.Recipe.Name == "quick" {
-		return "QUICK=1 make models"
+	cmd := "make models"
+	switch z.Recipe.Name {
+	case "quick":
+		cmd = "QUICK=1 make models"
+	case DefaultRecipe:
+	default:
+		cmd += " ZOO_RECIPE=" + z.Recipe.Name
 	}
-	return "make models"
+	if k := z.TrainSeed(); k > 1 {
+		cmd += fmt.Sprintf(" SEEDS=%d", k)
+	}
+	return cmd
 }
 
 func (z *Zoo) missing(name string) error {
@@ -194,7 +229,7 @@ type Model struct {
 	Card  *Card
 }
 
-// LoadModel loads a DiT of the default zoo ($EQF_ZOO, "cpu" unless set): the one-liner for
+// LoadModel loads a DiT of the default zoo ($EQF_ZOO, DefaultRecipe unless set): the one-liner for
 // notebooks and the REPL, e.g. m, err := zoo.LoadModel("eqf"); m.DiT is a Field for every
 // sampler and rollout. A model that is not trained is an error naming `make models`.
 func LoadModel(name string) (*Model, error) {
@@ -358,6 +393,9 @@ func (z *Zoo) build(s Spec) error {
 	}
 	start := time.Now()
 	card := &Card{Name: s.Name, Recipe: z.Recipe.Name, Hash: h, Metrics: map[string]float64{}}
+	if s.Kind != "action-net" {
+		card.TrainSeed = z.TrainSeed()
+	}
 	if b, err := eqflib.Backend(); err == nil {
 		card.Backend = b.Name()
 	}
@@ -445,7 +483,7 @@ func (z *Zoo) buildGPhi(card *Card) error {
 	if err != nil {
 		return err
 	}
-	g, err := eqflib.NewNoisePredictor(3, r.Size, r.Size, nil, r.GPhiConfig(), r.Seed)
+	g, err := eqflib.NewNoisePredictor(3, r.Size, r.Size, nil, r.GPhiConfig(), r.modelSeed())
 	if err != nil {
 		return err
 	}
@@ -485,7 +523,7 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 		if m, err = eqflib.EquilibriumFinetune(from); err != nil {
 			return err
 		}
-	} else if m, err = eqflib.NewDiT(r.DiT, obj.NoiseConditional(), r.Seed, dtypes.Float32); err != nil {
+	} else if m, err = eqflib.NewDiT(r.DiT, obj.NoiseConditional(), r.modelSeed(), dtypes.Float32); err != nil {
 		return err
 	}
 	tr, err := eqflib.NewTrainer(m, train, val, r.TrainConfig(obj, steps))

@@ -111,6 +111,37 @@ func TestQuickZoo(t *testing.T) {
 		t.Errorf("an unknown model: %v", err)
 	}
 
+	// A second training seed: its own folder, hash and initialisation; the action net shared.
+	s2 := z.WithTrainSeed(2)
+	log.Reset()
+	if err := s2.Build("fm"); err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(z.Dir, "seed-2", "fm"); s2.ModelDir("fm") != want || s2.ModelDir("action-net") != filepath.Join(z.Dir, "action-net") {
+		t.Errorf("seed 2 folders: fm in %s (want %s), action net in %s", s2.ModelDir("fm"), want, s2.ModelDir("action-net"))
+	}
+	c1, c2 := mustCard(t, z, "fm"), mustCard(t, s2, "fm")
+	if c2.TrainSeed != 2 || c1.TrainSeed != 1 || c1.Hash == c2.Hash {
+		t.Errorf("cards: seed 1 %d %s, seed 2 %d %s: want seeds 1 and 2 with different hashes", c1.TrainSeed, c1.Hash, c2.TrainSeed, c2.Hash)
+	}
+	if z.configHash(Spec{Name: "action-net", Kind: "action-net"}) != s2.configHash(Spec{Name: "action-net", Kind: "action-net"}) {
+		t.Error("the action net's hash depends on the training seed")
+	}
+	if first := (&Zoo{Recipe: Recipes["quick"].WithTrainSeed(1)}).configHash(Specs[1]); first != z.configHash(Specs[1]) {
+		t.Error("training seed 1 changed the recipe's hash")
+	}
+	m1, _ := z.Load("fm")
+	m2, err := s2.Load("fm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w1, w2 := firstWeight(t, m1), firstWeight(t, m2); w1 == w2 {
+		t.Errorf("training seeds 1 and 2 start from the same weights (%v)", w1)
+	}
+	if _, err := z.WithTrainSeed(3).Load("fm"); err == nil || !strings.Contains(err.Error(), "SEEDS=3") {
+		t.Errorf("a missing training seed: %v, want an error naming SEEDS=3", err)
+	}
+
 	// Evaluate: the structure of the scores on a 30-frame rollout of 2 clips.
 	m, _ := z.Load("eqf")
 	net, err := z.LoadActionNet()
@@ -156,5 +187,21 @@ func btoi(b bool) int {
 	if b {
 		return 1
 	}
+	return 0
+}
+
+// firstWeight is the first value of the DiT's patch-embedding weights.
+func firstWeight(t *testing.T, m *Model) float64 {
+	t.Helper()
+	for v := range m.DiT.Store.IterVariables() {
+		if strings.Contains(v.Path(), "/patch") && strings.HasSuffix(v.Path(), "weights") {
+			val, err := v.Value()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return float64(val.Value().([][]float32)[0][0])
+		}
+	}
+	t.Fatal("no patch-embedding weights")
 	return 0
 }

@@ -75,6 +75,8 @@ func TestBadFlags(t *testing.T) {
 		"models -list":           {"-list=maybe"},
 		"models -no-wait":        {"-no-wait=maybe"},
 		"models -recipe":         {"-recipe", "nope"},
+		"models -seed":           {"-seed", "-2"},
+		"models -seeds":          {"-seeds", "0"},
 		"compare -clip-frames":   {"-fm", ckpt, "-eqf", ckpt, "-clip-frames", "0"},
 		"compare -clips":         {"-fm", ckpt, "-eqf", ckpt, "-clips", "0"},
 		"compare -context":       {"-fm", ckpt, "-eqf", ckpt, "-context", "-1"},
@@ -106,6 +108,7 @@ func TestBadFlags(t *testing.T) {
 		"paper -out":             {"-out", under, "eqm_weighting"},
 		"paper -quick":           {"-quick=maybe"},
 		"paper -seeds":           {"-seeds", "-1"},
+		"paper -train-seeds":     {"-train-seeds", "101"},
 		"run -dir":               {"-dir", under, file},
 	}
 	var names []string

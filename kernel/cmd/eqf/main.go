@@ -25,7 +25,7 @@ commands:
                action-conditioned video with closed-loop NAG into out/demo (about 6 minutes)
   train        train a DiT on a world with one objective (-set key=value overrides)
   sample       roll out a trained checkpoint over a ground-truth clip's actions
-  models       train the model zoo into out/models (make models; -recipe quick: tiny, minutes),
+  models       train the model zoo into out/models (make models; -seeds 3: training seeds 1…3; -recipe quick: tiny),
                skipping what is trained and resuming what was interrupted; -list shows the cards
   compare      100-frame action-conditioned rollouts of an FM and an EqF checkpoint with FM Euler,
                EqF GD, closed-loop EqF NAG and budget-adaptive NAG: FVD (maze-I3D features), NFE

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
@@ -18,12 +17,14 @@ import (
 // list what is trained.
 func runModels(args []string) error {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
-	recipe := fs.String("recipe", "cpu", "recipe: cpu (the zoo, ~65 min on 2 cores) or quick (tiny models, minutes)")
+	recipe := fs.String("recipe", zoo.DefaultRecipe, "recipe: paper (the zoo the paper's experiments read, ~65 min per training seed on 2 cores), cpu (trained for guided rollouts), demo, or quick (tiny models, minutes)")
+	seeds := fs.Int("seeds", 1, fmt.Sprintf("training seeds 1…N of every model but the shared action net, in [1, %d]", zoo.MaxTrainSeeds))
+	only := fs.Int("seed", 0, "train (or list) only this training seed (0: all of 1…seeds)")
 	dir := fs.String("dir", "", "zoo folder (default out/models, or out/models-<recipe>)")
 	list := fs.Bool("list", false, "list the trained models and their cards instead of training")
 	noWait := fs.Bool("no-wait", false, "fail at once when another process is building a model this needs (default: wait for it)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: eqf models [-recipe cpu|quick] [-dir DIR] [-list] [-no-wait] [model ...]\n\nmodels: ")
+		fmt.Fprintf(fs.Output(), "usage: eqf models [-recipe paper|cpu|demo|quick] [-seeds N | -seed K] [-dir DIR] [-list] [-no-wait] [model ...]\n\nmodels: ")
 		var names []string
 		for _, s := range zoo.Specs {
 			names = append(names, s.Name)
@@ -38,6 +39,19 @@ func runModels(args []string) error {
 	if err != nil {
 		return flagErr("recipe", err)
 	}
+	if *seeds < 1 || *seeds > zoo.MaxTrainSeeds {
+		return flagErr("seeds", fmt.Errorf("%d out of range: must be in [1, %d]", *seeds, zoo.MaxTrainSeeds))
+	}
+	if *only < 0 || *only > zoo.MaxTrainSeeds {
+		return flagErr("seed", fmt.Errorf("%d out of range: must be in [0, %d] (0: all of 1…seeds)", *only, zoo.MaxTrainSeeds))
+	}
+	runs := make([]int, 0, *seeds)
+	for k := 1; k <= *seeds; k++ {
+		runs = append(runs, k)
+	}
+	if *only > 0 {
+		runs = []int{*only}
+	}
 	if *dir != "" {
 		z.Dir = *dir
 		if !*list {
@@ -49,28 +63,44 @@ func runModels(args []string) error {
 		}
 	}
 	if *list {
-		return listModels(z)
+		return listModels(z, runs)
 	}
 	z.Log, z.NoWait = os.Stdout, *noWait
 	ctx, release := signal.NotifyContext(context.Background(), stopSignals...)
 	defer release()
 	z.Stop = ctx.Done()
-	fmt.Printf("model zoo %s (recipe %q)\n", z.Dir, z.Recipe.Name)
-	if err := z.Build(fs.Args()...); errors.Is(err, eqflib.ErrStopped) {
-		fmt.Println("stopped: the model in training saved a checkpoint; the same command resumes it")
-		return nil
-	} else if err != nil {
-		return err
+	fmt.Printf("model zoo %s (recipe %q, training seeds %v)\n", z.Dir, z.Recipe.Name, runs)
+	for _, k := range runs {
+		if len(runs) > 1 {
+			fmt.Printf("training seed %d\n", k)
+		}
+		if err := z.WithTrainSeed(k).Build(fs.Args()...); errors.Is(err, eqflib.ErrStopped) {
+			fmt.Println("stopped: the model in training saved a checkpoint; the same command resumes it")
+			return nil
+		} else if err != nil {
+			return err
+		}
 	}
-	return listModels(z)
+	return listModels(z, runs)
 }
 
-func listModels(z *zoo.Zoo) error {
-	fmt.Printf("%-11s %-8s %8s %9s  %-20s  %s\n", "model", "recipe", "steps", "minutes", "best agreement", "metrics")
+func listModels(z *zoo.Zoo, runs []int) error {
+	fmt.Printf("%-11s %4s %-8s %8s %9s  %-20s  %s\n", "model", "seed", "recipe", "steps", "minutes", "best agreement", "metrics")
+	for _, k := range runs {
+		listRun(z.WithTrainSeed(k), k)
+	}
+	return nil
+}
+
+// listRun lists training seed k's models (the shared action net with the first).
+func listRun(z *zoo.Zoo, k int) {
 	for _, s := range zoo.Specs {
+		if s.Kind == "action-net" && k > 1 {
+			continue
+		}
 		c, err := z.Card(s.Name)
 		if err != nil {
-			fmt.Printf("%-11s not trained (%s)\n", s.Name, filepath.Join(z.Dir, s.Name))
+			fmt.Printf("%-11s %4d not trained (%s)\n", s.Name, k, z.ModelDir(s.Name))
 			continue
 		}
 		var m []string
@@ -81,9 +111,8 @@ func listModels(z *zoo.Zoo) error {
 		if k, v, ok := c.BestSampler(); ok {
 			best = fmt.Sprintf("%.3f %s", v, k)
 		}
-		fmt.Printf("%-11s %-8s %8d %9.1f  %-20s  %s\n", s.Name, c.Recipe, c.Steps, c.Seconds/60, best, strings.Join(sortStrings(m), ", "))
+		fmt.Printf("%-11s %4d %-8s %8d %9.1f  %-20s  %s\n", s.Name, k, c.Recipe, c.Steps, c.Seconds/60, best, strings.Join(sortStrings(m), ", "))
 	}
-	return nil
 }
 
 func sortStrings(s []string) []string {

@@ -16,7 +16,8 @@ import (
 func runPaper(args []string) error {
 	fs := flag.NewFlagSet("paper", flag.ContinueOnError)
 	quick := fs.Bool("quick", false, "quick mode: tiny sizes, seconds (what the tests run)")
-	seeds := fs.Int("seeds", 0, "seeds to average over (0: 3, or 1 with -quick)")
+	seeds := fs.Int("seeds", 0, "evaluation seeds to average over (0: 3, or 1 with -quick)")
+	trainSeeds := fs.Int("train-seeds", 0, "training seeds 1…N of the zoo (make models SEEDS=N) to run every model-based experiment with (0: all the zoo has)")
 	out := fs.String("out", "out/paper", "output folder (one subfolder per experiment)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all")
@@ -25,7 +26,7 @@ func runPaper(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := checkFlags(between("seeds", *seeds, 0, 100)); err != nil {
+	if err := checkFlags(between("seeds", *seeds, 0, 100), between("train-seeds", *trainSeeds, 0, 100)); err != nil {
 		return err
 	}
 	names := fs.Args()
@@ -55,7 +56,7 @@ func runPaper(args []string) error {
 	for _, e := range todo {
 		start := time.Now()
 		fmt.Printf("%s (%s)\n", e.Name, e.Where)
-		r, err := e.Run(ctx, paper.Config{Quick: *quick, Seeds: *seeds, Log: os.Stdout})
+		r, err := e.Run(ctx, paper.Config{Quick: *quick, Seeds: *seeds, TrainSeeds: *trainSeeds, Log: os.Stdout})
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}

@@ -1,0 +1,78 @@
+package paper
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Statistics over training seeds. Every rollout number is computed per training seed (the mean
+// over its evaluation seeds, which share clips, actions and noise across methods) and reported
+// as the mean ± standard error over training seeds; a comparison is the per-training-seed
+// difference of two methods with a 95 % Student-t interval over training seeds. A comparison
+// "agrees" with the paper when its interval excludes zero on the side of the paper's own
+// difference, "differs" when it excludes zero on the other side, and is "inconclusive"
+// otherwise, always so with a single training seed.
+
+// Verdicts of a comparison with the paper.
+const (
+	Agrees       = "agrees"
+	Differs      = "differs"
+	Inconclusive = "inconclusive"
+)
+
+// stat is the mean and the standard error of the mean (0 for one value).
+func stat(v []float64) (mean, se float64) {
+	for _, x := range v {
+		mean += x / float64(len(v))
+	}
+	if len(v) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
+}
+
+// tInterval is the mean of v with its 95 % Student-t interval (n − 1 degrees of freedom);
+// lo and hi are NaN for fewer than two values.
+func tInterval(v []float64) (mean, lo, hi float64) {
+	mean, se := stat(v)
+	if len(v) < 2 {
+		return mean, math.NaN(), math.NaN()
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(v) - 1)}.Quantile(0.975)
+	return mean, mean - t*se, mean + t*se
+}
+
+// verdict compares an interval [lo, hi] of our difference with the sign of the paper's
+// difference (paper < 0: the paper's first method is lower).
+func verdict(lo, hi, paper float64) string {
+	switch {
+	case math.IsNaN(lo) || math.IsNaN(hi) || math.IsNaN(paper) || paper == 0:
+		return Inconclusive
+	case paper < 0 && hi < 0, paper > 0 && lo > 0:
+		return Agrees
+	case paper < 0 && lo > 0, paper > 0 && hi < 0:
+		return Differs
+	}
+	return Inconclusive
+}
+
+// paperValue reads the leading number of a value as the paper prints it ("64.34 ± 1.78");
+// NaN when there is none.
+func paperValue(s string) float64 {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return math.NaN()
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}

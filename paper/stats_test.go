@@ -1,0 +1,83 @@
+package paper
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// The 95 % t-interval against Student-t quantiles from a table (t₀.₉₇₅ = 12.706 at 1 degree
+// of freedom, 4.303 at 2, 2.262 at 9).
+func TestTInterval(t *testing.T) {
+	for _, c := range []struct {
+		v []float64
+		t float64
+	}{{[]float64{1, 3}, 12.706}, {[]float64{1, 2, 6}, 4.303}, {[]float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 2.262}} {
+		m, se := stat(c.v)
+		mean, lo, hi := tInterval(c.v)
+		if mean != m || math.Abs((hi-mean)/se-c.t) > 1e-3 || math.Abs((mean-lo)/se-c.t) > 1e-3 {
+			t.Errorf("%v: [%g, %g] around %g (se %g): half-width %g·se, want %g·se", c.v, lo, hi, mean, se, (hi-mean)/se, c.t)
+		}
+	}
+	if _, lo, hi := tInterval([]float64{5}); !math.IsNaN(lo) || !math.IsNaN(hi) {
+		t.Errorf("one value: [%g, %g], want no interval", lo, hi)
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi, paper float64
+		want          string
+	}{
+		{-9, -1, -39.8, Agrees}, {1, 9, 12, Agrees},
+		{1, 9, -39.8, Differs}, {-9, -1, 3, Differs},
+		{-9, 1, -39.8, Inconclusive}, {-9, 1, 3, Inconclusive},
+		{math.NaN(), math.NaN(), -3, Inconclusive}, {-9, -1, math.NaN(), Inconclusive}, {-9, -1, 0, Inconclusive},
+	} {
+		if got := verdict(c.lo, c.hi, c.paper); got != c.want {
+			t.Errorf("verdict([%g, %g], paper %g) = %s, want %s", c.lo, c.hi, c.paper, got, c.want)
+		}
+	}
+	if v := paperValue("64.34 ± 1.78"); v != 64.34 {
+		t.Errorf("paperValue = %g", v)
+	}
+	if v := paperValue("—"); !math.IsNaN(v) {
+		t.Errorf("paperValue(—) = %g, want NaN", v)
+	}
+}
+
+// Paired by training seed: each training seed's difference is the mean over its evaluation
+// seeds; the interval is over training seeds, and the verdict follows the paper's sign.
+func TestPairedByTrainingSeed(t *testing.T) {
+	mk := func(name, paper string, fvd ...float64) methodScores { // 3 training seeds × 2 evaluation seeds
+		s := methodScores{m: method{Name: name, Paper: paper}}
+		for i, v := range fvd {
+			s.per, s.run = append(s.per, &scores{FVD: v}), append(s.run, 1+i/2)
+		}
+		return s
+	}
+	fm := mk("FM Euler", "104.13 ± 4.33", 100, 110, 80, 90, 120, 130)
+	eqf := mk("EqF NAG", "64.34 ± 1.78", 90, 96, 70, 78, 111, 117) // −12, −11, −11 per training seed
+	noisy := mk("B", "77.63 ± 3.31", 130, 110, 60, 70, 120, 140)   // +15, −20, +5
+	got := paired([]methodScores{eqf, fm, noisy}, 1)
+	if len(got) != 2 {
+		t.Fatalf("paired: %+v", got)
+	}
+	d := got[0]
+	wantMean := (-12.0 - 11 - 11) / 3
+	_, lo, hi := tInterval([]float64{-12, -11, -11})
+	if math.Abs(d.Ours-wantMean) > 1e-12 || math.Abs(d.Lo-lo) > 1e-12 || math.Abs(d.Hi-hi) > 1e-12 || len(d.PerSeed) != 3 {
+		t.Errorf("EqF − FM: %+v, want mean %g in [%g, %g] over 3 training seeds", d, wantMean, lo, hi)
+	}
+	if d.Verdict != Agrees || d.Paper != "-39.79" || !strings.Contains(d.Name, "paired by training seed") {
+		t.Errorf("EqF − FM: verdict %q, paper %q, name %q; want agrees with −39.79", d.Verdict, d.Paper, d.Name)
+	}
+	if got[1].Verdict != Inconclusive {
+		t.Errorf("B − FM (+15, −20, +5): verdict %q, want inconclusive", got[1].Verdict)
+	}
+	// Per training seed, each measure is the mean over evaluation seeds; ± is over training seeds.
+	m, se := fm.of(fvdOf)
+	if wm, wse := stat([]float64{105, 85, 125}); m != wm || se != wse {
+		t.Errorf("FM FVD %g ± %g, want %g ± %g (over training seeds)", m, se, wm, wse)
+	}
+}
