@@ -8,6 +8,12 @@
 #   paperstep-bf16  the same with EQF_PRECISION=bfloat16: paperstep-bf16.txt
 #   models          the zoo of $RECIPE trained on the GPU: models.log, models/ (cards, checkpoints,
 #                   histories), models-list.txt
+#   seeds           the models $SEED_MODELS (default "fm eqf gphi") of training seeds 1…$SEEDS
+#                   (default 3) of $RECIPE into out/models, one process per model and seed, all at
+#                   once after the shared action net (small models leave the GPU mostly idle);
+#                   bounded by MODELS_S; cards and logs in seeds.tgz
+#   paper           `eqf paper -train-seeds $SEEDS -seeds $EVAL_SEEDS $EXPERIMENTS` on out/models,
+#                   bounded by PAPER_S; results in paper.tgz
 # It writes under $OUT (default out/gpu), with gpu.txt (the card) and times.txt (wall seconds of
 # each stage). MODELS_S bounds the zoo stage; it stops cleanly on SIGTERM (the model in training
 # saves a checkpoint) and the same command resumes it.
@@ -40,6 +46,28 @@ run_paperstep() { # run_paperstep FILE [VAR=VALUE...]
 run_models() {
 	timeout -s TERM "$MODELS_S" "$bin/eqf" models -recipe "$RECIPE" -dir "$OUT/models" > "$OUT/models.log" 2>&1
 }
+SEEDS=${SEEDS:-3}
+run_seeds() {
+	"$bin/eqf" models -recipe "$RECIPE" action-net > "$OUT/seeds-action-net.log" 2>&1 || return 1
+	local k m pids=()
+	for k in $(seq 1 "$SEEDS"); do
+		for m in ${SEED_MODELS:-fm eqf gphi}; do
+			timeout -s TERM "$MODELS_S" "$bin/eqf" models -recipe "$RECIPE" -seed "$k" "$m" > "/tmp/seeds-$m-$k.log" 2>&1 &
+			pids+=($!)
+		done
+	done
+	wait "${pids[@]}"
+	"$bin/eqf" models -recipe "$RECIPE" -seeds "$SEEDS" -list > /tmp/seeds-list.txt 2>&1
+	local zdir=out/models
+	[ "$RECIPE" = paper ] || zdir=out/models-$RECIPE
+	tar czf "$OUT/seeds.tgz" -C /tmp $(cd /tmp && ls seeds-*) -C "$PWD" $(find "$zdir" -name card.json -o -name history.csv | sort)
+	cat /tmp/seeds-list.txt
+}
+run_paper() {
+	timeout -s TERM "${PAPER_S:-150}" "$bin/eqf" paper ${PAPER_FLAGS:-} -train-seeds "$SEEDS" -seeds "${EVAL_SEEDS:-1}" -out out/paper $EXPERIMENTS > /tmp/paper.log 2>&1
+	tar czf "$OUT/paper.tgz" -C /tmp paper.log -C "$PWD" out/paper
+	tail -30 /tmp/paper.log
+}
 for s in ${STAGES:-paperstep models}; do
 	case $s in
 	gpucheck) stage gpucheck run_gpucheck && tail -40 "$OUT/gpucheck.txt" ;;
@@ -50,7 +78,9 @@ for s in ${STAGES:-paperstep models}; do
 		"$bin/eqf" models -recipe "$RECIPE" -dir "$OUT/models" -list > "$OUT/models-list.txt" 2>&1
 		tail -15 "$OUT/models-list.txt"
 		;;
-	*) echo "unknown stage $s (gpucheck, paperstep, paperstep-bf16, models)" >&2 ;;
+	seeds) stage seeds run_seeds ;;
+	paper) stage paper run_paper ;;
+	*) echo "unknown stage $s (gpucheck, paperstep, paperstep-bf16, models, seeds, paper)" >&2 ;;
 	esac
 done
 cat "$OUT/times.txt"
