@@ -62,6 +62,7 @@ func AbsResidualAndFVDOverTime(ctx context.Context, c Config) (*Result, error) {
 	r.Figures["abs_residual_and_fvd_over_time"] = fig
 	r.Notes = append(r.Notes, "For EqF the scheduled level is the c-function's ρ(i/N) that closed-loop NAG does not follow: "+
 		"its divergence measures how far ahead of the schedule its own readout drives the sample, not a conditioning error (EqF is told no level).")
+	l.stampStride(r)
 	return r, nil
 }
 

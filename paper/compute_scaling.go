@@ -26,8 +26,7 @@ func FixedComputeScaling(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Notes = append(r.Notes, "EqM's fixed step is 1/(D·∫c) at the protocol's D and stays fixed across the sweep, as EqM's own step size does; "+
-		"the paper's figure prints no numbers.")
+	r.Notes = append(r.Notes, eqmStepNote, "The paper's figure prints no numbers.")
 	return r, nil
 }
 

@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -71,10 +72,17 @@ func TestMinecraftMainQuick(t *testing.T) {
 func TestInferenceExptsIdentityClosedEqualsOpen(t *testing.T) {
 	r := run(t, "minecraft_inference_expts")
 	finite(t, r)
-	if len(r.Numbers) != 4*2*3*4 {
-		t.Errorf("%d numbers, want 4 warps × 2 feedbacks × 3 samplers × 4", len(r.Numbers))
+	if len(r.Numbers) != 4*2*4*4 {
+		t.Errorf("%d numbers, want 4 warps × 2 feedbacks × 4 samplers (GD, NAG μ = 0.1, 0.3, 0.5) × 4", len(r.Numbers))
 	}
-	for _, s := range []string{"GD", "NAG μ=0.3", "NAG μ=0.5"} {
+	// The paper's best-μ value stands beside the row of that μ only (c-function open loop: μ = 0.1).
+	if p := num(t, r, "c-function, open loop, NAG μ=0.1:", "FVD").Paper; p != "67.94 (μ=0.1)" {
+		t.Errorf("c-function open loop NAG μ=0.1: paper %q", p)
+	}
+	if p := num(t, r, "c-function, open loop, NAG μ=0.3:", "FVD").Paper; p != "" {
+		t.Errorf("c-function open loop NAG μ=0.3: paper %q, want none (the paper's best μ is 0.1)", p)
+	}
+	for _, s := range []string{"GD", "NAG μ=0.1", "NAG μ=0.3", "NAG μ=0.5"} {
 		open, closed := num(t, r, "identity, open loop, "+s+":", "FVD"), num(t, r, "identity, closed loop, "+s+":", "FVD")
 		if open.Ours != closed.Ours {
 			t.Errorf("identity warp, %s: open-loop FVD %g ≠ closed-loop %g", s, open.Ours, closed.Ours)
@@ -259,5 +267,36 @@ func TestPairedDifferences(t *testing.T) {
 	}
 	if m, se := got[1].Ours, got[1].Err; math.Abs(m-0) > 1e-12 || math.Abs(se-math.Sqrt(50.0/2/3)) > 1e-12 {
 		t.Errorf("B − FM: %g ± %g, want 0 ± √(50/6)", m, se)
+	}
+}
+
+// The paper's rolling staircase (S = 1) runs every rollout experiment's protocol: each emitted
+// frame costs D·S/H evaluations plus the bake-in, every rollout number records S = 1, and a
+// stride the horizon does not allow is refused by name.
+func TestStaircaseQuick(t *testing.T) {
+	c := quick()
+	c.Stride = 1
+	r, err := AbsResidualAndFVDOverTime(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finite(t, r)
+	p, H := quick().protocol(), quickZoo.Recipe.Frames-quickZoo.Recipe.Context
+	for _, n := range r.Numbers {
+		if n.Stride != 1 {
+			t.Errorf("%s: stride %d, want 1", n.Name, n.Stride)
+		}
+	}
+	nfe := num(t, r, "FM Euler (c-function)", "NFE per frame").Ours
+	if lo, hi := float64(p.Depth)/float64(H), float64(p.Depth)/float64(H)*2; nfe <= lo || nfe > hi {
+		t.Errorf("FM Euler at S = 1: %g NFE per frame, want D·S/H = %g plus the bake-in's share (≤ %g)", nfe, lo, hi)
+	}
+	chunked := run(t, "abs_residual_and_fvd_over_time")
+	if s := num(t, chunked, "FM Euler (c-function)", "FVD").Stride; s != H {
+		t.Errorf("default protocol: stride %d, want H = %d", s, H)
+	}
+	c.Stride = H + 1
+	if _, err := AbsResidualAndFVDOverTime(context.Background(), c); err == nil || !strings.Contains(err.Error(), "Config.Stride") {
+		t.Errorf("stride H+1: %v, want an error naming Config.Stride", err)
 	}
 }

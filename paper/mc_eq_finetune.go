@@ -64,6 +64,7 @@ func MCEqFinetune(ctx context.Context, c Config) (*Result, error) {
 		Number{Name: "finetune's final training loss (mean of its last 50 steps)", Ours: zoo.MeanTail(ftH, 50)})
 	r.Notes = append(r.Notes, fmt.Sprintf("The finetune trains %d steps after FM's %d (paper: 100k after 580k); the paper's FM row trains FM on for as long, ours is the zoo's FM as trained. "+
 		"The paper's EqM finetune row (75.98) has no zoo model.", rc.Finetune, rc.Steps))
+	l.stampStride(r)
 	return r, nil
 }
 

@@ -3,6 +3,9 @@ package paper
 import (
 	"context"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
@@ -10,8 +13,9 @@ import (
 // MinecraftInferenceExpts is Table minecraft_inference_expts (§5.3, "Closed-loop acceleration
 // with NAG") on the maze: the EqF backbone under every η warp (c-function, linear log-SNR,
 // SD3 r = 3, identity) × feedback (open loop on the warp's schedule, closed loop on h_ω) ×
-// sampler (GD, NAG μ = 0.3, NAG μ = 0.5). The paper runs one seed and prints the best μ of each
-// row; so does full mode unless Config.Seeds says otherwise.
+// sampler (GD, NAG μ ∈ {0.1, 0.3, 0.5}: the μ values the paper's table names). The paper runs
+// one seed and prints the best μ of each row, which stands beside our row of that μ; full mode
+// runs one evaluation seed unless Config.Seeds says otherwise.
 func MinecraftInferenceExpts(ctx context.Context, c Config) (*Result, error) {
 	if c.Seeds == 0 {
 		c.Seeds = 1
@@ -27,7 +31,7 @@ func MinecraftInferenceExpts(ctx context.Context, c Config) (*Result, error) {
 			if closed {
 				fb = "closed loop"
 			}
-			for _, mu := range []float64{0, 0.3, 0.5} {
+			for _, mu := range inferenceMomenta {
 				m := method{Model: "eqf", Color: i + 1,
 					Sampler: eqflib.FrameSampler{Sampler: eqflib.GD, Options: eqflib.Options{Warp: warp(w.spec), ClosedLoop: closed}}}
 				switch {
@@ -39,9 +43,12 @@ func MinecraftInferenceExpts(ctx context.Context, c Config) (*Result, error) {
 				default:
 					m.Name = fmt.Sprintf("%s, %s, NAG μ=%.1f", w.name, fb, mu)
 					m.Sampler.Sampler, m.Sampler.Momentum = eqflib.NAG, mu
-					m.Paper = w.openNAG
+					p := w.openNAG
 					if closed {
-						m.Paper = w.closedNAG
+						p = w.closedNAG
+					}
+					if bestMomentum(p) == mu { // the paper's value stands beside the row of its μ
+						m.Paper = p
 					}
 				}
 				ms = append(ms, m)
@@ -56,9 +63,25 @@ func MinecraftInferenceExpts(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Notes = append(r.Notes, "The paper prints, for each warp × feedback × sampler, the FVD of its best μ (in brackets); it has no closed-loop GD rows. "+
+	r.Notes = append(r.Notes, "The paper prints, for each warp × feedback × sampler, the FVD of its best μ (in brackets), shown beside our row of that μ; it has no closed-loop GD rows. "+
 		"With the identity warp η ≡ 1, closed and open loop take the same steps (the paper's two 80.25 rows).")
 	return r, nil
+}
+
+// inferenceMomenta are the rows' μ: 0 (GD) and every μ the paper's table names as a best μ.
+var inferenceMomenta = []float64{0, 0.1, 0.3, 0.5}
+
+// bestMomentum reads the μ of a value the paper prints as "64.12 (μ=0.3)"; NaN without one.
+func bestMomentum(paper string) float64 {
+	_, after, ok := strings.Cut(paper, "(μ=")
+	if !ok {
+		return math.NaN()
+	}
+	v, err := strconv.ParseFloat(strings.TrimSuffix(after, ")"), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
 }
 
 // inferenceWarps are Table minecraft_inference_expts's warps with its FVDs (best μ in brackets).

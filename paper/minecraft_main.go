@@ -2,6 +2,7 @@ package paper
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
@@ -29,21 +30,34 @@ func MinecraftMain(ctx context.Context, c Config) (*Result, error) {
 			r.Numbers = append(r.Numbers, paired(rows, i)...)
 		}
 	}
-	r.Notes = append(r.Notes, "EqM's fixed step is 1/(D·∫₀¹c) with c = λ·min(1, σ/(1−α)), λ = 4, α = 0.8 (∫c = 3.6): "+
-		"the step that integrates EqM's modulated field over one unit of noise level in D steps. The paper does not print its EqM step size.",
+	r.Notes = append(r.Notes, eqmStepNote,
 		"The paper also reports VBench, which needs its pretrained video models; action agreement (the action net's accuracy on the generated transitions over its accuracy on real ones) stands in for consistency here.")
+	l.stampStride(r)
 	return r, nil
+}
+
+// eqmStepNote says how EqM's fixed step is chosen (eqmStep).
+const eqmStepNote = "EqM's fixed step at D steps per frame is A_α/(λ·D), the paper's normaliser (App. G): EqM's field is λ·c₁,α(σ)·v, so this step " +
+	"moves it as EqF's normalised c-function warp A_α·c₁,α/D does, with A_α = ∫ du/c₁,α(u) over [σ_end, 1] = 1.86 (α = 0.8, σ_end = 0.001, λ = 4); " +
+	"the paper reports EqM's tuned step as equivalent to A_α = 1.7. It is recomputed at every D."
+
+// eqmStep is EqM's fixed step at depth steps per frame: A_α/(λ·depth) (eqmStepNote).
+func eqmStep(depth int) float64 {
+	w, err := eqflib.CFunctionWarp(eqflib.DefaultEqMAlpha, 0.001)
+	if err != nil {
+		panic(fmt.Sprintf("paper: the default c-function warp: %v", err))
+	}
+	return w.A / (eqflib.DefaultEqMLambda * float64(depth))
 }
 
 // mainMethods are Table minecraft_main's rows (depth: steps per frame, for EqM's fixed step).
 func mainMethods(depth int) []method {
 	c := warp(warpC)
-	eqmStep := 1 / (float64(depth) * eqflib.DefaultEqMLambda * (1 - (1-eqflib.DefaultEqMAlpha)/2))
 	return []method{
 		{Name: "EqF NAG μ=0.3 (closed loop, c-function)", Model: "eqf", Paper: "64.34 ± 1.78", Color: 2,
 			Sampler: eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: c, ClosedLoop: true, Momentum: 0.3}}},
 		{Name: "EqM NAG μ=0.1 (fixed step)", Model: "eqm", Paper: "77.02 ± 5.21", Color: 4,
-			Sampler: eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Momentum: 0.1, StepSize: eqmStep}}},
+			Sampler: eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Momentum: 0.1, StepSize: eqmStep(depth)}}, eqmStep: true},
 		{Name: "EqF GD (open loop, c-function)", Model: "eqf", Paper: "77.63 ± 3.31", Color: 3,
 			Sampler: eqflib.FrameSampler{Sampler: eqflib.GD, Options: eqflib.Options{Warp: c}}},
 		{Name: "FM Euler (c-function)", Model: "fm", Paper: "104.13 ± 4.33", Color: 1,

@@ -8,6 +8,8 @@
 // the tests) and a full mode.
 package paper
 
+//go:generate go run ./internal/resultsdoc
+
 import (
 	"context"
 	"encoding/json"
@@ -28,6 +30,9 @@ import (
 type Config struct {
 	Quick bool // tiny models and sizes (the quick zoo, trained on demand): what `go test ./paper` runs
 	Seeds int  // evaluation seeds to average over (0: 3 in full mode, 1 in quick mode)
+	// Stride is the frames a rollout emits at a time, S (0: the zoo's horizon H, chunk by chunk;
+	// 1: the paper's rolling staircase, App. D, each frame denoised over H rounds after a bake-in).
+	Stride int
 	// TrainSeeds is the number of training seeds (the zoo's independent training runs, `make
 	// models SEEDS=N`) whose models each experiment runs; 0: every training seed the zoo has.
 	TrainSeeds int
@@ -44,6 +49,8 @@ type Number struct {
 	Err   float64 `json:"err,omitempty"`   // standard error over seeds (0 with one seed or for exact values)
 	Paper string  `json:"paper,omitempty"` // the paper's value as printed, or "" where it prints none
 	Note  string  `json:"note,omitempty"`
+	// Stride is the rollout stride S the number was measured with (rollout numbers only).
+	Stride int `json:"stride,omitempty"`
 	// PerSeed are the values of each training seed (each the mean over its evaluation seeds),
 	// when there are several.
 	PerSeed []float64 `json:"per_seed,omitempty"`
@@ -116,7 +123,7 @@ func (r *Result) Markdown() string {
 	if len(r.Numbers) > 0 {
 		md.WriteString("| quantity | ours | paper | note |\n|---|---|---|---|\n")
 		for _, n := range r.Numbers {
-			fmt.Fprintf(&md, "| %s | %s | %s | %s |\n", n.Name, n.ours(), orDash(n.Paper), n.Note)
+			fmt.Fprintf(&md, "| %s | %s | %s | %s |\n", cell(n.Name), cell(n.ours()), cell(orDash(n.Paper)), cell(n.Note))
 		}
 		md.WriteString("\n")
 	}
@@ -195,6 +202,9 @@ func (n Number) ours() string {
 	}
 	return s
 }
+
+// cell escapes a Markdown table cell (a value such as |σ − g_φ(x)| holds bars).
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func orDash(s string) string {
 	if s == "" {

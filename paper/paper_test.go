@@ -112,3 +112,48 @@ func TestByName(t *testing.T) {
 		t.Errorf("unknown name: %v", err)
 	}
 }
+
+// docs/results.md is generated from the committed results: it must match them (run `go
+// generate ./paper` after committing a result).
+func TestResultsDocUpToDate(t *testing.T) {
+	want, err := ResultsMarkdown(ResultsDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(filepath.Dir(ResultsDir()), "docs", "results.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Error("docs/results.md is out of date with results/*/results.json: run `go generate ./paper`")
+	}
+	rs, err := LoadResults(ResultsDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if len(r.Numbers) == 0 {
+			t.Errorf("%s: a committed result without numbers", r.Name)
+		}
+	}
+}
+
+// A saved result loads back with its numbers, intervals, verdicts and training seeds.
+func TestLoadResult(t *testing.T) {
+	r := &Result{Name: "minecraft_main", Title: "t", Where: "w", TrainSeeds: []int{1, 2, 3},
+		Numbers: []Number{{Name: "EqF − FM", Ours: -3, Err: 1, Lo: -7.3, Hi: 1.3, Verdict: Inconclusive, PerSeed: []float64{-1, -3, -5}, Stride: 1}}}
+	dir := t.TempDir()
+	if err := r.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadResult(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != r.Name || len(got.TrainSeeds) != 3 || len(got.Numbers) != 1 || got.Numbers[0].Lo != -7.3 || got.Numbers[0].Verdict != Inconclusive || got.Numbers[0].Stride != 1 {
+		t.Errorf("loaded %+v", got)
+	}
+	if _, err := LoadResult(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no saved result") {
+		t.Errorf("an empty folder: %v", err)
+	}
+}

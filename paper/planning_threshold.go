@@ -77,6 +77,9 @@ func PlanningThreshold(ctx context.Context, c Config) (*Result, error) {
 		"eqflib's NFE counts) regenerating the horizon costs the same D as denoising only the appended frame, so τ = 0 and τ = ∞ "+
 		"cost alike there; both counts are reported. "+
 		"The paper reports that FM needs 13–29 % more compute than adaptive EqF for the same FVD; it prints no table.")
+	for i := range r.Numbers { // replanning always slides by one frame (eqflib.Replan, Stride 1)
+		r.Numbers[i].Stride = 1
+	}
 	return r, nil
 }
 

@@ -88,6 +88,9 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	if H := z.Recipe.Frames - z.Recipe.Context; c.Stride < 0 || c.Stride > H {
+		return nil, fmt.Errorf("paper: Config.Stride = %d out of range: must be in [0, %d] (0: the horizon H = %d, chunk by chunk; 1: the paper's staircase)", c.Stride, H, H)
+	}
 	runs := c.trainSeeds(z, models)
 	if c.Quick {
 		z.Log = c.Log
@@ -97,7 +100,9 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 			}
 		}
 	}
-	l := &setup{ctx: ctx, cfg: c, z: z, p: c.protocol(), runs: runs, byRun: map[int]*runModels{}, clips: map[uint64]*zoo.Clips{}}
+	p := c.protocol()
+	p.Stride = c.Stride
+	l := &setup{ctx: ctx, cfg: c, z: z, p: p, runs: runs, byRun: map[int]*runModels{}, clips: map[uint64]*zoo.Clips{}}
 	if l.net, err = z.LoadActionNet(); err != nil {
 		return nil, err
 	}
@@ -245,6 +250,7 @@ type method struct {
 	Paper   string  // the paper's FVD for this row, as printed ("" where it has none)
 	Color   int     // palette colour, kept across figures
 	tau     float64 // replanning threshold (planning_threshold only)
+	eqmStep bool    // EqM's fixed step, recomputed at the rollout's depth (eqmStep)
 }
 
 // scores are one rollout's measures.
@@ -272,6 +278,9 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 	}
 	geom := l.geometry(m.Depth)
 	fs := m.Sampler
+	if m.eqmStep {
+		fs.StepSize = eqmStep(geom.Depth)
+	}
 	if m.GPhi || m.Probe {
 		if l.gphi == nil {
 			return nil, fmt.Errorf("paper: method %q needs g_φ: load \"gphi\"", m.Name)
@@ -572,7 +581,15 @@ func (l *setup) table(name, title, where string, rows []methodScores) (*Result, 
 		return nil, err
 	}
 	r.Notes = append(r.Notes, l.protocolNote())
+	l.stampStride(r)
 	return r, nil
+}
+
+// stampStride records the rollout stride on every number of a rollout result.
+func (l *setup) stampStride(r *Result) {
+	for i := range r.Numbers {
+		r.Numbers[i].Stride = l.geometry(0).Stride
+	}
 }
 
 // stripPNG draws the first clip of each method's first-seed rollout under the ground truth.
@@ -629,6 +646,7 @@ func (l *setup) frontier(name, title, where string, curves []curve) (*Result, er
 	}
 	r.Figures[name] = fig
 	r.Notes = append(r.Notes, l.protocolNote())
+	l.stampStride(r)
 	return r, nil
 }
 

@@ -81,3 +81,32 @@ func TestPairedByTrainingSeed(t *testing.T) {
 		t.Errorf("FM FVD %g ± %g, want %g ± %g (over training seeds)", m, se, wm, wse)
 	}
 }
+
+// EqM's fixed step follows the paper's normaliser at every depth (App. G: A_α/(λ·D) with
+// A_α = α + (1−α)·ln((1−α)/σ_end) = 1.8597 for α = 0.8, σ_end = 0.001, λ = 4).
+func TestEqMStep(t *testing.T) {
+	for _, d := range []int{10, 20, 40} {
+		if got, want := eqmStep(d), 1.8596634733096074/(4*float64(d)); math.Abs(got-want) > 1e-9 {
+			t.Errorf("D = %d: EqM step %g, want %g", d, got, want)
+		}
+	}
+	for _, m := range mainMethods(20) {
+		if m.Model == "eqm" && (!m.eqmStep || m.Sampler.StepSize != eqmStep(20)) {
+			t.Errorf("%s: step %g (recomputed per depth: %v)", m.Name, m.Sampler.StepSize, m.eqmStep)
+		}
+	}
+}
+
+// The paper's best-μ values stand beside the row of that μ only.
+func TestInferenceGrid(t *testing.T) {
+	if bestMomentum("67.94 (μ=0.1)") != 0.1 || !math.IsNaN(bestMomentum("78.69")) {
+		t.Error("bestMomentum")
+	}
+	want := map[float64]bool{0: true, 0.1: true, 0.3: true, 0.5: true}
+	for _, mu := range inferenceMomenta {
+		delete(want, mu)
+	}
+	if len(want) != 0 {
+		t.Errorf("μ grid %v misses %v", inferenceMomenta, want)
+	}
+}

@@ -108,6 +108,7 @@ func TestBadFlags(t *testing.T) {
 		"paper -out":             {"-out", under, "eqm_weighting"},
 		"paper -quick":           {"-quick=maybe"},
 		"paper -seeds":           {"-seeds", "-1"},
+		"paper -stride":          {"-stride", "-1"},
 		"paper -train-seeds":     {"-train-seeds", "101"},
 		"run -dir":               {"-dir", under, file},
 	}

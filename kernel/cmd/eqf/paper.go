@@ -17,6 +17,7 @@ func runPaper(args []string) error {
 	fs := flag.NewFlagSet("paper", flag.ContinueOnError)
 	quick := fs.Bool("quick", false, "quick mode: tiny sizes, seconds (what the tests run)")
 	seeds := fs.Int("seeds", 0, "evaluation seeds to average over (0: 3, or 1 with -quick)")
+	stride := fs.Int("stride", 0, "rollout stride S: 0 = the zoo's horizon (chunk by chunk), 1 = the paper's rolling staircase with bake-in")
 	trainSeeds := fs.Int("train-seeds", 0, "training seeds 1…N of the zoo (make models SEEDS=N) to run every model-based experiment with (0: all the zoo has)")
 	out := fs.String("out", "out/paper", "output folder (one subfolder per experiment)")
 	fs.Usage = func() {
@@ -26,7 +27,7 @@ func runPaper(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := checkFlags(between("seeds", *seeds, 0, 100), between("train-seeds", *trainSeeds, 0, 100)); err != nil {
+	if err := checkFlags(between("seeds", *seeds, 0, 100), between("train-seeds", *trainSeeds, 0, 100), between("stride", *stride, 0, 64)); err != nil {
 		return err
 	}
 	names := fs.Args()
@@ -56,7 +57,7 @@ func runPaper(args []string) error {
 	for _, e := range todo {
 		start := time.Now()
 		fmt.Printf("%s (%s)\n", e.Name, e.Where)
-		r, err := e.Run(ctx, paper.Config{Quick: *quick, Seeds: *seeds, TrainSeeds: *trainSeeds, Log: os.Stdout})
+		r, err := e.Run(ctx, paper.Config{Quick: *quick, Seeds: *seeds, TrainSeeds: *trainSeeds, Stride: *stride, Log: os.Stdout})
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}
