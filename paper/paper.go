@@ -189,6 +189,10 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// Format is the number as results.md shows it: mean ± standard error, the 95 % interval of a
+// paired difference and its verdict.
+func (n Number) Format() string { return n.ours() }
+
 func (n Number) ours() string {
 	s := fmt.Sprintf("%.4g", n.Ours)
 	if n.Err > 0 {
