@@ -172,6 +172,9 @@ func committedSummary(name string) (summary, status string) {
 	for i, k := range r.TrainSeeds {
 		seeds[i] = fmt.Sprint(k)
 	}
+	if len(seeds) == 0 { // an analytic experiment: exact, no model
+		return fmt.Sprintf("`results/%s/` (docs/results.md): analytic, exact (no model, no seed).", name), "committed (analytic, exact)"
+	}
 	summary = fmt.Sprintf("`results/%s/` (docs/results.md), training seeds %s: %s.", name, strings.Join(seeds, ", "), strings.Join(parts, "; "))
 	status = fmt.Sprintf("%d training seeds; %s", len(r.TrainSeeds), strings.Join(comps, "; "))
 	if len(comps) == 0 {
