@@ -35,7 +35,11 @@ func AbsResidualAndFVDOverTime(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Numbers = append(r.Numbers, paired(rows, 0)...) // each row's FVD against FM Euler's
+	for i, row := range rows { // each row's FVD against FM Euler's at the same stride
+		if row.m.Model == "fm" && !row.m.GPhi {
+			r.Numbers = append(r.Numbers, paired(rows, i)...)
+		}
+	}
 	var div, fvd []plots.Curve
 	for _, row := range rows {
 		f, _, _ := meanCurve(row, func(s *scores) []float64 { return s.FVDOverTime })

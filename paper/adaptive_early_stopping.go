@@ -25,6 +25,8 @@ func AdaptiveEarlyStopping(ctx context.Context, c Config) (*Result, error) {
 	// The paper's FVDs of the GD and NAG μ = 0.1 sweeps, by σ_thresh (its inference setting
 	// differs from its other experiments, so only the trend compares).
 	paper := map[float64][2]string{0.7: {"161.67", "161.59"}, 0.5: {"94.87", "92.41"}, 0.3: {"86.70", "86.55"}, 0.2: {"89.88", "89.94"}, 0.1: {"94.75", "98.12"}}
+	// One stride: the first of Config.Strides (its sweeps are per σ_thresh, not per protocol).
+	stride := l.strides()[0]
 	var curves []curve
 	for i, mu := range []float64{0, 0.1} {
 		name := "EqF GD"
@@ -33,7 +35,7 @@ func AdaptiveEarlyStopping(ctx context.Context, c Config) (*Result, error) {
 		}
 		cv := curve{name: name + " early stopping", color: 2*i + 2}
 		for _, th := range threshes {
-			m := method{Name: fmt.Sprintf("%s, σ_thresh=%.1f", name, th), Model: "eqf", Paper: paper[th][i],
+			m := method{Name: fmt.Sprintf("%s, σ_thresh=%.1f", name, th), Model: "eqf", Paper: paper[th][i], Stride: stride,
 				Sampler: eqflib.FrameSampler{Sampler: eqflib.EarlyStop, Options: eqflib.Options{Warp: cw, ClosedLoop: true, Momentum: mu, SigmaThresh: th, Cleanup: cleanup}}}
 			rows, err := l.runAll([]method{m})
 			if err != nil {
@@ -42,7 +44,7 @@ func AdaptiveEarlyStopping(ctx context.Context, c Config) (*Result, error) {
 			cv.points, cv.labels = append(cv.points, rows[0]), append(cv.labels, fmt.Sprintf("σ_thresh=%.1f", th))
 		}
 		curves = append(curves, cv)
-		fixed := method{Name: name + " fixed steps", Model: "eqf", Color: 2*i + 3,
+		fixed := method{Name: name + " fixed steps", Model: "eqf", Color: 2*i + 3, Stride: stride,
 			Sampler: eqflib.FrameSampler{Sampler: eqflib.GD, Options: eqflib.Options{Warp: cw, ClosedLoop: true}}}
 		if mu > 0 {
 			fixed.Sampler.Sampler, fixed.Sampler.Momentum = eqflib.NAG, mu

@@ -33,7 +33,7 @@ func BudgetAdaptive(ctx context.Context, c Config) (*Result, error) {
 func (l *setup) depthFrontier(name, title, where string, ms []method) (*Result, error) {
 	depths := l.cfg.depths()
 	var curves []curve
-	for _, m := range ms {
+	for _, m := range l.atStrides(ms) { // a curve per method and stride
 		paper := m.Paper
 		m.Paper = ""
 		cv, err := l.atDepths(m, depths)

@@ -2,6 +2,7 @@ package paper
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -298,5 +299,35 @@ func TestStaircaseQuick(t *testing.T) {
 	c.Stride = H + 1
 	if _, err := AbsResidualAndFVDOverTime(context.Background(), c); err == nil || !strings.Contains(err.Error(), "Config.Stride") {
 		t.Errorf("stride H+1: %v, want an error naming Config.Stride", err)
+	}
+}
+
+// Both protocols side by side in one result: every method at S = H and S = 1, rows named by
+// their stride, comparisons only within a stride.
+func TestStridesSideBySideQuick(t *testing.T) {
+	c := quick()
+	c.Strides, c.Seeds = []int{0, 1}, 2 // two evaluation seeds, so that there is something to pair
+	r, err := AbsResidualAndFVDOverTime(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	H := quickZoo.Recipe.Frames - quickZoo.Recipe.Context
+	for _, s := range []int{H, 1} {
+		n := num(t, r, fmt.Sprintf("S=%d: FM Euler (c-function)", s), "FVD")
+		if n.Stride != s {
+			t.Errorf("S=%d row: stride %d", s, n.Stride)
+		}
+	}
+	pairs := 0
+	for _, n := range r.Numbers {
+		if strings.Contains(n.Name, "paired") {
+			pairs++
+			if want := fmt.Sprintf("S=%d: ", n.Stride); !strings.HasPrefix(n.Name, want) || !strings.Contains(n.Name, "− "+want) {
+				t.Errorf("%q (stride %d): a comparison across strides", n.Name, n.Stride)
+			}
+		}
+	}
+	if pairs != 4 { // two methods against FM Euler, at each of two strides
+		t.Errorf("%d paired comparisons, want 4", pairs)
 	}
 }

@@ -33,6 +33,10 @@ type Config struct {
 	// Stride is the frames a rollout emits at a time, S (0: the zoo's horizon H, chunk by chunk;
 	// 1: the paper's rolling staircase, App. D, each frame denoised over H rounds after a bake-in).
 	Stride int
+	// Strides, when set, runs every rollout experiment's methods at each of these strides, side
+	// by side in one result (rows named "S=k: …"; comparisons pair rows of the same stride);
+	// it overrides Stride.
+	Strides []int
 	// TrainSeeds is the number of training seeds (the zoo's independent training runs, `make
 	// models SEEDS=N`) whose models each experiment runs; 0: every training seed the zoo has.
 	TrainSeeds int

@@ -88,8 +88,11 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	if H := z.Recipe.Frames - z.Recipe.Context; c.Stride < 0 || c.Stride > H {
-		return nil, fmt.Errorf("paper: Config.Stride = %d out of range: must be in [0, %d] (0: the horizon H = %d, chunk by chunk; 1: the paper's staircase)", c.Stride, H, H)
+	H := z.Recipe.Frames - z.Recipe.Context
+	for _, s := range append([]int{c.Stride}, c.Strides...) {
+		if s < 0 || s > H {
+			return nil, fmt.Errorf("paper: Config.Stride = %d out of range: must be in [0, %d] (0: the horizon H = %d, chunk by chunk; 1: the paper's staircase)", s, H, H)
+		}
 	}
 	runs := c.trainSeeds(z, models)
 	if c.Quick {
@@ -102,6 +105,9 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 	}
 	p := c.protocol()
 	p.Stride = c.Stride
+	if len(c.Strides) > 0 {
+		p.Stride = c.Strides[0]
+	}
 	l := &setup{ctx: ctx, cfg: c, z: z, p: p, runs: runs, byRun: map[int]*runModels{}, clips: map[uint64]*zoo.Clips{}}
 	if l.net, err = z.LoadActionNet(); err != nil {
 		return nil, err
@@ -249,6 +255,7 @@ type method struct {
 	Depth   int     // steps per frame (0: the protocol's)
 	Paper   string  // the paper's FVD for this row, as printed ("" where it has none)
 	Color   int     // palette colour, kept across figures
+	Stride  int     // the rollout's stride S (0: the protocol's; set per row by runAll)
 	tau     float64 // replanning threshold (planning_threshold only)
 	eqmStep bool    // EqM's fixed step, recomputed at the rollout's depth (eqmStep)
 }
@@ -277,6 +284,9 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 		return nil, err
 	}
 	geom := l.geometry(m.Depth)
+	if m.Stride > 0 {
+		geom.Stride = m.Stride
+	}
 	fs := m.Sampler
 	if m.eqmStep {
 		fs.StepSize = eqmStep(geom.Depth)
@@ -366,8 +376,51 @@ type methodScores struct {
 	run []int
 }
 
-// runAll rolls every method out with every training seed's models on every evaluation seed.
+// strides are the strides S every rollout experiment runs its methods at (Config.Strides, or
+// the protocol's one), resolved: 0 is the horizon.
+func (l *setup) strides() []int {
+	ss := l.cfg.Strides
+	if len(ss) == 0 {
+		ss = []int{l.p.Stride}
+	}
+	out := make([]int, len(ss))
+	for i, s := range ss {
+		out[i] = s
+		if s == 0 {
+			out[i] = l.z.Recipe.Frames - l.z.Recipe.Context
+		}
+	}
+	return out
+}
+
+// atStrides is every method at every stride (strides): with one stride the methods as they
+// are, their Stride set; with several, a copy per stride named "S=k: …". A method that has its
+// own stride runs once, as it is.
+func (l *setup) atStrides(ms []method) []method {
+	ss := l.strides()
+	var out []method
+	for i, s := range ss {
+		for _, m := range ms {
+			if m.Stride != 0 {
+				if i == 0 {
+					out = append(out, m)
+				}
+				continue
+			}
+			m.Stride = s
+			if len(ss) > 1 {
+				m.Name = fmt.Sprintf("S=%d: %s", s, m.Name)
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// runAll rolls every method (at every stride, atStrides) out with every training seed's models
+// on every evaluation seed.
 func (l *setup) runAll(ms []method) ([]methodScores, error) {
+	ms = l.atStrides(ms)
 	out := make([]methodScores, len(ms))
 	l.ranAll = true
 	defer l.use(l.runs[0])
@@ -440,13 +493,13 @@ func numbers(rows []methodScores) []Number {
 		if v := r.perRun(fvdOf); len(v) > 1 {
 			perSeed = v
 		}
-		out = append(out, Number{Name: r.m.Name + ": FVD (maze-I3D)", Ours: m, Err: se, Paper: r.m.Paper, PerSeed: perSeed})
+		out = append(out, Number{Name: r.m.Name + ": FVD (maze-I3D)", Ours: m, Err: se, Paper: r.m.Paper, PerSeed: perSeed, Stride: r.m.Stride})
 		m, se = r.of(agreementOf)
-		out = append(out, Number{Name: r.m.Name + ": action agreement", Ours: m, Err: se})
+		out = append(out, Number{Name: r.m.Name + ": action agreement", Ours: m, Err: se, Stride: r.m.Stride})
 		m, se = r.of(flickerOf)
-		out = append(out, Number{Name: r.m.Name + ": flicker", Ours: m, Err: se})
+		out = append(out, Number{Name: r.m.Name + ": flicker", Ours: m, Err: se, Stride: r.m.Stride})
 		m, _ = r.of(nfeOf)
-		out = append(out, Number{Name: r.m.Name + ": NFE per frame", Ours: m})
+		out = append(out, Number{Name: r.m.Name + ": NFE per frame", Ours: m, Stride: r.m.Stride})
 	}
 	return out
 }
@@ -461,7 +514,7 @@ func numbers(rows []methodScores) []Number {
 func paired(rows []methodScores, ref int) []Number {
 	var out []Number
 	for i, r := range rows {
-		if i == ref || len(r.per) != len(rows[ref].per) || len(r.per) < 2 {
+		if i == ref || len(r.per) != len(rows[ref].per) || len(r.per) < 2 || r.m.Stride != rows[ref].m.Stride {
 			continue
 		}
 		diff := func(j int) float64 { return r.per[j].FVD - rows[ref].per[j].FVD }
@@ -469,7 +522,7 @@ func paired(rows []methodScores, ref int) []Number {
 		for j := range r.per {
 			pairs.per = append(pairs.per, &scores{FVD: diff(j)})
 		}
-		n := Number{Name: fmt.Sprintf("%s: FVD − %s's, paired by training seed", r.m.Name, shortName(rows[ref].m.Name))}
+		n := Number{Name: fmt.Sprintf("%s: FVD − %s's, paired by training seed", r.m.Name, shortName(rows[ref].m.Name)), Stride: r.m.Stride}
 		paper := paperValue(r.m.Paper) - paperValue(rows[ref].m.Paper)
 		if !math.IsNaN(paper) {
 			n.Paper = fmt.Sprintf("%+.2f", paper)
@@ -585,10 +638,13 @@ func (l *setup) table(name, title, where string, rows []methodScores) (*Result, 
 	return r, nil
 }
 
-// stampStride records the rollout stride on every number of a rollout result.
+// stampStride records the rollout stride on every number of a rollout result that has none
+// (numbers computed from rows carry their row's).
 func (l *setup) stampStride(r *Result) {
 	for i := range r.Numbers {
-		r.Numbers[i].Stride = l.geometry(0).Stride
+		if r.Numbers[i].Stride == 0 {
+			r.Numbers[i].Stride = l.geometry(0).Stride
+		}
 	}
 }
 
@@ -611,9 +667,18 @@ func (l *setup) protocolNote() string {
 		over = "One training seed: means ± standard error over evaluation seeds, which says nothing of training variance; every comparison is inconclusive."
 	}
 	return fmt.Sprintf("Protocol: %s zoo, training seeds %v, %d rollouts per evaluation seed × %d evaluation seed(s), %d frames each from %d real context frames under the clips' actions; "+
-		"window C = %d, H = %d, S = %d, D = %d steps per frame; FVD in the maze-I3D features (the zoo's action net) over %d-frame clips "+
+		"window C = %d, H = %d, S = %s, D = %d steps per frame; FVD in the maze-I3D features (the zoo's action net) over %d-frame clips "+
 		"(paper: I3D features, 256 Minecraft videos of 275 frames, 25-frame horizon, S = 1). %s",
-		l.z.Recipe.Name, l.runs, l.p.Clips, len(l.cfg.seeds()), l.p.Frames, g.Context, g.Context, g.Horizon, g.Stride, l.p.Depth, l.p.FVDClip, over)
+		l.z.Recipe.Name, l.runs, l.p.Clips, len(l.cfg.seeds()), l.p.Frames, g.Context, g.Context, g.Horizon, strideList(l.strides()), l.p.Depth, l.p.FVDClip, over)
+}
+
+// strideList is "2", or "2 and 1" side by side.
+func strideList(ss []int) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = strconv.Itoa(s)
+	}
+	return strings.Join(parts, " and ")
 }
 
 // curve is one method run at several settings (depths, thresholds): a point per setting.
@@ -634,8 +699,8 @@ func (l *setup) frontier(name, title, where string, curves []curve) (*Result, er
 			fvd, se := p.of(fvdOf)
 			nfe, nse := p.of(nfeOf)
 			r.Numbers = append(r.Numbers,
-				Number{Name: fmt.Sprintf("%s, %s: FVD (maze-I3D)", c.name, c.labels[i]), Ours: fvd, Err: se, Paper: p.m.Paper},
-				Number{Name: fmt.Sprintf("%s, %s: NFE per frame", c.name, c.labels[i]), Ours: nfe, Err: nse})
+				Number{Name: fmt.Sprintf("%s, %s: FVD (maze-I3D)", c.name, c.labels[i]), Ours: fvd, Err: se, Paper: p.m.Paper, Stride: p.m.Stride},
+				Number{Name: fmt.Sprintf("%s, %s: NFE per frame", c.name, c.labels[i]), Ours: nfe, Err: nse, Stride: p.m.Stride})
 			s.NFE, s.FVD = append(s.NFE, nfe), append(s.FVD, fvd)
 		}
 		fs = append(fs, s)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/equilibriumforcing/eqf/paper"
@@ -17,7 +19,7 @@ func runPaper(args []string) error {
 	fs := flag.NewFlagSet("paper", flag.ContinueOnError)
 	quick := fs.Bool("quick", false, "quick mode: tiny sizes, seconds (what the tests run)")
 	seeds := fs.Int("seeds", 0, "evaluation seeds to average over (0: 3, or 1 with -quick)")
-	stride := fs.Int("stride", 0, "rollout stride S: 0 = the zoo's horizon (chunk by chunk), 1 = the paper's rolling staircase with bake-in")
+	stride := fs.String("stride", "0", "rollout stride S: 0 = the zoo's horizon (chunk by chunk), 1 = the paper's rolling staircase with bake-in; \"0,1\" runs both side by side")
 	trainSeeds := fs.Int("train-seeds", 0, "training seeds 1…N of the zoo (make models SEEDS=N) to run every model-based experiment with (0: all the zoo has)")
 	out := fs.String("out", "out/paper", "output folder (one subfolder per experiment)")
 	fs.Usage = func() {
@@ -27,8 +29,16 @@ func runPaper(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := checkFlags(between("seeds", *seeds, 0, 100), between("train-seeds", *trainSeeds, 0, 100), between("stride", *stride, 0, 64)); err != nil {
+	if err := checkFlags(between("seeds", *seeds, 0, 100), between("train-seeds", *trainSeeds, 0, 100)); err != nil {
 		return err
+	}
+	var strides []int
+	for _, f := range strings.Split(*stride, ",") {
+		s, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || s < 0 || s > 64 {
+			return fmt.Errorf("flag -stride = %q is out of range: must be strides in [0, 64] separated by commas (0: chunk by chunk, 1: the paper's staircase)", *stride)
+		}
+		strides = append(strides, s)
 	}
 	names := fs.Args()
 	if len(names) == 0 || (len(names) == 1 && names[0] == "list") {
@@ -57,7 +67,7 @@ func runPaper(args []string) error {
 	for _, e := range todo {
 		start := time.Now()
 		fmt.Printf("%s (%s)\n", e.Name, e.Where)
-		r, err := e.Run(ctx, paper.Config{Quick: *quick, Seeds: *seeds, TrainSeeds: *trainSeeds, Stride: *stride, Log: os.Stdout})
+		r, err := e.Run(ctx, paper.Config{Quick: *quick, Seeds: *seeds, TrainSeeds: *trainSeeds, Strides: strides, Log: os.Stdout})
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}
