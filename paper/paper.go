@@ -37,6 +37,9 @@ type Config struct {
 	// by side in one result (rows named "S=k: …"; comparisons pair rows of the same stride);
 	// it overrides Stride.
 	Strides []int
+	// NoCache recomputes every rollout instead of reusing one this process already computed
+	// with the same models, sampler and protocol (cache.go).
+	NoCache bool
 	// TrainSeeds is the number of training seeds (the zoo's independent training runs, `make
 	// models SEEDS=N`) whose models each experiment runs; 0: every training seed the zoo has.
 	TrainSeeds int

@@ -61,23 +61,26 @@ func (c Config) seeds() []uint64 {
 // setup is an experiment's set-up: the zoo, its action net, the protocol and the models of
 // every training seed; models and gphi are those of the training seed in use (use).
 type setup struct {
-	ctx    context.Context
-	cfg    Config
-	z      *zoo.Zoo
-	net    *eqflib.ActionNet
-	p      Protocol
-	runs   []int              // training seeds, in order
-	byRun  map[int]*runModels // each training seed's models
-	ranAll bool               // runAll ran every training seed (else only the first's models were used)
-	models map[string]*zoo.Model
-	gphi   *eqflib.NoisePredictor
-	clips  map[uint64]*zoo.Clips
+	ctx     context.Context
+	cfg     Config
+	z       *zoo.Zoo
+	net     *eqflib.ActionNet
+	p       Protocol
+	runs    []int              // training seeds, in order
+	byRun   map[int]*runModels // each training seed's models
+	ranAll  bool               // runAll ran every training seed (else only the first's models were used)
+	run     int                // the training seed in use
+	netHash string             // the action net's configuration hash
+	models  map[string]*zoo.Model
+	gphi    *eqflib.NoisePredictor
+	clips   map[uint64]*zoo.Clips
 }
 
 // runModels are the models of one training seed.
 type runModels struct {
-	models map[string]*zoo.Model
-	gphi   *eqflib.NoisePredictor
+	models   map[string]*zoo.Model
+	gphi     *eqflib.NoisePredictor
+	gphiHash string // g_φ's configuration hash (the rollout cache's key)
 }
 
 // newSetup opens the zoo of the mode and loads the named models of every training seed
@@ -112,12 +115,18 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 	if l.net, err = z.LoadActionNet(); err != nil {
 		return nil, err
 	}
+	if c, err := z.Card("action-net"); err == nil {
+		l.netHash = c.Hash
+	}
 	for _, k := range runs {
 		rz, rm := z.WithTrainSeed(k), &runModels{models: map[string]*zoo.Model{}}
 		for _, name := range models {
 			if name == "gphi" {
 				if rm.gphi, err = rz.LoadGPhi(); err != nil {
 					return nil, err
+				}
+				if c, err := rz.Card("gphi"); err == nil {
+					rm.gphiHash = c.Hash
 				}
 				continue
 			}
@@ -132,7 +141,7 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 }
 
 // use makes training seed k's models the ones rollouts and analyses take.
-func (l *setup) use(k int) { l.models, l.gphi = l.byRun[k].models, l.byRun[k].gphi }
+func (l *setup) use(k int) { l.run, l.models, l.gphi = k, l.byRun[k].models, l.byRun[k].gphi }
 
 // trainSeeds are the training seeds an experiment averages over: 1…Config.TrainSeeds, or
 // when that is 0, every seed from 1 on for which the zoo has the experiment's first model
@@ -302,9 +311,15 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 			fs.Probe = l.gphi
 		}
 	}
+	keepTrace := m.Probe || (m.GPhi && fs.Sampler == eqflib.Euler)
+	key, cacheable := l.rolloutKey(m, fs, geom, seed, keepTrace)
+	if s, ok := rollouts.get(key); cacheable && ok {
+		l.logf("  %-40s seed %d: FVD %7.2f  agreement %.2f  flicker %.3f  %.1f NFE/frame  (computed earlier in this process)\n", m.Name, seed, s.FVD, s.Agreement, s.Flicker, s.NFEPerFrame)
+		return s, nil
+	}
 	start := time.Now()
 	res, err := eqflib.Roll(zm.DiT, cl.Context, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Frames: l.p.Frames,
-		Conditions: cl.Timeline(geom.Horizon, geom.Stride), CondDim: zoo.CondDim, Seed: seed, KeepTrace: m.Probe || (m.GPhi && fs.Sampler == eqflib.Euler)})
+		Conditions: cl.Timeline(geom.Horizon, geom.Stride), CondDim: zoo.CondDim, Seed: seed, KeepTrace: keepTrace})
 	if err != nil {
 		return nil, fmt.Errorf("paper: %s: %w", m.Name, err)
 	}
@@ -318,6 +333,9 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 		}
 	}
 	l.logf("  %-40s seed %d: FVD %7.2f  agreement %.2f  flicker %.3f  %.1f NFE/frame  %.0f s\n", m.Name, seed, s.FVD, s.Agreement, s.Flicker, s.NFEPerFrame, s.Seconds)
+	if cacheable {
+		rollouts.put(key, s)
+	}
 	return s, nil
 }
 

@@ -1,0 +1,85 @@
+package paper
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
+)
+
+// The rollout cache's key covers every field of a sampler: a new field in eqflib.Options or
+// FrameSampler must be added to it (rolloutKey) before this passes again.
+func TestRolloutKeyCoversTheSampler(t *testing.T) {
+	known := map[reflect.Type][]string{
+		reflect.TypeOf(eqflib.Options{}):      {"Steps", "Warp", "ClosedLoop", "Momentum", "StepSize", "Estimator", "SigmaThresh", "Cleanup", "MaxSteps", "Schedule", "Callback"},
+		reflect.TypeOf(eqflib.FrameSampler{}): {"Sampler", "Depth", "Options", "Probe"},
+	}
+	for typ, names := range known {
+		for i := range typ.NumField() {
+			if f := typ.Field(i).Name; !slices.Contains(names, f) {
+				t.Errorf("%s.%s is new: make the rollout cache's key (rolloutKey) tell its values apart, then list it here", typ.Name(), f)
+			}
+		}
+	}
+}
+
+// A rollout an earlier experiment computed is reused, and equals the one computed afresh; a
+// method that differs in one setting is not.
+func TestRolloutCache(t *testing.T) {
+	c := quick()
+	l, err := newSetup(context.Background(), c, "fm", "eqf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	l.cfg.Log = &log
+	m := method{Name: "FM Euler", Model: "fm", Sampler: eqflib.FrameSampler{Sampler: eqflib.Euler, Options: eqflib.Options{Warp: warp(warpC)}}}
+	first, err := l.rollout(m, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := l.rollout(m, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "computed earlier") || again.FVD != first.FVD {
+		t.Errorf("the same rollout again was not reused (FVD %g then %g):\n%s", first.FVD, again.FVD, log.String())
+	}
+	l.cfg.NoCache = true
+	fresh, err := l.rollout(m, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.FVD != first.FVD || fresh.Agreement != first.Agreement || fresh.Flicker != first.Flicker {
+		t.Errorf("cached scores %+v differ from a fresh rollout's %+v", *again, *fresh)
+	}
+	l.cfg.NoCache = false
+	key := func(m method, seed uint64) string {
+		k, ok := l.rolloutKey(m, m.Sampler, l.geometry(m.Depth), seed, false)
+		if !ok {
+			t.Fatal("not cacheable")
+		}
+		return k
+	}
+	base := key(m, 7)
+	other := m
+	other.Sampler.Options.Warp = warp(warpSD3)
+	nag := m
+	nag.Model, nag.Sampler.Sampler, nag.Sampler.Options.Momentum = "eqf", eqflib.NAG, 0.3
+	nag2 := nag
+	nag2.Sampler.Options.Momentum = 0.5
+	deeper := m
+	deeper.Sampler.Depth = 8
+	for name, k := range map[string]string{"warp": key(other, 7), "seed": key(m, 8), "model": key(nag, 7), "momentum": key(nag2, 7), "depth": key(deeper, 7)} {
+		if k == base {
+			t.Errorf("a different %s gives the same key", name)
+		}
+	}
+	if key(nag, 7) == key(nag2, 7) {
+		t.Error("μ = 0.3 and 0.5 share a key")
+	}
+}
