@@ -192,4 +192,4 @@ jupyter: kernel echarts
 ## test-notebooks: execute every notebook headless on the eqf kernel (quick mode) and check outputs;
 ## start the notebook server as `make jupyter` does and check it is loopback-only and needs its token
 test-notebooks: jupyter-deps gonb echarts
-	EQF_GONB_BIN=$(BIN) $(GO) test -count=1 -tags notebook ./kernel/jupyter/
+	EQF_GONB_BIN=$(BIN) $(GO) test -count=1 -timeout 30m -tags notebook ./kernel/jupyter/
