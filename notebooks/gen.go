@@ -156,7 +156,7 @@ func committedSummary(name string) (summary, status string) {
 	r, err := paper.LoadResult(filepath.Join("..", "results", name))
 	if err != nil {
 		return "None yet on the paper recipe: `make models SEEDS=3`, then `eqf paper " + name + "` and commit `out/paper/" + name +
-			"` as `results/" + name + "` (`go generate ./paper ./notebooks`). The older single-seed runs on the guided cpu zoo are in docs/paper.md.",
+				"` as `results/" + name + "` (`go generate ./paper ./notebooks`). The older single-seed runs on the guided cpu zoo are in docs/paper.md.",
 			"— (no committed result yet)"
 	}
 	var parts, comps []string
