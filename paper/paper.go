@@ -127,23 +127,34 @@ func (r *Result) Save(dir string) error {
 func (r *Result) Markdown() string {
 	var md strings.Builder
 	fmt.Fprintf(&md, "# %s\n\n%s (paper: %s)\n\n", r.Name, r.Title, r.Where)
-	if len(r.Numbers) > 0 {
-		md.WriteString("| quantity | ours | paper | note |\n|---|---|---|---|\n")
-		for _, n := range r.Numbers {
-			fmt.Fprintf(&md, "| %s | %s | %s | %s |\n", cell(n.Name), cell(n.ours()), cell(orDash(n.Paper)), cell(n.Note))
-		}
-		md.WriteString("\n")
+	r.writeTable(&md)
+	r.writeNotes(&md)
+	return md.String()
+}
+
+// writeTable writes the numbers beside the paper's as a Markdown table (nothing without numbers).
+func (r *Result) writeTable(md *strings.Builder) {
+	if len(r.Numbers) == 0 {
+		return
 	}
+	md.WriteString("| quantity | ours | paper | note |\n|---|---|---|---|\n")
+	for _, n := range r.Numbers {
+		fmt.Fprintf(md, "| %s | %s | %s | %s |\n", cell(n.Name), cell(n.ours()), cell(orDash(n.Paper)), cell(n.Note))
+	}
+	md.WriteString("\n")
+}
+
+// writeNotes writes the notes as a Markdown list and the models they came from.
+func (r *Result) writeNotes(md *strings.Builder) {
 	for _, note := range r.Notes {
-		fmt.Fprintf(&md, "- %s\n", note)
+		fmt.Fprintf(md, "- %s\n", note)
 	}
 	if len(r.Models) > 0 {
 		md.WriteString("\nModels:\n")
 		for _, n := range sortedKeys(r.Models) {
-			fmt.Fprintf(&md, "- %s: %s\n", n, r.Models[n])
+			fmt.Fprintf(md, "- %s: %s\n", n, r.Models[n])
 		}
 	}
-	return md.String()
 }
 
 // HTML is Markdown's table and notes as an HTML fragment, for a notebook's display.

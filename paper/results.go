@@ -89,27 +89,13 @@ func ResultsMarkdown(root string) (string, error) {
 		if run, err := os.ReadFile(filepath.Join(dir, "run.txt")); err == nil {
 			fmt.Fprintf(&b, "Run: %s\n\n", strings.TrimSpace(string(run)))
 		}
-		if len(r.Numbers) > 0 {
-			b.WriteString("| quantity | ours | paper | note |\n|---|---|---|---|\n")
-			for _, n := range r.Numbers {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(n.Name), cell(n.ours()), cell(orDash(n.Paper)), cell(n.Note))
-			}
-			b.WriteString("\n")
-		}
+		r.writeTable(&b)
 		pngs, _ := filepath.Glob(filepath.Join(dir, "*.png"))
 		for _, p := range pngs {
 			name := filepath.Base(p)
 			fmt.Fprintf(&b, "![%s](../results/%s/%s)\n\n", strings.TrimSuffix(name, ".png"), r.Name, name)
 		}
-		for _, note := range r.Notes {
-			fmt.Fprintf(&b, "- %s\n", note)
-		}
-		if len(r.Models) > 0 {
-			b.WriteString("\nModels:\n")
-			for _, n := range sortedKeys(r.Models) {
-				fmt.Fprintf(&b, "- %s: %s\n", n, r.Models[n])
-			}
-		}
+		r.writeNotes(&b)
 	}
 	return b.String(), nil
 }
