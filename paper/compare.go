@@ -11,6 +11,7 @@ import (
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/plots"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // CompareOptions configure Compare: `eqf compare`'s flags.
@@ -71,38 +72,17 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 		return nil, err
 	}
 	C, R, H, S := o.Context, o.Frames, o.Horizon, o.Stride
-	if o.TimeChunk < 5 || o.TimeChunk > R {
-		return nil, fmt.Errorf("paper: CompareOptions.TimeChunk = %d out of range: must be in [5, Frames = %d]", o.TimeChunk, R)
+	if o.TimeChunk < 5 || o.TimeChunk > R || o.TimeChunk%5 != 0 {
+		return nil, fmt.Errorf("paper: CompareOptions.TimeChunk = %d out of range: must be a multiple of 5 in [5, Frames = %d]", o.TimeChunk, R)
 	}
-	clips := make([]*data.Clip, o.Clips)
-	for i := range clips {
-		if clips[i], err = data.RenderClip(world, o.Seed*1000+uint64(2*i+1), C+R, cfg.Height, cfg.Width); err != nil {
-			return nil, err
-		}
+	if cfg.Height != cfg.Width {
+		return nil, fmt.Errorf("paper: Compare: the models' frames are %d×%d: the maze renders square frames", cfg.Height, cfg.Width)
 	}
-	ds, err := data.NewClipDataset(clips, C+R, C+R, &stats)
+	cl, err := zoo.NewClips(world, stats, o.Clips, C, R, cfg.Height, o.Seed)
 	if err != nil {
 		return nil, err
 	}
-	idx := make([]int, o.Clips)
-	for i := range idx {
-		idx[i] = i
-	}
-	gt, cond, err := eqflib.LoadBatch(ds, idx)
-	if err != nil {
-		return nil, err
-	}
-	ctxFrames, _ := gt.SliceFrames(0, C)
-	if C == 0 {
-		ctxFrames, _ = gt.SliceFrames(0, 1) // a template: its batch and frame shape
-	}
-	truth, _ := gt.SliceFrames(C, R)
-	// Timeline conditions [B, C + R + H − S, d]: the clip's actions, the last one repeated.
-	B, d := gt.Batch(), cfg.CondDim
-	tl, err := eqflib.ExtendConditions(cond, B, C+R, C+R+H-S, d)
-	if err != nil {
-		return nil, err
-	}
+	truth, B := cl.Truth, cl.Truth.Batch()
 	methods := []method{
 		{Name: "FM Euler", Sampler: eqflib.FrameSampler{Sampler: eqflib.Euler}, Model: "fm", Color: 1},
 		{Name: "EqF GD (open loop, " + o.Warp + ")", Model: "eqf", Color: 3, Sampler: eqflib.FrameSampler{Sampler: eqflib.GD, Options: eqflib.Options{Warp: warp}}},
@@ -120,46 +100,30 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 		Where: "§3 Fig. 3 (right), §5.2", Figures: map[string]*plots.Figure{}, Files: map[string][]byte{}}
 	videos := []plots.Video{{Name: "ground truth", Frames: truth}}
 	var curves []plots.Curve
-	pix := eqflib.PixelFeatures{Size: 4}
 	for _, m := range methods {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		start := time.Now()
-		res, err := eqflib.Roll(fields[m.Model], ctxFrames, eqflib.RollOptions{RollConfig: o.RollConfig, Sampler: m.Sampler, Frames: R, Conditions: tl, CondDim: d, Seed: o.Seed})
+		res, err := cl.Roll(fields[m.Model], eqflib.RollOptions{RollConfig: o.RollConfig, Sampler: m.Sampler, Seed: o.Seed})
 		if err != nil {
 			return nil, fmt.Errorf("paper: %s: %w", m.Name, err)
 		}
 		secs := time.Since(start).Seconds()
 		videos = append(videos, plots.Video{Name: shortName(m.Name), Frames: res.Frames})
-		gen, err := res.Frames.Subclips(o.ClipFrames)
+		sc, err := cl.Score(feat, res.Frames, zoo.ScoreConfig{FVDClip: o.ClipFrames, Chunk: o.TimeChunk})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("paper: CompareOptions: %w", err)
 		}
-		fa, err := eqflib.ComputeFVD(feat, gen, truthClips)
-		if err != nil {
-			return nil, err
-		}
-		fp, err := eqflib.ComputeFVD(pix, gen, truthClips)
-		if err != nil {
-			return nil, err
-		}
-		mse, err := eqflib.FrameMSE(res.Frames, truth)
-		if err != nil {
-			return nil, err
-		}
-		psnr, err := eqflib.PSNR([]float64{mean(mse)}, 4) // standardised data: ±2 std as the range
-		if err != nil {
-			return nil, err
-		}
-		fl, err := eqflib.Flicker(res.Frames)
+		gen, _ := res.Frames.Subclips(o.ClipFrames)
+		fp, err := eqflib.ComputeFVD(eqflib.PixelFeatures{Size: 4}, gen, truthClips) // beside the action net's features
 		if err != nil {
 			return nil, err
 		}
 		r.Numbers = append(r.Numbers,
-			Number{Name: m.Name + ": FVD (maze-I3D)", Ours: fa.Value}, Number{Name: m.Name + ": FVD (pixels-4x4)", Ours: fp.Value},
+			Number{Name: m.Name + ": FVD (maze-I3D)", Ours: sc.FVD}, Number{Name: m.Name + ": FVD (pixels-4x4)", Ours: fp.Value},
 			Number{Name: m.Name + ": NFE", Ours: float64(res.NFE)}, Number{Name: m.Name + ": NFE per frame", Ours: res.NFEPerFrame()},
-			Number{Name: m.Name + ": PSNR (dB)", Ours: psnr[0]}, Number{Name: m.Name + ": flicker", Ours: fl},
+			Number{Name: m.Name + ": PSNR (dB)", Ours: sc.PSNR}, Number{Name: m.Name + ": flicker", Ours: sc.Flicker},
 			Number{Name: m.Name + ": seconds", Ours: secs})
 		if o.ONNX != nil {
 			fo, err := eqflib.ComputeFVD(o.ONNX, gen, truthClips)
@@ -168,27 +132,13 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 			}
 			r.Numbers = append(r.Numbers, Number{Name: m.Name + ": FVD (" + o.ONNX.Name() + ")", Ours: fo.Value})
 		}
-		var over []float64
-		for s := 0; s+o.TimeChunk <= R; s += o.TimeChunk {
-			g, _ := res.Frames.SliceFrames(s, o.TimeChunk)
-			t, _ := truth.SliceFrames(s, o.TimeChunk)
-			if g, err = g.Subclips(5); err == nil {
-				t, err = t.Subclips(5)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("paper: CompareOptions.TimeChunk: %w", err)
-			}
-			f, err := eqflib.ComputeFVD(feat, g, t)
-			if err != nil {
-				return nil, err
-			}
-			over = append(over, f.Value)
-			r.Numbers = append(r.Numbers, Number{Name: fmt.Sprintf("%s: FVD (maze-I3D), frames %d–%d", m.Name, s+1, s+o.TimeChunk), Ours: f.Value})
+		for i, f := range sc.FVDOverTime {
+			r.Numbers = append(r.Numbers, Number{Name: fmt.Sprintf("%s: FVD (maze-I3D), frames %d–%d", m.Name, i*o.TimeChunk+1, (i+1)*o.TimeChunk), Ours: f})
 		}
-		curves = append(curves, plots.Curve{Name: m.Name, Values: over, Color: m.Color})
+		curves = append(curves, plots.Curve{Name: m.Name, Values: sc.FVDOverTime, Color: m.Color})
 		logf("%-44s FVD (maze-I3D) %8.2f  FVD (pixels-4x4) %8.2f  NFE %5d (%.1f/frame)  PSNR %5.2f dB  flicker %.3f  (%.0fs)\n",
-			m.Name, fa.Value, fp.Value, res.NFE, res.NFEPerFrame(), psnr[0], fl, secs)
-		logf("%-44s FVD (maze-I3D) over %d-frame chunks: %.1f\n", "", o.TimeChunk, over)
+			m.Name, sc.FVD, fp.Value, res.NFE, res.NFEPerFrame(), sc.PSNR, sc.Flicker, secs)
+		logf("%-44s FVD (maze-I3D) over %d-frame chunks: %.1f\n", "", o.TimeChunk, sc.FVDOverTime)
 	}
 	fig, err := plots.RolloutFigure(nil, curves, o.TimeChunk, "maze-I3D")
 	if err != nil {

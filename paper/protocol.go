@@ -318,8 +318,7 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 		return s, nil
 	}
 	start := time.Now()
-	res, err := eqflib.Roll(zm.DiT, cl.Context, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Frames: l.p.Frames,
-		Conditions: cl.Timeline(geom.Horizon, geom.Stride), CondDim: zoo.CondDim, Seed: seed, KeepTrace: keepTrace})
+	res, err := cl.Roll(zm.DiT, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Seed: seed, KeepTrace: keepTrace})
 	if err != nil {
 		return nil, fmt.Errorf("paper: %s: %w", m.Name, err)
 	}
@@ -340,49 +339,14 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 }
 
 // score fills FVD, FVD over time, flicker and action agreement of generated frames gen
-// [B, R, …] against the clips' real continuation.
+// [B, R, …] against the clips' real continuation (zoo's Clips.Score: the protocol every
+// evaluation shares).
 func (l *setup) score(s *scores, cl *zoo.Clips, gen *eqflib.Window) error {
-	g, err := gen.Subclips(l.p.FVDClip)
+	sc, err := cl.Score(l.net, gen, zoo.ScoreConfig{FVDClip: l.p.FVDClip, Chunk: l.p.Chunk})
 	if err != nil {
 		return err
 	}
-	t, err := cl.Truth.Subclips(l.p.FVDClip)
-	if err != nil {
-		return err
-	}
-	f, err := eqflib.ComputeFVD(l.net, g, t)
-	if err != nil {
-		return err
-	}
-	s.FVD = f.Value
-	// FVD over time (Fig. 3 right): each chunk of Chunk frames cut into 5-frame clips, so a
-	// chunk's FVD rests on B·Chunk/5 clips per side rather than B.
-	for c0 := 0; c0+l.p.Chunk <= gen.Frames(); c0 += l.p.Chunk {
-		g, err := gen.SliceFrames(c0, l.p.Chunk)
-		if err == nil {
-			g, err = g.Subclips(5)
-		}
-		if err != nil {
-			return err
-		}
-		t, _ := cl.Truth.SliceFrames(c0, l.p.Chunk)
-		t, _ = t.Subclips(5)
-		f, err := eqflib.ComputeFVD(l.net, g, t)
-		if err != nil {
-			return err
-		}
-		s.FVDOverTime = append(s.FVDOverTime, f.Value)
-	}
-	if s.Flicker, err = eqflib.Flicker(gen); err != nil {
-		return err
-	}
-	gx, gc := cl.Transitions(gen)
-	rx, _ := cl.Transitions(cl.Truth)
-	a, err := eqflib.ActionAgreement(l.net, gx, gc, rx, gc)
-	if err != nil {
-		return err
-	}
-	s.Agreement = a.Ratio
+	s.FVD, s.FVDOverTime, s.Flicker, s.Agreement = sc.FVD, sc.FVDOverTime, sc.Flicker, sc.Agreement.Ratio
 	return nil
 }
 

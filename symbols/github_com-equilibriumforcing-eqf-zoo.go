@@ -22,6 +22,7 @@ func init() {
 		"LoadModel":      reflect.ValueOf(zoo.LoadModel),
 		"MaxTrainSeeds":  reflect.ValueOf(constant.MakeFromLiteral("100", token.INT, 0)),
 		"MeanTail":       reflect.ValueOf(zoo.MeanTail),
+		"NewClips":       reflect.ValueOf(zoo.NewClips),
 		"Open":           reflect.ValueOf(zoo.Open),
 		"RecipeByName":   reflect.ValueOf(zoo.RecipeByName),
 		"Recipes":        reflect.ValueOf(&zoo.Recipes).Elem(),
@@ -38,6 +39,8 @@ func init() {
 		"Model":       reflect.ValueOf((*zoo.Model)(nil)),
 		"Quality":     reflect.ValueOf((*zoo.Quality)(nil)),
 		"Recipe":      reflect.ValueOf((*zoo.Recipe)(nil)),
+		"ScoreConfig": reflect.ValueOf((*zoo.ScoreConfig)(nil)),
+		"Scores":      reflect.ValueOf((*zoo.Scores)(nil)),
 		"Spec":        reflect.ValueOf((*zoo.Spec)(nil)),
 		"Zoo":         reflect.ValueOf((*zoo.Zoo)(nil)),
 	}

@@ -2,10 +2,8 @@ package zoo
 
 import (
 	"fmt"
-	"math"
 	"time"
 
-	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
 
@@ -122,10 +120,11 @@ func (q *Quality) String() string {
 		q.NextChunk.PSNR, q.FVD, q.NFEPerFrame, q.Seconds)
 }
 
-// Evaluate rolls the model out over real validation clips of the recipe's world (the clip's
-// first Context frames as context, its actions as conditions) and scores the rollouts: action
-// agreement with the action net, colour drift per chunk against the real continuation,
-// teacher-forced next-chunk error and FVD in the action net's features.
+// Evaluate rolls the model out over real validation clips of the recipe's world (Clips.Roll:
+// the clip's first Context frames as context, its actions as conditions) and scores the
+// rollouts (Clips.Score: action agreement with the action net, colour drift per chunk against
+// the real continuation, FVD in the action net's features over 10-frame clips) and the
+// teacher-forced next-chunk error.
 func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality, error) {
 	if m == nil || m.DiT == nil {
 		return nil, fmt.Errorf("zoo: Evaluate: m is nil: load a model (Zoo.Load)")
@@ -169,149 +168,34 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 	if err != nil {
 		return nil, err
 	}
-	gt, cond, ctx, truth := cl.All, cl.Cond, cl.Context, cl.Truth
-	const d = CondDim
-	timeline := cl.Timeline(H, c.Stride)
 	geom := eqflib.RollConfig{Context: C, Horizon: H, Stride: c.Stride, Depth: c.Depth}
 	if c.Guidance != 0 {
 		name = fmt.Sprintf("%s, guidance %g", name, c.Guidance)
 	}
 	start := time.Now()
-	res, err := eqflib.Roll(f, ctx, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Frames: R, Conditions: timeline, CondDim: d, Seed: c.Seed})
+	res, err := cl.Roll(f, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Seed: c.Seed})
 	if err != nil {
 		return nil, err
 	}
-	q := &Quality{Model: m.Spec.Name, Sampler: name, NFEPerFrame: evals * res.NFEPerFrame(), Rollout: res.Frames, Truth: truth}
-
-	// Action agreement over every generated transition, the first one from the last context frame.
-	gen, tcond := cl.Transitions(res.Frames)
-	real, _ := cl.Transitions(truth)
-	if q.Agreement, err = eqflib.ActionAgreement(net, gen, tcond, real, tcond); err != nil {
+	q := &Quality{Model: m.Spec.Name, Sampler: name, NFEPerFrame: evals * res.NFEPerFrame(), Rollout: res.Frames, Truth: cl.Truth}
+	s, err := cl.Score(net, res.Frames, ScoreConfig{FVDClip: 10, Chunk: c.Chunk})
+	if err != nil {
 		return nil, err
 	}
-
-	// Colour drift in pixel space ([0, 1]).
-	if q.Drift, err = eqflib.ColourDrift(denormalise(res.Frames, m.Stats), denormalise(truth, m.Stats), c.Chunk, 0, 1); err != nil {
-		return nil, err
-	}
-	worst := 0.0
-	for _, v := range q.Drift {
-		worst = math.Max(worst, v)
-	}
-	q.DriftRatio = worst / math.Max(q.Drift[0], 1e-9)
+	q.Agreement, q.Drift, q.DriftRatio, q.FVD = s.Agreement, s.Drift, s.DriftRatio, s.FVD
 
 	// Teacher-forced next chunk: real context, one horizon generated.
-	first, _ := gt.SliceFrames(0, C+H)
+	const d = CondDim
+	first, _ := cl.All.SliceFrames(0, C+H)
 	fcond := make([]float64, 0, c.Clips*(C+H)*d)
 	for b := 0; b < c.Clips; b++ {
-		fcond = append(fcond, cond[b*(C+R)*d:(b*(C+R)+C+H)*d]...)
+		fcond = append(fcond, cl.Cond[b*(C+R)*d:(b*(C+R)+C+H)*d]...)
 	}
 	nc := geom
 	nc.Stride = H // one chunk: the whole horizon at once, each frame in Depth steps
 	if q.NextChunk, err = eqflib.NextChunkError(f, first, fcond, eqflib.RollOptions{RollConfig: nc, Sampler: fs, CondDim: d, Seed: c.Seed + 1}, 4); err != nil {
 		return nil, err
 	}
-
-	// FVD in the action net's features, over 10-frame clips.
-	g10, err := res.Frames.Subclips(10)
-	if err != nil {
-		return nil, err
-	}
-	t10, _ := truth.Subclips(10)
-	fvd, err := eqflib.ComputeFVD(net, g10, t10)
-	if err != nil {
-		return nil, err
-	}
-	q.FVD = fvd.Value
 	q.Seconds = time.Since(start).Seconds()
 	return q, nil
-}
-
-// CondDim is the maze's per-frame condition size (one-hot actions).
-const CondDim = 3
-
-// Clips are real validation clips of a recipe's world, the protocol of every rollout
-// evaluation: the first Context frames are the rollout's context, the next Frames the real
-// continuation, and the clip's actions condition both.
-type Clips struct {
-	All     *eqflib.Window // [B, Context + Frames, C, H, W], normalised with the model's statistics
-	Context *eqflib.Window // [B, Context, …]
-	Truth   *eqflib.Window // [B, Frames, …]
-	Cond    []float64      // [B, Context + Frames, CondDim]: the actions taken into each frame
-	C, R    int            // context and continuation lengths
-}
-
-// Clips renders n validation clips of the recipe's world (seeded: seed·1000 + 2i + 1, never a
-// training clip's seed), each Context + frames long, normalised with st.
-func (z *Zoo) Clips(st data.Stats, n, frames int, seed uint64) (*Clips, error) {
-	if n < 1 || frames < 1 {
-		return nil, fmt.Errorf("zoo: Clips(n = %d, frames = %d): both must be ≥ 1", n, frames)
-	}
-	r := z.Recipe
-	C := r.Context
-	world := data.NewMaze(r.World)
-	clips := make([]*data.Clip, n)
-	var err error
-	for i := range clips {
-		if clips[i], err = data.RenderClip(world, seed*1000+uint64(2*i+1), C+frames, r.Size, r.Size); err != nil {
-			return nil, err
-		}
-	}
-	ds, err := data.NewClipDataset(clips, C+frames, C+frames, &st)
-	if err != nil {
-		return nil, err
-	}
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	gt, cond, err := eqflib.LoadBatch(ds, idx)
-	if err != nil {
-		return nil, err
-	}
-	ctx, _ := gt.SliceFrames(0, C)
-	truth, _ := gt.SliceFrames(C, frames)
-	return &Clips{All: gt, Context: ctx, Truth: truth, Cond: cond, C: C, R: frames}, nil
-}
-
-// Timeline is the conditions of a rollout with horizon H and stride S over these clips:
-// [B, C + R + H − S, CondDim], the clip's actions with the last one repeated past its end.
-func (c *Clips) Timeline(H, S int) []float64 {
-	if c.All == nil {
-		return nil // the zero Clips (Zoo.Clips builds them)
-	}
-	out, _ := eqflib.ExtendConditions(c.Cond, c.All.Batch(), c.C+c.R, c.C+c.R+H-S, CondDim) // nil when C + R + H − S < 1
-	return out
-}
-
-// Transitions returns the generated frames preceded by the last context frame, and the
-// conditions of those C − 1 … C + R − 1 frames: what ActionAgreement reads for R transitions.
-func (c *Clips) Transitions(gen *eqflib.Window) (*eqflib.Window, []float64) {
-	if c.All == nil || c.Context == nil || gen == nil || gen.Batch() != c.All.Batch() {
-		return nil, nil // the zero Clips, or frames of another batch: nothing to pair
-	}
-	B, C, R, d := c.All.Batch(), c.C, c.R, CondDim
-	last, _ := c.Context.SliceFrames(C-1, 1)
-	cond := make([]float64, 0, B*(R+1)*d)
-	for b := 0; b < B; b++ {
-		cond = append(cond, c.Cond[(b*(C+R)+C-1)*d:(b+1)*(C+R)*d]...)
-	}
-	return concatFrames(last, gen), cond
-}
-
-// concatFrames joins a [B, Ta, …] and b [B, Tb, …] along time.
-func concatFrames(a, b *eqflib.Window) *eqflib.Window {
-	B, Ta, Tb, fs := a.Batch(), a.Frames(), b.Frames(), a.FrameSize()
-	out := eqflib.MustNewWindow(B, Ta+Tb, a.Shape[2], a.Shape[3], a.Shape[4])
-	for i := 0; i < B; i++ {
-		copy(out.Data[i*(Ta+Tb)*fs:], a.Data[i*Ta*fs:(i+1)*Ta*fs])
-		copy(out.Data[(i*(Ta+Tb)+Ta)*fs:], b.Data[i*Tb*fs:(i+1)*Tb*fs])
-	}
-	return out
-}
-
-// denormalise maps a normalised window back to pixels in [0, 1].
-func denormalise(x *eqflib.Window, st data.Stats) *eqflib.Window {
-	hw := x.Shape[3] * x.Shape[4]
-	return &eqflib.Window{Shape: x.Shape, Data: st.Denormalise(x.Data, hw)}
 }

@@ -1,0 +1,241 @@
+package zoo
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/equilibriumforcing/eqf/data"
+	"github.com/equilibriumforcing/eqf/eqflib"
+)
+
+// The rollout protocol every evaluation shares (the zoo's cards, the paper's experiments, `eqf
+// compare`, the notebooks): real validation clips give the context and the actions (Clips),
+// a model rolls out under those actions (Clips.Roll), and the rollout is measured against the
+// clips' real continuation (Clips.Score).
+
+// CondDim is the maze's per-frame condition size (one-hot actions).
+const CondDim = 3
+
+// Clips are real validation clips of a world: the first C frames are a rollout's context, the
+// next R frames the real continuation, and the clip's actions condition both.
+type Clips struct {
+	All     *eqflib.Window // [B, C + R, ch, h, w], normalised with the model's statistics
+	Context *eqflib.Window // [B, C, …] (C = 0: nil)
+	Truth   *eqflib.Window // [B, R, …]
+	Cond    []float64      // [B, C + R, CondDim]: the actions taken into each frame
+	C, R    int            // context and continuation lengths
+	Stats   data.Stats     // the normalisation (pixels = x·Std + Mean per channel)
+}
+
+// Clips renders n validation clips of the recipe's world, each Context + frames long,
+// normalised with st (NewClips).
+func (z *Zoo) Clips(st data.Stats, n, frames int, seed uint64) (*Clips, error) {
+	r := z.Recipe
+	return NewClips(data.NewMaze(r.World), st, n, r.Context, frames, r.Size, seed)
+}
+
+// NewClips renders n validation clips of world (seeded seed·1000 + 2i + 1, never a training
+// clip's seed), each context + frames long at size×size pixels, normalised with st.
+func NewClips(world data.World, st data.Stats, n, context, frames, size int, seed uint64) (*Clips, error) {
+	switch {
+	case world == nil:
+		return nil, fmt.Errorf("zoo: NewClips: world is nil")
+	case n < 1 || frames < 1:
+		return nil, fmt.Errorf("zoo: NewClips(n = %d, frames = %d): both must be ≥ 1", n, frames)
+	case context < 0:
+		return nil, fmt.Errorf("zoo: NewClips: context = %d out of range: must be ≥ 0", context)
+	}
+	clips := make([]*data.Clip, n)
+	var err error
+	for i := range clips {
+		if clips[i], err = data.RenderClip(world, seed*1000+uint64(2*i+1), context+frames, size, size); err != nil {
+			return nil, err
+		}
+	}
+	ds, err := data.NewClipDataset(clips, context+frames, context+frames, &st)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	gt, cond, err := eqflib.LoadBatch(ds, idx)
+	if err != nil {
+		return nil, err
+	}
+	c := &Clips{All: gt, Cond: cond, C: context, R: frames, Stats: st}
+	if context > 0 {
+		c.Context, _ = gt.SliceFrames(0, context)
+	}
+	c.Truth, _ = gt.SliceFrames(context, frames)
+	return c, nil
+}
+
+// Timeline is the conditions of a rollout with horizon H and stride S over these clips:
+// [B, C + R + H − S, CondDim], the clip's actions with the last one repeated past its end.
+func (c *Clips) Timeline(H, S int) []float64 {
+	if c.All == nil {
+		return nil // the zero Clips (Zoo.Clips builds them)
+	}
+	out, _ := eqflib.ExtendConditions(c.Cond, c.All.Batch(), c.C+c.R, c.C+c.R+H-S, CondDim) // nil when C + R + H − S < 1
+	return out
+}
+
+// Roll rolls f out over the clips: their context frames as context, their actions as
+// conditions (o.Conditions, o.CondDim and o.Frames are set here: R frames), o's geometry,
+// sampler, seed and trace as given.
+func (c *Clips) Roll(f eqflib.Field, o eqflib.RollOptions) (*eqflib.Rollout, error) {
+	if c == nil || c.All == nil {
+		return nil, fmt.Errorf("zoo: Clips.Roll: no clips (build them with Zoo.Clips or NewClips)")
+	}
+	o.Frames, o.Conditions, o.CondDim = c.R, c.Timeline(o.Horizon, o.Stride), CondDim
+	ctx := c.Context
+	if c.C == 0 {
+		ctx, _ = c.All.SliceFrames(0, 1) // no context: a template of the batch and frame shape
+	}
+	return eqflib.Roll(f, ctx, o)
+}
+
+// Transitions returns the generated frames preceded by the last context frame, and the
+// conditions of those C − 1 … C + R − 1 frames: what ActionAgreement reads for R transitions.
+func (c *Clips) Transitions(gen *eqflib.Window) (*eqflib.Window, []float64) {
+	if c.All == nil || c.Context == nil || gen == nil || gen.Batch() != c.All.Batch() {
+		return nil, nil // the zero Clips, clips without context, or frames of another batch
+	}
+	B, C, R, d := c.All.Batch(), c.C, c.R, CondDim
+	last, _ := c.Context.SliceFrames(C-1, 1)
+	cond := make([]float64, 0, B*(R+1)*d)
+	for b := 0; b < B; b++ {
+		cond = append(cond, c.Cond[(b*(C+R)+C-1)*d:(b+1)*(C+R)*d]...)
+	}
+	return concatFrames(last, gen), cond
+}
+
+// ScoreConfig says how Score measures a rollout; zero fields take the defaults in brackets.
+type ScoreConfig struct {
+	FVDClip int // FVD over non-overlapping subclips of this many frames [10]
+	// Chunk is the frames per chunk of FVD over time (each chunk cut into 5-frame subclips, so
+	// a chunk's FVD rests on B·Chunk/5 clips per side; the paper's Fig. 3 right) and of colour
+	// drift [25].
+	Chunk int
+}
+
+func (sc ScoreConfig) withDefaults() ScoreConfig {
+	if sc.FVDClip == 0 {
+		sc.FVDClip = 10
+	}
+	if sc.Chunk == 0 {
+		sc.Chunk = 25
+	}
+	return sc
+}
+
+// Scores are one rollout's measures against the clips' real continuation.
+type Scores struct {
+	FVD         float64                      `json:"fvd"`           // in the action net's features, over ScoreConfig.FVDClip-frame subclips
+	FVDOverTime []float64                    `json:"fvd_over_time"` // per Chunk frames (only whole chunks)
+	Agreement   eqflib.ActionAgreementResult `json:"action_agreement"`
+	Drift       []float64                    `json:"colour_drift,omitempty"` // colour drift in pixels per Chunk frames (none when R < Chunk)
+	DriftRatio  float64                      `json:"drift_ratio,omitempty"`  // largest chunk's drift / the first chunk's
+	PSNR        float64                      `json:"psnr"`                   // dB over every frame, on standardised values (±2 as the range)
+	Flicker     float64                      `json:"flicker"`
+}
+
+// Score measures generated frames gen [B, R, …] (normalised like the clips) against the clips'
+// real continuation: FVD and FVD over time in the action net's features, action agreement
+// (the action net reading the generated transitions against the real ones), colour drift,
+// PSNR and flicker.
+func (c *Clips) Score(net *eqflib.ActionNet, gen *eqflib.Window, sc ScoreConfig) (*Scores, error) {
+	switch {
+	case c == nil || c.All == nil:
+		return nil, fmt.Errorf("zoo: Clips.Score: no clips (build them with Zoo.Clips or NewClips)")
+	case net == nil:
+		return nil, fmt.Errorf("zoo: Clips.Score: net is nil: the action net gives FVD's features and agreement (Zoo.LoadActionNet)")
+	case gen == nil || gen.Batch() != c.Truth.Batch() || gen.Frames() != c.R:
+		return nil, fmt.Errorf("zoo: Clips.Score: gen must be [%d, %d, …] (the clips' batch and continuation)", c.Truth.Batch(), c.R)
+	}
+	sc = sc.withDefaults()
+	switch {
+	case sc.FVDClip < 1 || sc.FVDClip > c.R:
+		return nil, fmt.Errorf("zoo: ScoreConfig.FVDClip = %d out of range: must be in [1, %d] (the rollout's frames)", sc.FVDClip, c.R)
+	case sc.Chunk < 5:
+		return nil, fmt.Errorf("zoo: ScoreConfig.Chunk = %d out of range: must be ≥ 5 (each chunk is cut into 5-frame clips)", sc.Chunk)
+	}
+	s := &Scores{}
+	g, err := gen.Subclips(sc.FVDClip)
+	if err != nil {
+		return nil, fmt.Errorf("zoo: ScoreConfig.FVDClip: %w", err)
+	}
+	t, _ := c.Truth.Subclips(sc.FVDClip)
+	f, err := eqflib.ComputeFVD(net, g, t)
+	if err != nil {
+		return nil, err
+	}
+	s.FVD = f.Value
+	for c0 := 0; c0+sc.Chunk <= c.R; c0 += sc.Chunk {
+		g, _ := gen.SliceFrames(c0, sc.Chunk)
+		t, _ := c.Truth.SliceFrames(c0, sc.Chunk)
+		if g, err = g.Subclips(5); err == nil {
+			t, err = t.Subclips(5)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("zoo: ScoreConfig.Chunk: %w", err)
+		}
+		f, err := eqflib.ComputeFVD(net, g, t)
+		if err != nil {
+			return nil, err
+		}
+		s.FVDOverTime = append(s.FVDOverTime, f.Value)
+	}
+	if s.Flicker, err = eqflib.Flicker(gen); err != nil {
+		return nil, err
+	}
+	if gx, gc := c.Transitions(gen); gx != nil {
+		rx, _ := c.Transitions(c.Truth)
+		if s.Agreement, err = eqflib.ActionAgreement(net, gx, gc, rx, gc); err != nil {
+			return nil, err
+		}
+	}
+	if c.R >= sc.Chunk {
+		if s.Drift, err = eqflib.ColourDrift(denormalise(gen, c.Stats), denormalise(c.Truth, c.Stats), sc.Chunk, 0, 1); err != nil {
+			return nil, err
+		}
+		worst := 0.0
+		for _, v := range s.Drift {
+			worst = math.Max(worst, v)
+		}
+		s.DriftRatio = worst / math.Max(s.Drift[0], 1e-9)
+	}
+	mse, err := eqflib.FrameMSE(gen, c.Truth)
+	if err != nil {
+		return nil, err
+	}
+	sum := 0.0
+	for _, v := range mse {
+		sum += v
+	}
+	psnr, err := eqflib.PSNR([]float64{sum / float64(len(mse))}, 4) // standardised data: ±2 std as the range
+	if err != nil {
+		return nil, err
+	}
+	s.PSNR = psnr[0]
+	return s, nil
+}
+
+// concatFrames joins a [B, Ta, …] and b [B, Tb, …] along time.
+func concatFrames(a, b *eqflib.Window) *eqflib.Window {
+	B, Ta, Tb, fs := a.Batch(), a.Frames(), b.Frames(), a.FrameSize()
+	out := eqflib.MustNewWindow(B, Ta+Tb, a.Shape[2], a.Shape[3], a.Shape[4])
+	for i := 0; i < B; i++ {
+		copy(out.Data[i*(Ta+Tb)*fs:], a.Data[i*Ta*fs:(i+1)*Ta*fs])
+		copy(out.Data[(i*(Ta+Tb)+Ta)*fs:], b.Data[i*Tb*fs:(i+1)*Tb*fs])
+	}
+	return out
+}
+
+// denormalise maps a normalised window back to pixels in [0, 1].
+func denormalise(x *eqflib.Window, st data.Stats) *eqflib.Window {
+	hw := x.Shape[3] * x.Shape[4]
+	return &eqflib.Window{Shape: x.Shape, Data: st.Denormalise(x.Data, hw)}
+}
