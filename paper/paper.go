@@ -13,6 +13,7 @@ package paper
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -87,8 +88,9 @@ type Result struct {
 	Files map[string][]byte `json:"-"`
 }
 
-// Save writes results.json, results.md (the numbers beside the paper's) and every figure as PNG
-// and HTML into dir, atomically file by file.
+// Save writes results.json, results.md (the numbers beside the paper's), every figure as PNG
+// and HTML and their data (figures.json, so LoadResult can draw them again) and every file
+// into dir, atomically file by file.
 func (r *Result) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -99,6 +101,15 @@ func (r *Result) Save(dir string) error {
 	}
 	if err := fsutil.WriteFileAtomic(filepath.Join(dir, "results.json"), append(js, '\n')); err != nil {
 		return err
+	}
+	if len(r.Figures) > 0 {
+		fj, err := json.MarshalIndent(r.Figures, "", " ")
+		if err != nil {
+			return fmt.Errorf("paper: %s: figures: %w", r.Name, err)
+		}
+		if err := fsutil.WriteFileAtomic(filepath.Join(dir, figuresFile), append(fj, '\n')); err != nil {
+			return err
+		}
 	}
 	var md strings.Builder
 	md.WriteString(r.Markdown())
@@ -250,6 +261,24 @@ type Experiment struct {
 	Name  string // the paper's label (e.g. "inference_schedule_vis")
 	Where string // section, figure or table
 	Run   func(ctx context.Context, c Config) (*Result, error)
+}
+
+// RunFullOrQuick runs the experiment in full mode (c.Quick is ignored) on the paper recipe's
+// zoo, or, when that zoo lacks a model the experiment needs (zoo.ErrNotTrained), in quick mode
+// on the quick zoo (tiny models, trained on first use), logging why. quick says which ran: a
+// notebook's one switch to rerun an experiment wherever it is opened.
+func (e Experiment) RunFullOrQuick(ctx context.Context, c Config) (r *Result, quick bool, err error) {
+	c.Quick = false
+	r, err = e.Run(ctx, c)
+	if !errors.Is(err, zoo.ErrNotTrained) {
+		return r, false, err
+	}
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, "%v\nrunning %s in quick mode instead (tiny models: it checks the code, not the paper's numbers)\n", err, e.Name)
+	}
+	c.Quick, c.Zoo = true, nil
+	r, err = e.Run(ctx, c)
+	return r, true, err
 }
 
 // Experiments lists every experiment, in the paper's order (main text, then appendices).

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/equilibriumforcing/eqf/plots"
 	"github.com/equilibriumforcing/eqf/zoo"
 )
 
@@ -138,10 +139,14 @@ func TestResultsDocUpToDate(t *testing.T) {
 	}
 }
 
-// A saved result loads back with its numbers, intervals, verdicts and training seeds.
+// A saved result loads back with its numbers, intervals, verdicts and training seeds, its
+// figures as data (drawing the same PNG) and its files.
 func TestLoadResult(t *testing.T) {
+	fig := &plots.Figure{Title: "FVD over time", Panels: []plots.Panel{{XLabel: "frame", YLabel: "FVD",
+		Series: []plots.Series{{Name: "FM", X: []float64{25, 50}, Y: []float64{60, math.NaN()}}}}}}
 	r := &Result{Name: "minecraft_main", Title: "t", Where: "w", TrainSeeds: []int{1, 2, 3},
-		Numbers: []Number{{Name: "EqF − FM", Ours: -3, Err: 1, Lo: -7.3, Hi: 1.3, Verdict: Inconclusive, PerSeed: []float64{-1, -3, -5}, Stride: 1}}}
+		Numbers: []Number{{Name: "EqF − FM", Ours: -3, Err: 1, Lo: -7.3, Hi: 1.3, Verdict: Inconclusive, PerSeed: []float64{-1, -3, -5}, Stride: 1}},
+		Figures: map[string]*plots.Figure{"fvd_over_time": fig}, Files: map[string][]byte{"rollouts.png": []byte("strip"), "rollouts.html": []byte("<p>player</p>")}}
 	dir := t.TempDir()
 	if err := r.Save(dir); err != nil {
 		t.Fatal(err)
@@ -153,7 +158,43 @@ func TestLoadResult(t *testing.T) {
 	if got.Name != r.Name || len(got.TrainSeeds) != 3 || len(got.Numbers) != 1 || got.Numbers[0].Lo != -7.3 || got.Numbers[0].Verdict != Inconclusive || got.Numbers[0].Stride != 1 {
 		t.Errorf("loaded %+v", got)
 	}
+	if len(got.Figures) != 1 || got.Figures["fvd_over_time"] == nil {
+		t.Fatalf("figures loaded: %v, want fvd_over_time", got.Figures)
+	}
+	want, _ := fig.Bytes("png")
+	if png, err := got.Figures["fvd_over_time"].Bytes("png"); err != nil || string(png) != string(want) {
+		t.Errorf("the loaded figure draws another PNG (err %v)", err)
+	}
+	if len(got.Files) != 2 || string(got.Files["rollouts.png"]) != "strip" || string(got.Files["rollouts.html"]) != "<p>player</p>" {
+		t.Errorf("files loaded: %d (%v), want the two saved", len(got.Files), got.Files)
+	}
 	if _, err := LoadResult(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no saved result") {
 		t.Errorf("an empty folder: %v", err)
+	}
+}
+
+// RunFullOrQuick runs full mode where the paper recipe's zoo has the models (an analytic
+// experiment needs none) and falls back to quick mode, saying so, where it lacks one.
+func TestRunFullOrQuick(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(quickZoo.Dir, filepath.Join(root, "out", "models-quick")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(zoo.EnvRoot, root)
+	e, _ := ByName("closed_open_nag")
+	var log strings.Builder
+	r, quick, err := e.RunFullOrQuick(context.Background(), Config{Log: &log})
+	if err != nil || !quick || r == nil || len(r.Numbers) == 0 {
+		t.Fatalf("closed_open_nag without a paper zoo: quick %v, err %v; want a quick result", quick, err)
+	}
+	if !strings.Contains(log.String(), "not trained") || !strings.Contains(log.String(), "quick mode instead") {
+		t.Errorf("the log does not say why it ran quick:\n%s", log.String())
+	}
+	a, _ := ByName("eqm_weighting")
+	if r, quick, err := a.RunFullOrQuick(context.Background(), Config{}); err != nil || quick || len(r.Numbers) == 0 {
+		t.Errorf("eqm_weighting (analytic): quick %v, err %v; want full mode", quick, err)
 	}
 }

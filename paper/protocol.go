@@ -228,16 +228,10 @@ func (l *setup) logf(format string, a ...any) {
 // geometry is the rolling window of the zoo (C context and H = Frames − C horizon frames), the
 // protocol's stride, and depth steps per frame (0: the protocol's D).
 func (l *setup) geometry(depth int) eqflib.RollConfig {
-	r := l.z.Recipe
-	H := r.Frames - r.Context
-	S := l.p.Stride
-	if S == 0 {
-		S = H
-	}
 	if depth == 0 {
 		depth = l.p.Depth
 	}
-	return eqflib.RollConfig{Context: r.Context, Horizon: H, Stride: S, Depth: depth}
+	return l.z.Geometry(depth, l.p.Stride)
 }
 
 // clipsFor returns the seed's validation clips (every model of the zoo shares the statistics of

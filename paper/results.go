@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/equilibriumforcing/eqf/plots"
 	"github.com/equilibriumforcing/eqf/zoo"
 )
 
@@ -16,8 +17,13 @@ import (
 // docs/results.md is generated from them (`go generate ./paper`), so no number in the docs is
 // typed by hand.
 
-// LoadResult reads a saved result (dir/results.json, as Result.Save writes it). Its figures
-// are not restored (Figures and Files stay empty); the PNGs lie beside it.
+// figuresFile holds a saved result's figures as data (plots.Figure's JSON), by file stem.
+const figuresFile = "figures.json"
+
+// LoadResult reads a saved result from dir, as Result.Save wrote it: its numbers and notes
+// (results.json), its figures (figures.json, when the result was saved with them) and its
+// further files (rollout strips, video players: every other file in dir but run.txt,
+// results.md and the figures' own PNG and HTML renderings).
 func LoadResult(dir string) (*Result, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
 	if err != nil {
@@ -30,7 +36,36 @@ func LoadResult(dir string) (*Result, error) {
 	if r.Name == "" {
 		return nil, fmt.Errorf("paper: %s/results.json names no experiment", dir)
 	}
+	r.Figures, r.Files = map[string]*plots.Figure{}, map[string][]byte{}
+	if fb, err := os.ReadFile(filepath.Join(dir, figuresFile)); err == nil {
+		if err := json.Unmarshal(fb, &r.Figures); err != nil {
+			return nil, fmt.Errorf("paper: %s/%s: %w", dir, figuresFile, err)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		stem := strings.TrimSuffix(strings.TrimSuffix(name, ".png"), ".html")
+		if _, isFigure := r.Figures[stem]; e.IsDir() || isFigure || name == "results.json" || name == "results.md" || name == figuresFile || name == "run.txt" {
+			continue
+		}
+		if r.Files[name], err = os.ReadFile(filepath.Join(dir, name)); err != nil {
+			return nil, err
+		}
+	}
 	return &r, nil
+}
+
+// Run is what a committed result's run.txt says about where and how it ran ("" when it has none).
+func Run(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "run.txt"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // ResultsDir is the folder of committed full results: <repository>/results.
@@ -86,8 +121,8 @@ func ResultsMarkdown(root string) (string, error) {
 	for _, r := range rs {
 		dir := filepath.Join(root, r.Name)
 		fmt.Fprintf(&b, "\n## %s\n\n%s (paper: %s). Training seeds: %s.\n\n", r.Name, r.Title, r.Where, seedList(r.TrainSeeds))
-		if run, err := os.ReadFile(filepath.Join(dir, "run.txt")); err == nil {
-			fmt.Fprintf(&b, "Run: %s\n\n", strings.TrimSpace(string(run)))
+		if run := Run(dir); run != "" {
+			fmt.Fprintf(&b, "Run: %s\n\n", run)
 		}
 		r.writeTable(&b)
 		pngs, _ := filepath.Glob(filepath.Join(dir, "*.png"))

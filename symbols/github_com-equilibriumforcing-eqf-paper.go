@@ -44,6 +44,7 @@ func init() {
 		"ReadoutFLOPs":              reflect.ValueOf(paper.ReadoutFLOPs),
 		"ResultsDir":                reflect.ValueOf(paper.ResultsDir),
 		"ResultsMarkdown":           reflect.ValueOf(paper.ResultsMarkdown),
+		"Run":                       reflect.ValueOf(paper.Run),
 		"SamplerWarpConversions":    reflect.ValueOf(paper.SamplerWarpConversions),
 		"SamplingRuntime":           reflect.ValueOf(paper.SamplingRuntime),
 		"UnfinishedDenoising":       reflect.ValueOf(paper.UnfinishedDenoising),

@@ -168,7 +168,7 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 	if err != nil {
 		return nil, err
 	}
-	geom := eqflib.RollConfig{Context: C, Horizon: H, Stride: c.Stride, Depth: c.Depth}
+	geom := z.Geometry(c.Depth, c.Stride)
 	if c.Guidance != 0 {
 		name = fmt.Sprintf("%s, guidance %g", name, c.Guidance)
 	}

@@ -27,6 +27,49 @@ type Clips struct {
 	Stats   data.Stats     // the normalisation (pixels = x·Std + Mean per channel)
 }
 
+// Geometry is the rolling geometry of the recipe's models: C context frames, horizon H = the
+// window's other frames, stride S (0: H, chunk by chunk; 1: the paper's staircase, App. D) and
+// depth D steps per frame.
+func (z *Zoo) Geometry(depth, stride int) eqflib.RollConfig {
+	r := z.Recipe
+	H := r.Frames - r.Context
+	if stride == 0 {
+		stride = H
+	}
+	return eqflib.RollConfig{Context: r.Context, Horizon: H, Stride: stride, Depth: depth}
+}
+
+// OpenTrained opens the paper recipe's zoo (DefaultRecipe, training seed 1) when it has every
+// named model and the action net trained (`make models`), and otherwise the quick zoo, training
+// there what it lacks (tiny models: about a minute the first time, instant afterwards). The
+// zoo's Recipe.Name says which: what a notebook cell rolls out without asking for a zoo.
+func OpenTrained(names ...string) (*Zoo, error) {
+	names = append([]string{"action-net"}, names...)
+	z, err := Open(DefaultRecipe)
+	if err != nil {
+		return nil, err
+	}
+	trained := true
+	for _, n := range names {
+		if _, err := SpecByName(n); err != nil {
+			return nil, err
+		}
+		if _, err := z.Card(n); err != nil {
+			trained = false
+		}
+	}
+	if trained {
+		return z, nil
+	}
+	if z, err = Open("quick"); err != nil {
+		return nil, err
+	}
+	if err := z.Build(names...); err != nil {
+		return nil, err
+	}
+	return z, nil
+}
+
 // Clips renders n validation clips of the recipe's world, each Context + frames long,
 // normalised with st (NewClips).
 func (z *Zoo) Clips(st data.Stats, n, frames int, seed uint64) (*Clips, error) {

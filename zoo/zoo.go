@@ -2,6 +2,7 @@ package zoo
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -195,8 +196,8 @@ func (z *Zoo) Card(name string) (*Card, error) {
 		return nil, fmt.Errorf("zoo: %s: card.json is not valid JSON (%v): rebuild with `make models`", z.dir(name), err)
 	}
 	if c.Hash != z.configHash(s) {
-		return nil, fmt.Errorf("zoo: model %q in %s was trained with another configuration (hash %s, recipe %q has %s): run `%s` to retrain it",
-			name, z.Dir, c.Hash, z.Recipe.Name, z.configHash(s), z.makeCommand())
+		return nil, notTrained(fmt.Sprintf("zoo: model %q in %s was trained with another configuration (hash %s, recipe %q has %s): run `%s` to retrain it",
+			name, z.Dir, c.Hash, z.Recipe.Name, z.configHash(s), z.makeCommand()))
 	}
 	return &c, nil
 }
@@ -217,8 +218,19 @@ func (z *Zoo) makeCommand() string {
 }
 
 func (z *Zoo) missing(name string) error {
-	return fmt.Errorf("zoo: model %q is not trained in %s: run `%s` first", name, z.Dir, z.makeCommand())
+	return notTrained(fmt.Sprintf("zoo: model %q is not trained in %s: run `%s` first", name, z.Dir, z.makeCommand()))
 }
+
+// ErrNotTrained is what errors.Is finds in the error of loading a model that is not trained in
+// the zoo, or was trained with another configuration: `make models` (re)trains it.
+var ErrNotTrained = errors.New("zoo: model not trained")
+
+// notTrained is an error that says which model is missing and how to train it, and is
+// ErrNotTrained.
+type notTrained string
+
+func (e notTrained) Error() string        { return string(e) }
+func (e notTrained) Is(target error) bool { return target == ErrNotTrained }
 
 // Model is a loaded zoo DiT: its EMA weights (with h_ω attached when trained), the data
 // statistics it was trained on and its card.

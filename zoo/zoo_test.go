@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
 )
 
 // The quick zoo end to end: every model trains, carries a card, loads in under a second; a
@@ -20,6 +22,32 @@ func TestQuickZoo(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("quick zoo built in %s", time.Since(start).Round(time.Second))
+	// OpenTrained falls back to the quick zoo when the paper recipe's lacks a model, and trains
+	// nothing the quick zoo has; its geometry is the recipe's window.
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(z.Dir, filepath.Join(root, "out", "models-quick")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvRoot, root)
+	oz, err := OpenTrained("eqf", "fm")
+	if err != nil || oz.Recipe.Name != "quick" {
+		t.Fatalf("OpenTrained with no paper zoo: %v, %v; want the quick zoo", oz, err)
+	}
+	if _, err := oz.Load("fm"); err != nil {
+		t.Errorf("OpenTrained's quick zoo: %v", err)
+	}
+	if _, err := OpenTrained("nope"); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("OpenTrained(\"nope\"): error %v, want one naming the model", err)
+	}
+	if g := oz.Geometry(5, 0); g != (eqflib.RollConfig{Context: 2, Horizon: 2, Stride: 2, Depth: 5}) {
+		t.Errorf("Geometry(5, 0) = %+v, want C = H = S = 2, D = 5", g)
+	}
+	if g := oz.Geometry(5, 1); g.Stride != 1 {
+		t.Errorf("Geometry(5, 1).Stride = %d, want 1", g.Stride)
+	}
 	for _, s := range Specs {
 		c, err := z.Card(s.Name)
 		if err != nil {
