@@ -5,6 +5,7 @@ package jupyter
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"os"
@@ -134,6 +135,11 @@ func TestExecuteNotebooks(t *testing.T) {
 	if len(experiments) < 21 || len(teaching) < 6 {
 		t.Fatalf("%d experiment and %d teaching notebooks, want 21 and 6: run `go generate ./notebooks`", len(experiments), len(teaching))
 	}
+	// The answers are collapsed Markdown (Run All skips them): run them too, as code cells.
+	answered := t.TempDir()
+	for i, b := range teaching {
+		teaching[i] = answerCells(t, b, answered)
+	}
 	outDir := t.TempDir()
 	args := append([]string{"nbconvert", "--to", "notebook", "--execute", "--ExecutePreprocessor.kernel_name=" + KernelName,
 		"--ExecutePreprocessor.timeout=900", "--output-dir", outDir}, append(teaching, experiments...)...)
@@ -178,10 +184,109 @@ func TestExecuteNotebooks(t *testing.T) {
 				t.Errorf("%s cell %d printed and displayed nothing", name, i)
 			}
 		}
-		if isExperiment && (pngs == 0 || tables != 1) {
-			t.Errorf("%s: %d figures and %d results tables displayed, want ≥ 1 and 1", name, pngs, tables)
+		if !isExperiment {
+			continue
+		}
+		// An experiment notebook shows its committed result (figures and table) or says it has
+		// none; one that rolls a model out shows the player and the strip.
+		exp := experimentOf(name)
+		_, err := os.Stat(filepath.Join(root, "results", exp, "results.json"))
+		if committed := err == nil; committed && (pngs == 0 || tables != 1) {
+			t.Errorf("%s: %d figures and %d results tables displayed, want the committed result's (≥ 1 and 1)", name, pngs, tables)
+		} else if !committed && !strings.Contains(shownMarkdown(nb), "No committed result of "+exp) {
+			t.Errorf("%s: no committed result, and the notebook does not say so", name)
+		}
+		if rolls := strings.Contains(sources(nb), "cl.Roll("); rolls && players(nb) != 1 {
+			t.Errorf("%s: its rollout cell showed %d video players, want 1", name, players(nb))
 		}
 	}
+}
+
+// answerCells writes a copy of notebook path into dir with every answer cell (collapsed
+// Markdown holding a Go block, tagged "answer") turned into a code cell of that block, and
+// returns the copy's path; a teaching notebook without an answer fails the test.
+func answerCells(t *testing.T, path, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb map[string]any
+	if err := json.Unmarshal(b, &nb); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range nb["cells"].([]any) {
+		cell := c.(map[string]any)
+		meta, _ := cell["metadata"].(map[string]any)
+		if tags, _ := meta["tags"].([]any); len(tags) == 0 || tags[0] != "answer" {
+			continue
+		}
+		var src string
+		switch v := cell["source"].(type) {
+		case string:
+			src = v
+		case []any:
+			for _, l := range v {
+				src += l.(string)
+			}
+		}
+		_, code, ok := strings.Cut(src, "```go\n")
+		code, _, ok2 := strings.Cut(code, "\n```")
+		if !ok || !ok2 || cell["cell_type"] != "markdown" {
+			t.Fatalf("%s: an answer cell is not collapsed Markdown holding a Go block:\n%s", path, src)
+		}
+		cell["cell_type"], cell["source"], cell["outputs"], cell["execution_count"] = "code", code, []any{}, nil
+		n++
+	}
+	if n == 0 {
+		t.Errorf("%s: a teaching notebook without an answer", path)
+	}
+	out, err := json.Marshal(nb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, filepath.Base(path))
+	if err := os.WriteFile(dst, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// experimentOf is the experiment of a notebook file "NN-name-with-dashes.ipynb".
+func experimentOf(file string) string {
+	stem := strings.TrimSuffix(file, ".ipynb")
+	return strings.ReplaceAll(stem[strings.Index(stem, "-")+1:], "-", "_")
+}
+
+func sources(nb notebook) string {
+	var b strings.Builder
+	for _, c := range nb.Cells {
+		b.WriteString(string(c.Source))
+	}
+	return b.String()
+}
+
+func shownMarkdown(nb notebook) string {
+	var b strings.Builder
+	for _, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			b.WriteString(string(o.Data["text/markdown"]))
+		}
+	}
+	return b.String()
+}
+
+func players(nb notebook) int {
+	n := 0
+	for _, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			if h := string(o.Data["text/html"]); strings.Contains(h, "<iframe srcdoc=") && strings.Contains(h, "data:image") {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // installKernel installs the "Go (eqf)" kernel spec into a temporary JUPYTER_DATA_DIR and returns
