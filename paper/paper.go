@@ -31,6 +31,11 @@ import (
 type Config struct {
 	Quick bool // tiny models and sizes (the quick zoo, trained on demand): what `go test ./paper` runs
 	Seeds int  // evaluation seeds to average over (0: 3 in full mode, 1 in quick mode)
+	// Clips is the rollouts per method, training seed and evaluation seed, one per validation
+	// clip (0: DefaultRollouts = 64 in full mode, 2 in quick mode). Fewer than 26 in full mode
+	// leave FVD over time (below 13, FVD too) with fewer clips per side than the features'
+	// 128 dimensions: the result's notes then say its FVDs are not well posed.
+	Clips int
 	// Stride is the frames a rollout emits at a time, S (0: the zoo's horizon H, chunk by chunk;
 	// 1: the paper's rolling staircase, App. D, each frame denoised over H rounds after a bake-in).
 	Stride int

@@ -35,12 +35,23 @@ type Protocol struct {
 	Chunk   int // FVD over time: consecutive chunks of this many frames (paper Fig. 3: 25)
 }
 
-// protocol is the evaluation size of a mode: full on the paper recipe's zoo, quick on the quick zoo.
+// DefaultRollouts is the full protocol's rollouts per method, training seed and evaluation seed
+// (one per validation clip): 64 rollouts of 100 frames give FVD 640 ten-frame clips per side,
+// and each 25-frame chunk of FVD over time 320 five-frame clips, both above the 128 dimensions
+// of the maze-I3D features, so the feature covariances have full rank.
+const DefaultRollouts = 64
+
+// protocol is the evaluation size of a mode: full on the paper recipe's zoo, quick on the quick
+// zoo; Config.Clips overrides the rollouts per evaluation seed.
 func (c Config) protocol() Protocol {
+	p := Protocol{Clips: DefaultRollouts, Frames: 100, Depth: 20, FVDClip: 10, Chunk: 25}
 	if c.Quick {
-		return Protocol{Clips: 2, Frames: 20, Depth: 4, FVDClip: 5, Chunk: 10}
+		p = Protocol{Clips: 2, Frames: 20, Depth: 4, FVDClip: 5, Chunk: 10}
 	}
-	return Protocol{Clips: 8, Frames: 100, Depth: 20, FVDClip: 10, Chunk: 25}
+	if c.Clips > 0 {
+		p.Clips = c.Clips
+	}
+	return p
 }
 
 func (c Config) seeds() []uint64 {
@@ -92,6 +103,9 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 		return nil, err
 	}
 	H := z.Recipe.Frames - z.Recipe.Context
+	if c.Clips < 0 {
+		return nil, fmt.Errorf("paper: Config.Clips = %d out of range: must be ≥ 0 (0: %d rollouts per seed in full mode)", c.Clips, DefaultRollouts)
+	}
 	for _, s := range append([]int{c.Stride}, c.Strides...) {
 		if s < 0 || s > H {
 			return nil, fmt.Errorf("paper: Config.Stride = %d out of range: must be in [0, %d] (0: the horizon H = %d, chunk by chunk; 1: the paper's staircase)", s, H, H)
@@ -644,8 +658,21 @@ func (l *setup) protocolNote() string {
 	}
 	return fmt.Sprintf("Protocol: %s zoo, training seeds %v, %d rollouts per evaluation seed × %d evaluation seed(s), %d frames each from %d real context frames under the clips' actions; "+
 		"window C = %d, H = %d, S = %s, D = %d steps per frame; FVD in the maze-I3D features (the zoo's action net) over %d-frame clips "+
-		"(paper: I3D features, 256 Minecraft videos of 275 frames, 25-frame horizon, S = 1). %s",
-		l.z.Recipe.Name, l.runs, l.p.Clips, len(l.cfg.seeds()), l.p.Frames, g.Context, g.Context, g.Horizon, strideList(l.strides()), l.p.Depth, l.p.FVDClip, over)
+		"(paper: I3D features, 256 Minecraft videos of 275 frames, 25-frame horizon, S = 1). %s %s",
+		l.z.Recipe.Name, l.runs, l.p.Clips, len(l.cfg.seeds()), l.p.Frames, g.Context, g.Context, g.Horizon, strideList(l.strides()), l.p.Depth, l.p.FVDClip, over, l.fvdNote())
+}
+
+// fvdNote says on how many clips per side FVD and each chunk of FVD over time rest, against the
+// features' dimension: with fewer clips than dimensions the feature covariances are singular and
+// FVD is not well posed (Config.Clips below DefaultRollouts, or quick mode).
+func (l *setup) fvdNote() string {
+	d := 2 * l.net.Hidden
+	n, nt := l.p.Clips*(l.p.Frames/l.p.FVDClip), l.p.Clips*(l.p.Chunk/5)
+	if n > d && nt > d {
+		return fmt.Sprintf("FVD rests on %d clips per side (each chunk of FVD over time on %d), above the features' %d dimensions.", n, nt, d)
+	}
+	return fmt.Sprintf("FVD rests on %d clips per side (each chunk of FVD over time on %d) in %d feature dimensions: "+
+		"fewer clips than dimensions make the feature covariances singular, so these FVDs are not well posed (the full protocol has %d rollouts per seed).", n, nt, d, DefaultRollouts)
 }
 
 // strideList is "2", or "2 and 1" side by side.

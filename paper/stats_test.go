@@ -1,9 +1,12 @@
 package paper
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
 )
 
 // The 95 % t-interval against Student-t quantiles from a table (t₀.₉₇₅ = 12.706 at 1 degree
@@ -108,5 +111,32 @@ func TestInferenceGrid(t *testing.T) {
 	}
 	if len(want) != 0 {
 		t.Errorf("μ grid %v misses %v", inferenceMomenta, want)
+	}
+}
+
+// The full protocol's FVDs rest on more clips per side than the features have dimensions; quick
+// mode's do not, and its notes say so; a negative Config.Clips is refused by name.
+func TestFVDWellPosed(t *testing.T) {
+	p := Config{}.protocol()
+	d := 2 * eqflib.DefaultActionHidden
+	if n, nt := p.Clips*(p.Frames/p.FVDClip), p.Clips*(p.Chunk/5); p.Clips != DefaultRollouts || n <= d || nt <= d {
+		t.Errorf("full protocol: %d rollouts, FVD on %d clips per side, over time on %d: want > %d", p.Clips, n, nt, d)
+	}
+	if q := (Config{Clips: 16}).protocol(); q.Clips != 16 {
+		t.Errorf("Config.Clips = 16 gives %d rollouts", q.Clips)
+	}
+	r := run(t, "minecraft_main")
+	found := false
+	for _, n := range r.Notes {
+		found = found || strings.Contains(n, "not well posed")
+	}
+	if !found {
+		t.Errorf("quick minecraft_main (2 rollouts) does not flag its FVDs as not well posed: %q", r.Notes)
+	}
+	e, _ := ByName("minecraft_main")
+	c := quick()
+	c.Clips = -1
+	if _, err := e.Run(context.Background(), c); err == nil || !strings.Contains(err.Error(), "Config.Clips") {
+		t.Errorf("Config.Clips = -1: error %v, want one naming Config.Clips", err)
 	}
 }

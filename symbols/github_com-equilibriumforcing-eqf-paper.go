@@ -20,6 +20,7 @@ func init() {
 		"ByName":                    reflect.ValueOf(paper.ByName),
 		"ClosedOpenNAG":             reflect.ValueOf(paper.ClosedOpenNAG),
 		"Compare":                   reflect.ValueOf(paper.Compare),
+		"DefaultRollouts":           reflect.ValueOf(constant.MakeFromLiteral("64", token.INT, 0)),
 		"DiTFLOPs":                  reflect.ValueOf(paper.DiTFLOPs),
 		"Differs":                   reflect.ValueOf(constant.MakeFromLiteral("\"differs\"", token.STRING, 0)),
 		"Dir":                       reflect.ValueOf(paper.Dir),

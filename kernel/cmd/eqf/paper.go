@@ -20,6 +20,7 @@ func runPaper(args []string) error {
 	quick := fs.Bool("quick", false, "quick mode: tiny sizes, seconds (what the tests run)")
 	seeds := fs.Int("seeds", 0, "evaluation seeds to average over (0: 3, or 1 with -quick)")
 	stride := fs.String("stride", "0", "rollout stride S: 0 = the zoo's horizon (chunk by chunk), 1 = the paper's rolling staircase with bake-in; \"0,1\" runs both side by side")
+	clips := fs.Int("clips", 0, fmt.Sprintf("rollouts per method, training seed and evaluation seed (0: %d, or 2 with -quick; below 26 FVD over time is not well posed)", paper.DefaultRollouts))
 	trainSeeds := fs.Int("train-seeds", 0, "training seeds 1…N of the zoo (make models SEEDS=N) to run every model-based experiment with (0: all the zoo has)")
 	out := fs.String("out", "out/paper", "output folder (one subfolder per experiment)")
 	fs.Usage = func() {
@@ -29,7 +30,7 @@ func runPaper(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := checkFlags(between("seeds", *seeds, 0, 100), between("train-seeds", *trainSeeds, 0, 100)); err != nil {
+	if err := checkFlags(between("seeds", *seeds, 0, 100), between("clips", *clips, 0, 4096), between("train-seeds", *trainSeeds, 0, 100)); err != nil {
 		return err
 	}
 	var strides []int
@@ -67,7 +68,7 @@ func runPaper(args []string) error {
 	for _, e := range todo {
 		start := time.Now()
 		fmt.Printf("%s (%s)\n", e.Name, e.Where)
-		r, err := e.Run(ctx, paper.Config{Quick: *quick, Seeds: *seeds, TrainSeeds: *trainSeeds, Strides: strides, Log: os.Stdout})
+		r, err := e.Run(ctx, paper.Config{Quick: *quick, Seeds: *seeds, Clips: *clips, TrainSeeds: *trainSeeds, Strides: strides, Log: os.Stdout})
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}
