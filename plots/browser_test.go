@@ -7,34 +7,24 @@ import (
 	"image/png"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/internal/browser"
 )
 
-// chromium runs Debian's chromium headless, offline, with the flags the issue names, and
-// returns its standard output. `make test` installs chromium (make browser).
+// chromium runs Debian's chromium headless, offline (internal/browser), and returns its
+// standard output. `make test` installs chromium (make browser).
 func chromium(t *testing.T, args ...string) []byte {
 	t.Helper()
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatalf("chromium not found: run `make browser` (apt-get install chromium): %v", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--user-data-dir=" + t.TempDir(), "--hide-scrollbars", "--virtual-time-budget=5000"}
-	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := browser.Headless(ctx, t.TempDir(), args...)
 	if err != nil {
-		t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
+		t.Fatal(err)
 	}
 	return out
 }

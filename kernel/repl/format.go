@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"math"
+	"os"
 	"reflect"
 	"strings"
 
@@ -39,7 +40,7 @@ func (s *Session) Format(x any) string {
 		if err != nil {
 			return "error: " + err.Error()
 		}
-		return "wrote " + strings.Join(paths, ", ")
+		return "wrote " + strings.Join(paths, ", ") + s.drawInline(paths)
 	case *eqflib.Window:
 		if v == nil {
 			return "<nil window>"
@@ -53,6 +54,22 @@ func (s *Session) Format(x any) string {
 		return cut(safeString(v))
 	}
 	return cut(formatValue(reflect.ValueOf(x), 0))
+}
+
+// drawInline is the first PNG of paths drawn in the terminal after a newline, where the
+// terminal can (Options.InlineImages), else "".
+func (s *Session) drawInline(paths []string) string {
+	if s.inline == "" {
+		return ""
+	}
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".png") {
+			if b, err := os.ReadFile(p); err == nil {
+				return "\n" + strings.TrimSuffix(inlineImage(s.inline, b), "\n")
+			}
+		}
+	}
+	return ""
 }
 
 // formatValue prints v as a researcher reads it: structs with their field names ({Depth:2 …}),

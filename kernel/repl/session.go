@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/term"
 	"io"
 	"os"
 	"path"
@@ -58,6 +59,9 @@ type Options struct {
 	// Dir is the session folder where figures and videos are written (default
 	// out/repl/<date-time> under the working directory).
 	Dir string
+	// InlineImages is how figures are also drawn in the terminal: "iterm", "kitty" or "off";
+	// "" detects it (inline.go) when Stdout is the process's terminal, else off.
+	InlineImages string
 }
 
 // Session is one interpreter with the preloads. Evaluations (Eval, Load, LoadSource, Reset) run
@@ -75,6 +79,7 @@ type Session struct {
 	// evaluation ran.
 	globalNames []string
 	serveURL    string         // set by Serve
+	inline      string         // inline image protocol ("iterm", "kitty") or "" (inline.go)
 	sigint      chan os.Signal // SIGINT while a loop runs
 }
 
@@ -94,7 +99,15 @@ func New(opts Options) (*Session, error) {
 		return nil, fmt.Errorf("repl: creating the backend: %w", err)
 	}
 	eqf.SetSessionDir(opts.Dir)
-	s := &Session{opts: opts}
+	s := &Session{opts: opts, inline: opts.InlineImages}
+	switch {
+	case s.inline == "off":
+		s.inline = ""
+	case s.inline == "" && opts.Stdout == os.Stdout && term.IsTerminal(int(os.Stdout.Fd())):
+		s.inline = inlineProtocol(os.Getenv)
+	case s.inline != "" && s.inline != "iterm" && s.inline != "kitty":
+		return nil, fmt.Errorf("repl: Options.InlineImages = %q: must be \"iterm\", \"kitty\", \"off\" or \"\" (detect)", opts.InlineImages)
+	}
 	if err := s.Reset(); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package repl
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/equilibriumforcing/eqf/internal/browser"
 )
 
 func TestIncomplete(t *testing.T) {
@@ -152,6 +156,46 @@ func TestCommandsAndServe(t *testing.T) {
 	}
 	if _, err := (&Session{opts: Options{Dir: t.TempDir()}}).Serve("99999"); err == nil || !strings.Contains(err.Error(), "[0, 65535]") {
 		t.Errorf("bad port: %v", err)
+	}
+
+	// The front page is a live gallery: shown.json lists the figures newest first, and a second
+	// figure shows up there and, in a browser, at the top of the page.
+	shown := func() []shownItem {
+		t.Helper()
+		resp, err := http.Get(url + "shown.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var items []shownItem
+		if err := json.NewDecoder(resp.Body).Decode(&items); err != nil {
+			t.Fatal(err)
+		}
+		return items
+	}
+	first := shown()
+	if len(first) != 1 || first[0].Image != filepath.Base(pngs[0]) || first[0].Page != strings.TrimSuffix(first[0].Image, ".png")+".html" {
+		t.Fatalf("shown.json with one figure: %+v", first)
+	}
+	if err := s.Script(strings.NewReader("plots.WarpFigure([]eqflib.Warp{eqflib.IdentityWarp()}, 8)\n")); err != nil {
+		t.Fatal(err)
+	}
+	second := shown()
+	if len(second) != 2 || second[1] != first[0] || second[0].Image <= first[0].Image {
+		t.Fatalf("shown.json after a second figure: %+v, want it first", second)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	dom, err := browser.Headless(ctx, t.TempDir(), "--dump-dom", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest := string(dom)
+	if i := strings.Index(latest, `id="earlier"`); i >= 0 {
+		latest = latest[:i]
+	}
+	if !strings.Contains(latest, `<img src="`+second[0].Image) || !strings.Contains(string(dom), `<img src="`+first[0].Image) {
+		t.Errorf("the gallery page in Chromium does not show the newest figure on top and the first below:\n%s", dom)
 	}
 }
 
