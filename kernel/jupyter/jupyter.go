@@ -10,6 +10,6 @@ package jupyter
 const KernelName = "eqf"
 
 // SetupCell is the source of the one set-up cell every notebook starts with (checked by the
-// tests): the kernel's go.work already uses the checkout, so the cell only pins GoNB's display
-// package and fixes go.work for gopls.
-const SetupCell = "!*go get github.com/janpfeifer/gonb@v0.11.5\n%goworkfix"
+// tests): the kernel's go.work already uses the checkout, whose go.mod requires GoNB v0.11.5
+// (its display package comes from there, no `go get`), so the cell only fixes go.work for gopls.
+const SetupCell = "%goworkfix"
