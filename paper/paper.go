@@ -49,8 +49,12 @@ type Config struct {
 	// TrainSeeds is the number of training seeds (the zoo's independent training runs, `make
 	// models SEEDS=N`) whose models each experiment runs; 0: every training seed the zoo has.
 	TrainSeeds int
-	// Zoo is the model zoo to load from (nil: the quick zoo in quick mode, else the zoo of the
-	// paper recipe that `make models` builds).
+	// Recipe is the zoo recipe full mode reads: "" or "paper" (C = H = 2, `make models`),
+	// "paper-8" (C = H = 4, `make models ZOO_RECIPE=paper-8`); no other recipe (the guided ones
+	// were chosen for another goal).
+	Recipe string
+	// Zoo is the model zoo to load from (nil: the quick zoo in quick mode, else the zoo of
+	// Recipe).
 	Zoo *zoo.Zoo
 	Log io.Writer // progress lines (nil: quiet)
 }

@@ -230,7 +230,13 @@ func (c Config) zoo() (*zoo.Zoo, error) {
 	if c.Quick {
 		return zoo.Open("quick")
 	}
-	return zoo.Open(zoo.DefaultRecipe) // the paper recipe, whatever $EQF_ZOO says
+	switch c.Recipe {
+	case "", zoo.DefaultRecipe:
+		return zoo.Open(zoo.DefaultRecipe) // the paper recipe, whatever $EQF_ZOO says
+	case "paper-8":
+		return zoo.Open(c.Recipe)
+	}
+	return nil, fmt.Errorf("paper: Config.Recipe = %q: must be %q or \"paper-8\" (the paper's recipe; the guided recipes never reach the paper's experiments)", c.Recipe, zoo.DefaultRecipe)
 }
 
 func (l *setup) logf(format string, a ...any) {

@@ -3,6 +3,7 @@ package paper
 import (
 	"context"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -138,5 +139,29 @@ func TestFVDWellPosed(t *testing.T) {
 	c.Clips = -1
 	if _, err := e.Run(context.Background(), c); err == nil || !strings.Contains(err.Error(), "Config.Clips") {
 		t.Errorf("Config.Clips = -1: error %v, want one naming Config.Clips", err)
+	}
+}
+
+// Full mode reads a paper recipe only: "paper-8" is the paper recipe on 8-frame windows (C = H
+// = 4, everything else the same), a guided recipe is refused by name.
+func TestPaperRecipes(t *testing.T) {
+	z, err := Config{Recipe: "paper-8"}.zoo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := Config{}.zoo()
+	r8, r := z.Recipe, p.Recipe
+	if r8.Frames != 8 || r8.Context != 4 || !strings.HasSuffix(z.Dir, "models-paper-8") {
+		t.Errorf("paper-8: frames %d, context %d, folder %s", r8.Frames, r8.Context, z.Dir)
+	}
+	r8.Name, r8.Frames, r8.Context = r.Name, r.Frames, r.Context
+	if !reflect.DeepEqual(r8, r) {
+		t.Errorf("paper-8 differs from the paper recipe beyond its window:\n%+v\n%+v", r8, r)
+	}
+	if g := z.Geometry(20, 1); g.Horizon != 4 || g.Depth%g.Horizon != 0 {
+		t.Errorf("paper-8 at S = 1: %+v, want H = 4 and D a multiple of it", g)
+	}
+	if _, err := (Config{Recipe: "cpu"}).zoo(); err == nil || !strings.Contains(err.Error(), "Config.Recipe") {
+		t.Errorf("Config.Recipe = cpu: %v, want an error naming Config.Recipe", err)
 	}
 }

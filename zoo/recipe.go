@@ -56,7 +56,7 @@ type Recipe struct {
 }
 
 // Recipes are the named recipes: "paper" (the zoo the paper's experiments read, about an hour
-// per training seed on two cores), "cpu" (the same backbone trained for guided rollouts),
+// per training seed on two cores), "paper-8" (the same on 8-frame windows, C = H = 4), "cpu" (the same backbone trained for guided rollouts),
 // "demo" (make demo: the cpu recipe's backbone, the "cpu" training preset without condition
 // dropout, a sixth of the steps) and "quick" (tiny models in minutes, for tests and CI).
 //
@@ -74,6 +74,13 @@ type Recipe struct {
 var Recipes = map[string]Recipe{
 	"paper": {
 		Name: "paper", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2, DiT: cpuDiT,
+		Train: eqflib.TrainPresets["paper-maze"], Steps: eqflib.PaperMazeSteps, Finetune: 500,
+		ReadoutSteps: 600, GPhiSteps: 800, ActionSteps: 600, Seed: 1, Eval: EvalConfig{Clips: 8, Frames: 100},
+	},
+	// paper-8: the paper recipe on 8-frame windows, C = H = 4, for the paper's rolling staircase
+	// with a deeper horizon (S = 1 keeps four frames at four levels; D a multiple of 4).
+	"paper-8": {
+		Name: "paper-8", World: data.DefaultMazeConfig(), Size: 32, Frames: 8, Context: 4, DiT: cpuDiT,
 		Train: eqflib.TrainPresets["paper-maze"], Steps: eqflib.PaperMazeSteps, Finetune: 500,
 		ReadoutSteps: 600, GPhiSteps: 800, ActionSteps: 600, Seed: 1, Eval: EvalConfig{Clips: 8, Frames: 100},
 	},
