@@ -58,7 +58,7 @@ func TestNotebookInBrowser(t *testing.T) {
 	t.Logf("Run All done in %s", time.Since(start).Round(time.Second))
 	var shown struct {
 		Figures, Frames, Errors int
-		ErrorText              string
+		ErrorText               string
 	}
 	if err := page.Eval(`({
 		Figures: [...document.querySelectorAll(".output_png img")].filter(i => i.naturalWidth > 100).length,
