@@ -2,7 +2,8 @@
 
 // compare.go prints the card metrics of the paper recipe's FM and EqF trained on two backends
 // (three training seeds each) side by side, with the difference of the means and its 95 %
-// Welch t-interval: go run docs/runs/2026-11-26d-cpu-seeds/compare.go CPU_MODELS GPU_MODELS
+// Welch t-interval (the two backends as independent samples) and the paired 95 % t-interval
+// (seed k on one backend against seed k on the other: same data order and initial seed): go run docs/runs/2026-11-26d-cpu-seeds/compare.go CPU_MODELS GPU_MODELS
 // (each a zoo folder: seed 1 in it, seeds k ≥ 2 in seed-k/).
 package main
 
@@ -36,6 +37,14 @@ func metrics(dir, model string, seed int) map[string]float64 {
 	return c.Metrics
 }
 
+// verdict marks an interval that excludes zero.
+func verdict(lo, hi float64) string {
+	if lo > 0 || hi < 0 {
+		return "**differs**"
+	}
+	return ""
+}
+
 func main() {
 	if len(os.Args) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: go run compare.go CPU_MODELS GPU_MODELS")
@@ -52,7 +61,7 @@ func main() {
 		{"fm", "agreement_euler", "FM Euler action agreement"},
 		{"fm", "drift_ratio_euler", "FM Euler drift max/first"},
 	}
-	fmt.Println("| metric | CPU seeds 1–3 | CPU mean ± SD | GPU seeds 1–3 | GPU mean ± SD | CPU − GPU [95 % Welch interval] | |")
+	fmt.Println("| metric | CPU seeds 1–3 | CPU mean ± SD | GPU seeds 1–3 | GPU mean ± SD | CPU − GPU [95 % Welch interval] | paired by seed [95 % t, 2 df] |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		var cpu, gpu []float64
@@ -68,11 +77,10 @@ func main() {
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
 		d := mc - mg
 		lo, hi := d-t*se, d+t*se
-		verdict := "no difference detected"
-		if lo > 0 || hi < 0 {
-			verdict = "**differs**"
-		}
-		fmt.Printf("| %s | %.4g, %.4g, %.4g | %.4g ± %.2g | %.4g, %.4g, %.4g | %.4g ± %.2g | %+.3g [%+.3g, %+.3g] | %s |\n",
-			r.name, cpu[0], cpu[1], cpu[2], mc, sc, gpu[0], gpu[1], gpu[2], mg, sg, d, lo, hi, verdict)
+		diffs := []float64{cpu[0] - gpu[0], cpu[1] - gpu[1], cpu[2] - gpu[2]}
+		md, sd := stat.MeanStdDev(diffs, nil)
+		tp := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: 2}.Quantile(0.975) * sd / math.Sqrt(3)
+		fmt.Printf("| %s | %.4g, %.4g, %.4g | %.4g ± %.2g | %.4g, %.4g, %.4g | %.4g ± %.2g | %+.3g [%+.3g, %+.3g] %s | %+.3g [%+.3g, %+.3g] %s |\n",
+			r.name, cpu[0], cpu[1], cpu[2], mc, sc, gpu[0], gpu[1], gpu[2], mg, sg, d, lo, hi, verdict(lo, hi), md, md-tp, md+tp, verdict(md-tp, md+tp))
 	}
 }
