@@ -35,6 +35,9 @@ func runPaper(args []string) error {
 	if err := checkFlags(between("seeds", *seeds, 0, 100), between("clips", *clips, 0, 4096), between("train-seeds", *trainSeeds, 0, 100)); err != nil {
 		return err
 	}
+	if *recipe != zoo.DefaultRecipe && *recipe != "paper-8" {
+		return fmt.Errorf("flag -recipe = %q is out of range: must be %s or paper-8 (the paper's recipe; the guided recipes never reach the paper's experiments)", *recipe, zoo.DefaultRecipe)
+	}
 	var strides []int
 	for _, f := range strings.Split(*stride, ",") {
 		s, err := strconv.Atoi(strings.TrimSpace(f))
