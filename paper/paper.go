@@ -277,6 +277,12 @@ type Experiment struct {
 // on the quick zoo (tiny models, trained on first use), logging why. quick says which ran: a
 // notebook's one switch to rerun an experiment wherever it is opened.
 func (e Experiment) RunFullOrQuick(ctx context.Context, c Config) (r *Result, quick bool, err error) {
+	if e.Run == nil {
+		return nil, false, fmt.Errorf("paper: Experiment %q has no Run: take one from Experiments or ByName", e.Name)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	c.Quick = false
 	r, err = e.Run(ctx, c)
 	if !errors.Is(err, zoo.ErrNotTrained) {

@@ -167,9 +167,10 @@ func TestREPLOnTerminal(t *testing.T) {
 	if out := s.line("res.NFE + 1"); out != "101" {
 		t.Errorf("after the panic, res.NFE + 1 printed %q", out)
 	}
-	// Ctrl-C cancels a running loop, not the REPL.
+	// Ctrl-C cancels a running loop, not the REPL. The loop says it runs only after 5,000
+	// iterations, so n > 1000 holds however slowly a loaded machine interprets it.
 	s.line("n := 0")
-	s.typeKeys("for { n++; if n == 1 { fmt.Println(\"looping\") } }\r")
+	s.typeKeys("for { n++; if n == 5000 { fmt.Println(\"looping\") } }\r")
 	s.expect("looping")
 	s.typeKeys("\x03")
 	s.expect("interrupted")
