@@ -178,17 +178,18 @@ func (s *Session) evalInterruptible(src string) error {
 func (s *Session) interruptible(run func(ctx context.Context) error) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if s.sigint == nil {
+	sigint := s.sigint // the goroutine below reads this channel, never the field a later loop sets
+	if sigint == nil {
 		return run(ctx)
 	}
-	for len(s.sigint) > 0 { // a Ctrl-C from before this evaluation
-		<-s.sigint
+	for len(sigint) > 0 { // a Ctrl-C from before this evaluation
+		<-sigint
 	}
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
 		select {
-		case <-s.sigint:
+		case <-sigint:
 			cancel()
 		case <-done:
 		}
