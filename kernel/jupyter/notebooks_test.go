@@ -96,6 +96,9 @@ func TestCommittedNotebooks(t *testing.T) {
 					t.Errorf("%s: cell %d: the set-up must be the first code cell and end with\n%s", f, i, SetupCell)
 				}
 			}
+			if strings.Contains(src, `"github.com/janpfeifer/gonb`) {
+				t.Errorf("%s: cell %d imports GoNB's packages directly, which needs a `go get` the filtered proxy refuses: use notebooks/display", f, i)
+			}
 			if i != firstCode && strings.Contains(src, "%%") && !strings.HasPrefix(strings.TrimSpace(src), "import (") {
 				t.Errorf("%s: cell %d: cells import explicitly (start with an import block)", f, i)
 			}

@@ -2,8 +2,10 @@ package display
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/paper"
@@ -109,5 +111,16 @@ func TestCheckAndMust(t *testing.T) {
 	Check(errors.New("boom <b>"))
 	if code != 1 || len(r.got) != 2 || !strings.Contains(r.got[0], "boom &lt;b&gt;") || r.got[1] != "sync" {
 		t.Errorf("Check(err): exit %d, showed %q; want the escaped error, sync, exit 1", code, r.got)
+	}
+}
+
+// Cache computes a key's value once; a second call reads it back.
+func TestCache(t *testing.T) {
+	key := fmt.Sprintf("eqf-display-test-%d", time.Now().UnixNano())
+	calls := 0
+	f := func() []float64 { calls++; return []float64{1, 2.5} }
+	a, b := Cache(key, f), Cache(key, f)
+	if calls != 1 || len(b) != 2 || b[1] != 2.5 || a[1] != b[1] {
+		t.Errorf("Cache: %d calls, values %v then %v; want one call and the same value", calls, a, b)
 	}
 }
