@@ -46,27 +46,20 @@ func (v *jsonFloat) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func toJSON(x []float64) []jsonFloat {
+// floats converts a slice between float64 and jsonFloat (nil stays nil).
+func floats[U, T ~float64](x []T) []U {
 	if x == nil {
 		return nil
 	}
-	out := make([]jsonFloat, len(x))
+	out := make([]U, len(x))
 	for i, v := range x {
-		out[i] = jsonFloat(v)
+		out[i] = U(v)
 	}
 	return out
 }
 
-func fromJSON(x []jsonFloat) []float64 {
-	if x == nil {
-		return nil
-	}
-	out := make([]float64, len(x))
-	for i, v := range x {
-		out[i] = float64(v)
-	}
-	return out
-}
+func toJSON(x []float64) []jsonFloat   { return floats[jsonFloat](x) }
+func fromJSON(x []jsonFloat) []float64 { return floats[float64](x) }
 
 // seriesJSON is Series with its values as jsonFloat (the outer fields shadow the embedded ones).
 type seriesJSON struct {

@@ -83,16 +83,20 @@ func errorHTML(err error) string {
 	return `<pre style="color:#b00020;white-space:pre-wrap">` + html.EscapeString(err.Error()) + "</pre>"
 }
 
+// shownPNG shows b, or err when rendering failed, and waits for GoNB.
+func shownPNG(b []byte, err error) error {
+	if err == nil {
+		out.png(b)
+	}
+	return shown(err)
+}
+
 // Figure shows a figure as a PNG.
 func Figure(f *plots.Figure) error {
 	if f == nil {
 		return shown(fmt.Errorf("display: Figure: f is nil"))
 	}
-	b, err := f.Bytes("png")
-	if err == nil {
-		out.png(b)
-	}
-	return shown(err)
+	return shownPNG(f.Bytes("png"))
 }
 
 // Interactive shows a figure as its echarts page (zoom, hover, toggled series; the script
@@ -161,11 +165,7 @@ func Videos(title string, videos []plots.Video, o plots.VideoOptions) error {
 
 // Strip shows videos as a strip of frames, one row per video (the first clip of each).
 func Strip(videos []plots.Video, o plots.VideoOptions) error {
-	b, err := plots.StripPNG(videos, o)
-	if err == nil {
-		out.png(b)
-	}
-	return shown(err)
+	return shownPNG(plots.StripPNG(videos, o))
 }
 
 // Result shows an experiment's result: from (Markdown: where it came from; "" for none), its
