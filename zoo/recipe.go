@@ -56,9 +56,11 @@ type Recipe struct {
 }
 
 // Recipes are the named recipes: "paper" (the zoo the paper's experiments read, about an hour
-// per training seed on two cores), "paper-8" (the same on 8-frame windows, C = H = 4), "cpu" (the same backbone trained for guided rollouts),
-// "demo" (make demo: the cpu recipe's backbone, the "cpu" training preset without condition
-// dropout, a sixth of the steps) and "quick" (tiny models in minutes, for tests and CI).
+// per training seed on two cores), "paper-8" (the same on 8-frame windows, C = H = 4), "cpu"
+// (the same backbone trained for guided rollouts), "demo" (make demo: the cpu recipe's backbone,
+// the "cpu" training preset with its EMA decay 0.999 and condition dropout 0.1, so that the
+// demo's rollouts can be guided, for 3,000 steps) and "quick" (tiny models in minutes, for tests
+// and CI).
 //
 // The paper recipe follows the paper's Minecraft training wherever it scales to the maze
 // (eqflib.ScalePaperPreset: no condition dropout, independent per-frame levels, the paper's
@@ -91,7 +93,7 @@ var Recipes = map[string]Recipe{
 	},
 	"demo": { // make demo: the CPU recipe on a ten-minute budget (compile included)
 		Name: "demo", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2, DiT: cpuDiT,
-		Train: eqflib.TrainPresets["cpu"], Steps: 1200, Finetune: 200,
+		Train: withCondDropout(eqflib.TrainPresets["cpu"], 0.1), Steps: 3000, Finetune: 200,
 		ReadoutSteps: 300, GPhiSteps: 300, ActionSteps: 250, Seed: 1,
 	},
 	"quick": {

@@ -12,9 +12,18 @@ func TestRecipeValidate(t *testing.T) {
 			t.Errorf("recipe %q: %v", name, err)
 		}
 	}
-	// The zoo's recipe trains for guidance and scores it; the demo's trains without dropout.
+	// The cpu recipe trains for guidance and scores it; the demo's trains for guidance too (make
+	// demo rolls out guided beside unguided); the paper's recipes never drop the actions.
 	if r := Recipes["cpu"]; r.Train.CondDropout == 0 || r.Eval.Guidance == 0 {
 		t.Errorf("cpu recipe: CondDropout %g, Eval.Guidance %g: want both > 0", r.Train.CondDropout, r.Eval.Guidance)
+	}
+	if r := Recipes["demo"]; r.Train.CondDropout == 0 {
+		t.Errorf("demo recipe: CondDropout %g: want > 0 (make demo samples with guidance)", r.Train.CondDropout)
+	}
+	for _, name := range []string{"paper", "paper-8"} {
+		if r := Recipes[name]; r.Train.CondDropout != 0 || r.Eval.Guidance != 0 {
+			t.Errorf("%s recipe: CondDropout %g, Eval.Guidance %g: want 0 (the paper trains and samples without)", name, r.Train.CondDropout, r.Eval.Guidance)
+		}
 	}
 	for _, c := range []struct {
 		name string

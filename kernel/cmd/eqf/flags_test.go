@@ -46,6 +46,7 @@ func TestBadFlags(t *testing.T) {
 	rows := map[string][]string{
 		"demo -clips":            {"-clips", "0"},
 		"demo -frames":           {"-frames", "-3"},
+		"demo -guidance":         {"-guidance", "-1"},
 		"demo -out":              {"-out", under},
 		"demo -recipe":           {"-recipe", "nope"},
 		"train -ckpt-every":      {"-ckpt-every", "0"},
@@ -149,6 +150,19 @@ func TestBadFlags(t *testing.T) {
 	}
 	if covered != len(rows) {
 		t.Errorf("%d rows for %d flags: a row names a flag that no longer exists", len(rows), covered)
+	}
+}
+
+// TestDemoGuidanceNeedsDropout: a guided demo on a recipe trained without condition dropout (the
+// paper's) is refused before any training, naming -guidance and the way out.
+func TestDemoGuidanceNeedsDropout(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo")
+	err := runDemo([]string{"-recipe", "paper", "-out", out})
+	if err == nil || !strings.Contains(err.Error(), "-guidance") || !strings.Contains(err.Error(), "condition dropout") {
+		t.Fatalf("eqf demo -recipe paper: error %v, want one naming -guidance and condition dropout", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("eqf demo -recipe paper created %s before refusing (stat: %v)", out, err)
 	}
 }
 
