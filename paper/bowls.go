@@ -17,38 +17,54 @@ func Bowls(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	fm := l.models["fm"]
 	deltas := []float64{-0.07, -0.05, -0.03, -0.01, 0, 0.01, 0.03, 0.05, 0.07}
 	levels := []float64{0.2, 0.5, 0.8}
 	if c.Quick {
 		deltas, levels = []float64{-0.07, 0, 0.07}, []float64{0.5}
 	}
 	T, C := l.z.Recipe.Frames, l.z.Recipe.Context
-	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "bowls", Title: "FM's loss when told a wrong noise level", Where: "App. B.2, Fig. bowls", Figures: map[string]*plots.Figure{}}
-	var named []plots.NamedBowls
-	for _, s := range levels {
-		var per []*eqflib.BowlCurves
-		for _, seed := range l.cfg.seeds() {
-			cl, err := l.clipsFor(seed, fm)
-			if err != nil {
-				return nil, err
+	per := make([][][]*eqflib.BowlCurves, len(levels)) // [level][training seed][evaluation seed]
+	err = l.eachRun(func(int) error {
+		fm := l.models["fm"]
+		for li, s := range levels {
+			var run []*eqflib.BowlCurves
+			for _, seed := range l.cfg.seeds() {
+				cl, err := l.clipsFor(seed, fm)
+				if err != nil {
+					return err
+				}
+				x, cond := windows(cl, T)
+				b, err := eqflib.Bowls(fm.DiT.WithConditions(cond), x, C, s, deltas, seed)
+				if err != nil {
+					return err
+				}
+				run = append(run, b)
 			}
-			x, cond := windows(cl, T)
-			b, err := eqflib.Bowls(fm.DiT.WithConditions(cond), x, C, s, deltas, seed)
-			if err != nil {
-				return nil, err
-			}
-			per = append(per, b)
+			per[li] = append(per[li], run)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "bowls", Title: "FM's loss when told a wrong noise level", Where: "App. B.2, Fig. bowls", Figures: map[string]*plots.Figure{}}
+	// over is a quantity of the curves as runStat takes it: [training seed][evaluation seed].
+	over := func(runs [][]*eqflib.BowlCurves, f func(*eqflib.BowlCurves) float64) (float64, float64) {
+		v := make([][]float64, len(runs))
+		for i, run := range runs {
+			for _, b := range run {
+				v[i] = append(v[i], f(b))
+			}
+		}
+		return runStat(v)
+	}
+	var named []plots.NamedBowls
+	for li, s := range levels {
 		mean := &eqflib.BowlCurves{Delta: deltas}
 		for i := range deltas {
-			h, w, gain := make([]float64, len(per)), make([]float64, len(per)), make([]float64, len(per))
-			for j, b := range per {
-				h[j], w[j], gain[j] = b.HorizonOnly[i], b.WithContext[i], b.WithContext[i]-b.HorizonOnly[i]
-			}
-			hm, hse := stat(h)
-			wm, _ := stat(w)
-			gm, gse := stat(gain)
+			hm, hse := over(per[li], func(b *eqflib.BowlCurves) float64 { return b.HorizonOnly[i] })
+			wm, _ := over(per[li], func(b *eqflib.BowlCurves) float64 { return b.WithContext[i] })
+			gm, gse := over(per[li], func(b *eqflib.BowlCurves) float64 { return b.WithContext[i] - b.HorizonOnly[i] })
 			mean.HorizonOnly, mean.WithContext = append(mean.HorizonOnly, hm), append(mean.WithContext, wm)
 			if deltas[i] == 0 {
 				continue
@@ -57,11 +73,7 @@ func Bowls(ctx context.Context, c Config) (*Result, error) {
 				Number{Name: fmt.Sprintf("σ_stable=%.1f, δ=%+.2f: loss increase, horizon only", s, deltas[i]), Ours: hm, Err: hse, Paper: "> 0, growing with |δ|"},
 				Number{Name: fmt.Sprintf("σ_stable=%.1f, δ=%+.2f: context gain (with context − horizon only)", s, deltas[i]), Ours: gm, Err: gse, Paper: "> 0"})
 		}
-		var base []float64
-		for _, b := range per {
-			base = append(base, b.Base)
-		}
-		mean.Base, _ = stat(base)
+		mean.Base, _ = over(per[li], func(b *eqflib.BowlCurves) float64 { return b.Base })
 		named = append(named, plots.NamedBowls{Name: fmt.Sprintf("FM, σ_stable = %.1f", s), Bowls: mean})
 	}
 	fig, err := plots.BowlFigure(named)

@@ -187,6 +187,41 @@ func TestFieldAgreementQuick(t *testing.T) {
 	}
 }
 
+// The analyses average over training seeds as the rollout experiments do: with two training
+// seeds a result lists both (TrainSeeds, Models) and its numbers move from the first seed's
+// (were the second seed's models the first's, they would not), with ± over the training seeds.
+func TestAnalysesOverTrainingSeeds(t *testing.T) {
+	c := quick()
+	c.TrainSeeds = 2
+	for _, name := range []string{"fm_eqf_field_agreement", "bowls", "inpainting"} {
+		t.Run(name, func(t *testing.T) {
+			one := run(t, name)
+			e, err := ByName(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			two, err := e.Run(context.Background(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(two.TrainSeeds) != "[1 2]" || fmt.Sprint(one.TrainSeeds) != "[1]" {
+				t.Errorf("TrainSeeds %v (one seed: %v), want [1 2] ([1])", two.TrainSeeds, one.TrainSeeds)
+			}
+			seed2 := false
+			for k := range two.Models {
+				seed2 = seed2 || strings.Contains(k, "training seed 2")
+			}
+			if !seed2 {
+				t.Errorf("Models %v: no training seed 2", two.Models)
+			}
+			a, b := one.Numbers[0], two.Numbers[0]
+			if a.Name != b.Name || a.Ours == b.Ours || !(b.Err > 0) {
+				t.Errorf("%q: one seed %g ± %g, two seeds %g ± %g: want another mean with a spread over seeds", b.Name, a.Ours, a.Err, b.Ours, b.Err)
+			}
+		})
+	}
+}
+
 // FLOPs: FM and EqF share the architecture; the count is read off the model's weights, so it
 // must equal the hand count of the quick DiT.
 func TestForwardComputeQuick(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/plots"
@@ -31,73 +30,110 @@ func NLE(ctx context.Context, c Config) (*Result, error) {
 		evalBatches = 8
 	}
 
-	// h_ω: the zoo backbone's live weights (their EMA is what h_ω reads), its trained h_ω dropped.
-	path := eqflib.LatestCheckpoint(filepath.Join(l.z.Dir, "eqf"))
-	live, err := eqflib.LoadDiT(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := live.DropReadout(); err != nil {
-		return nil, err
-	}
-	rt, err := eqflib.NewReadoutTrainer(live, train, rc.ReadoutConfig())
-	if err != nil {
-		return nil, err
-	}
-	g, err := eqflib.NewNoisePredictor(3, rc.Size, rc.Size, nil, rc.GPhiConfig(), rc.Seed)
-	if err != nil {
-		return nil, err
-	}
-	var gLoss []float64
-	var ema *eqflib.DiT
-	var at, maeH, maeG []float64
-	for done := 0; done < steps; done += every {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	// One fresh h_ω and one fresh g_φ per training seed: h_ω on that seed's backbone (its live
+	// weights; their EMA is what h_ω reads, its trained h_ω dropped), g_φ with that seed's
+	// initialisation and batches.
+	type curves struct{ at, maeH, maeG, hLoss, gLoss []float64 }
+	var runs []curves
+	err = l.eachRun(func(k int) error {
+		rz := l.z.WithTrainSeed(k)
+		live, err := eqflib.LoadDiT(eqflib.LatestCheckpoint(rz.ModelDir("eqf")))
+		if err != nil {
+			return err
 		}
-		if _, err := rt.Train(every); err != nil {
-			return nil, err
+		if err := live.DropReadout(); err != nil {
+			return err
 		}
-		for i := 0; i < every; i++ {
-			v, err := g.Train(train, 1)
+		rt, err := eqflib.NewReadoutTrainer(live, train, rz.Recipe.ReadoutConfig())
+		if err != nil {
+			return err
+		}
+		gc := rz.Recipe.GPhiConfig()
+		g, err := eqflib.NewNoisePredictor(3, rc.Size, rc.Size, nil, gc, gc.Seed)
+		if err != nil {
+			return err
+		}
+		var cv curves
+		var ema *eqflib.DiT
+		for done := 0; done < steps; done += every {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if _, err := rt.Train(every); err != nil {
+				return err
+			}
+			for i := 0; i < every; i++ {
+				v, err := g.Train(train, 1)
+				if err != nil {
+					return err
+				}
+				cv.gLoss = append(cv.gLoss, v)
+			}
+			if ema == nil {
+				if ema, err = live.EMA(); err != nil {
+					return err
+				}
+				if err := ema.AttachReadout(0); err != nil {
+					return err
+				}
+			}
+			h, err := eqflib.SigmaMAE(val, evalBatches, 99, readoutEstimate(ema))
 			if err != nil {
-				return nil, err
+				return err
 			}
-			gLoss = append(gLoss, v)
-		}
-		if ema == nil {
-			if ema, err = live.EMA(); err != nil {
-				return nil, err
+			gm, err := eqflib.SigmaMAE(val, evalBatches, 99, gphiEstimate(g))
+			if err != nil {
+				return err
 			}
-			if err := ema.AttachReadout(0); err != nil {
-				return nil, err
+			cv.at, cv.maeH, cv.maeG = append(cv.at, float64(done+every)), append(cv.maeH, h), append(cv.maeG, gm)
+			l.logf("  step %4d: held-out σ MAE h_ω %.4f, g_φ %.4f\n", done+every, h, gm)
+		}
+		cv.hLoss = rt.History
+		runs = append(runs, cv)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// each is a per-seed quantity as runStat takes it; avg is a curve averaged over the seeds.
+	each := func(f func(curves) float64) (float64, float64) {
+		v := make([][]float64, len(runs))
+		for i, cv := range runs {
+			v[i] = []float64{f(cv)}
+		}
+		return runStat(v)
+	}
+	avg := func(f func(curves) []float64) []float64 {
+		out := make([]float64, len(f(runs[0])))
+		for _, cv := range runs {
+			for i, x := range f(cv) {
+				out[i] += x / float64(len(runs))
 			}
 		}
-		h, err := eqflib.SigmaMAE(val, evalBatches, 99, readoutEstimate(ema))
-		if err != nil {
-			return nil, err
-		}
-		gm, err := eqflib.SigmaMAE(val, evalBatches, 99, gphiEstimate(g))
-		if err != nil {
-			return nil, err
-		}
-		at, maeH, maeG = append(at, float64(done+every)), append(maeH, h), append(maeG, gm)
-		l.logf("  step %4d: held-out σ MAE h_ω %.4f, g_φ %.4f\n", done+every, h, gm)
+		return out
+	}
+	at := runs[0].at
+	last := len(at) - 1
+	num := func(name string, f func(curves) float64, paper, note string) Number {
+		m, se := each(f)
+		return Number{Name: name, Ours: m, Err: se, Paper: paper, Note: note}
 	}
 	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "nle", Title: "Training dynamics of the noise-level estimators", Where: "App. F.2, Fig. nle", Figures: map[string]*plots.Figure{}}
 	r.Numbers = []Number{
-		{Name: fmt.Sprintf("h_ω held-out σ MAE after %d steps", int(at[len(at)-1])), Ours: maeH[len(maeH)-1]},
-		{Name: fmt.Sprintf("g_φ held-out σ MAE after %d steps", int(at[len(at)-1])), Ours: maeG[len(maeG)-1]},
-		{Name: "h_ω held-out σ MAE after the first evaluation", Ours: maeH[0], Note: fmt.Sprintf("%d steps", every)},
-		{Name: "g_φ held-out σ MAE after the first evaluation", Ours: maeG[0], Note: fmt.Sprintf("%d steps", every)},
-		{Name: "h_ω training loss (logit MSE), mean of the last 100 steps", Ours: tailOf(rt.History, 100), Paper: "lower than g_φ's (Fig. nle)"},
-		{Name: "g_φ training loss (logit MSE), mean of the last 100 steps", Ours: tailOf(gLoss, 100)},
-		{Name: "steps until h_ω's MAE is within 10 % of its last", Ours: firstWithin(at, maeH, 1.1), Paper: "h_ω converges in 10k steps"},
-		{Name: "steps until g_φ's MAE is within 10 % of its last", Ours: firstWithin(at, maeG, 1.1), Paper: "g_φ needs 100k steps"},
+		num(fmt.Sprintf("h_ω held-out σ MAE after %d steps", int(at[last])), func(cv curves) float64 { return cv.maeH[last] }, "", ""),
+		num(fmt.Sprintf("g_φ held-out σ MAE after %d steps", int(at[last])), func(cv curves) float64 { return cv.maeG[last] }, "", ""),
+		num("h_ω held-out σ MAE after the first evaluation", func(cv curves) float64 { return cv.maeH[0] }, "", fmt.Sprintf("%d steps", every)),
+		num("g_φ held-out σ MAE after the first evaluation", func(cv curves) float64 { return cv.maeG[0] }, "", fmt.Sprintf("%d steps", every)),
+		num("h_ω training loss (logit MSE), mean of the last 100 steps", func(cv curves) float64 { return tailOf(cv.hLoss, 100) }, "lower than g_φ's (Fig. nle)", ""),
+		num("g_φ training loss (logit MSE), mean of the last 100 steps", func(cv curves) float64 { return tailOf(cv.gLoss, 100) }, "", ""),
+		num("steps until h_ω's MAE is within 10 % of its last", func(cv curves) float64 { return firstWithin(cv.at, cv.maeH, 1.1) }, "h_ω converges in 10k steps", ""),
+		num("steps until g_φ's MAE is within 10 % of its last", func(cv curves) float64 { return firstWithin(cv.at, cv.maeG, 1.1) }, "g_φ needs 100k steps", ""),
 	}
+	hLoss, gLoss := avg(func(cv curves) []float64 { return cv.hLoss }), avg(func(cv curves) []float64 { return cv.gLoss })
+	maeH, maeG := avg(func(cv curves) []float64 { return cv.maeH }), avg(func(cv curves) []float64 { return cv.maeG })
 	loss := plots.Panel{Title: "training loss", XLabel: "training step", YLabel: "logit MSE (20-step mean)", LogY: true}
 	loss.Series = []plots.Series{
-		{Name: "h_ω (EqF activations)", X: steps1(len(rt.History)), Y: movingMean(rt.History, 20), Color: 2},
+		{Name: "h_ω (EqF activations)", X: steps1(len(hLoss)), Y: movingMean(hLoss, 20), Color: 2},
 		{Name: "g_φ (raw frames)", X: steps1(len(gLoss)), Y: movingMean(gLoss, 20), Color: 1},
 	}
 	mae := plots.Panel{Title: "held-out accuracy", XLabel: "training step", YLabel: "σ MAE on held-out noised frames", LogY: true}
@@ -106,7 +142,8 @@ func NLE(ctx context.Context, c Config) (*Result, error) {
 		{Name: "g_φ", X: at, Y: maeG, Style: plots.LinePoints, Color: 1},
 	}
 	r.Figures["nle"] = &plots.Figure{Title: "Noise-level estimation: readout h_ω against framewise g_φ", Panels: []plots.Panel{loss, mae}}
-	r.Notes = append(r.Notes, fmt.Sprintf("Both trained %d steps with the %s recipe's settings (batch, learning rate, warm-up); the paper trains h_ω 10k and g_φ 100k steps.", steps, rc.Name))
+	r.Notes = append(r.Notes, fmt.Sprintf("Both trained %d steps with the %s recipe's settings (batch, learning rate, warm-up), once per training seed (the figure averages their curves); "+
+		"the paper trains h_ω 10k and g_φ 100k steps.", steps, rc.Name))
 	return r, nil
 }
 
@@ -126,44 +163,63 @@ func MargRed(ctx context.Context, c Config) (*Result, error) {
 	if c.Quick {
 		batches = 8
 	}
-	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "margred", Title: "Marginalised residuals of the noise-level estimators", Where: "App. F.2, Fig. margred", Figures: map[string]*plots.Figure{}}
 	const bins = 10
-	var panels []plots.Panel
-	for _, e := range []struct {
+	type residuals struct{ sigma, got []float64 }
+	ests := []struct {
 		name  string
 		color int
-		est   func(x *eqflib.Window, cond []float64) ([]float64, error)
+		est   func() func(x *eqflib.Window, cond []float64) ([]float64, error) // of the models in use
 	}{
-		{"g_φ (raw frames)", 1, gphiEstimate(l.gphi)},
-		{"h_ω (EqF activations)", 2, readoutEstimate(l.models["eqf"].DiT)},
-	} {
-		sigma, got, err := eqflib.SigmaResiduals(val, batches, 99, e.est)
-		if err != nil {
-			return nil, err
+		{"g_φ (raw frames)", 1, func() func(*eqflib.Window, []float64) ([]float64, error) { return gphiEstimate(l.gphi) }},
+		{"h_ω (EqF activations)", 2, func() func(*eqflib.Window, []float64) ([]float64, error) {
+			return readoutEstimate(l.models["eqf"].DiT)
+		}},
+	}
+	res := make([][]residuals, len(ests)) // [estimator][training seed]
+	err = l.eachRun(func(int) error {
+		for i, e := range ests {
+			sigma, got, err := eqflib.SigmaResiduals(val, batches, 99, e.est())
+			if err != nil {
+				return err
+			}
+			res[i] = append(res[i], residuals{sigma, got})
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "margred", Title: "Marginalised residuals of the noise-level estimators", Where: "App. F.2, Fig. margred", Figures: map[string]*plots.Figure{}}
+	inBin := func(s float64, b int) bool { return int(math.Min(s*bins, bins-1)) == b }
+	var panels []plots.Panel
+	for i, e := range ests {
 		var xs, mres, mabs, lo, hi []float64
 		for b := 0; b < bins; b++ {
-			var res []float64
-			for i, s := range sigma {
-				if int(math.Min(s*bins, bins-1)) == b {
-					res = append(res, got[i]-s)
+			var pooled []float64   // every training seed's residuals in the bin: the figure's mean ± 1 sd
+			var absRun [][]float64 // mean |σ̂ − σ| per training seed: the number's mean ± SE
+			for _, rr := range res[i] {
+				var a []float64
+				for j, s := range rr.sigma {
+					if inBin(s, b) {
+						pooled, a = append(pooled, rr.got[j]-s), append(a, math.Abs(rr.got[j]-s))
+					}
+				}
+				if len(a) > 0 {
+					absRun = append(absRun, []float64{mean(a)})
 				}
 			}
-			if len(res) == 0 {
+			if len(pooled) == 0 {
 				continue
 			}
-			m, _ := stat(res)
-			var a float64
-			for _, v := range res {
-				a += math.Abs(v) / float64(len(res))
-			}
+			m, _ := stat(pooled)
+			a, ase := runStat(absRun) // one training seed: SE 0 (its bin is one draw)
 			sd := 0.0
-			for _, v := range res {
-				sd += (v - m) * (v - m) / float64(len(res))
+			for _, v := range pooled {
+				sd += (v - m) * (v - m) / float64(len(pooled))
 			}
 			sd = math.Sqrt(sd)
 			xs, mres, mabs, lo, hi = append(xs, (float64(b)+0.5)/bins), append(mres, m), append(mabs, a), append(lo, m-sd), append(hi, m+sd)
-			r.Numbers = append(r.Numbers, Number{Name: fmt.Sprintf("%s: mean |σ̂ − σ| for σ in [%.1f, %.1f)", e.name, float64(b)/bins, float64(b+1)/bins), Ours: a,
+			r.Numbers = append(r.Numbers, Number{Name: fmt.Sprintf("%s: mean |σ̂ − σ| for σ in [%.1f, %.1f)", e.name, float64(b)/bins, float64(b+1)/bins), Ours: a, Err: ase,
 				Paper: map[bool]string{true: "h_ω below g_φ (Fig. margred)"}[b == 0]})
 		}
 		p := plots.Panel{Title: e.name, XLabel: "true noise level σ (bin centre)", YLabel: "residual σ̂ − σ", Legend: "bl", YMin: -0.3, YMax: 0.3}
@@ -174,7 +230,8 @@ func MargRed(ctx context.Context, c Config) (*Result, error) {
 		panels = append(panels, p)
 	}
 	r.Figures["margred"] = &plots.Figure{Title: "Residuals of σ estimates, binned by σ", Panels: panels}
-	r.Notes = append(r.Notes, fmt.Sprintf("%d held-out frames per estimator, each noised to its own σ ~ U[0, 1].", batches*2*l.z.Recipe.Frames))
+	r.Notes = append(r.Notes, fmt.Sprintf("%d held-out frames per estimator and training seed, each noised to its own σ ~ U[0, 1]; "+
+		"the figure pools the residuals of every training seed, the numbers are means over training seeds ± SE.", batches*2*l.z.Recipe.Frames))
 	return r, nil
 }
 

@@ -23,7 +23,7 @@ func PlanningThreshold(ctx context.Context, c Config) (*Result, error) {
 	}
 	if !c.Quick {
 		// Every round slides by one frame and denoises for D evaluations: 20 committed frames
-		// keep 5 thresholds × 3 methods × 3 seeds within half an hour on two cores.
+		// keep 5 thresholds × 3 methods × 3 evaluation seeds within half an hour per training seed on two cores.
 		l.p.Frames = 20
 	}
 	ms := []method{
@@ -83,57 +83,65 @@ func PlanningThreshold(ctx context.Context, c Config) (*Result, error) {
 	return r, nil
 }
 
-// replan runs one method's replanning at threshold tau on every seed; it returns the scores
-// and, for τ = 0, every compatibility score seen (for calibrating τ).
+// replan runs one method's replanning at threshold tau on every training and evaluation seed;
+// it returns the scores and, for τ = 0, the compatibility scores seen (for calibrating τ; when
+// always replanning computes none, those of the first training seed's model with τ just above 0).
 func (l *setup) replan(m method, tau float64) (methodScores, []float64, error) {
 	out := methodScores{m: m}
 	out.m.tau = tau
 	var all []float64
-	zm := l.models[m.Model]
 	g := l.geometry(0)
-	for _, seed := range l.cfg.seeds() {
-		if err := l.ctx.Err(); err != nil {
-			return out, nil, err
-		}
-		cl, err := l.clipsFor(seed, zm)
-		if err != nil {
-			return out, nil, err
-		}
-		denoised := 0 // frames generated, summed over every MaskedDenoise
-		res, err := eqflib.Replan(zm.DiT, cl.All, eqflib.ReplanOptions{Context: g.Context, Horizon: g.Horizon, Stride: 1, Frames: l.p.Frames,
-			Sampler: withDepth(m.Sampler, l.p.Depth), Tau: tau, Conditions: cl.Timeline(g.Horizon, 1), CondDim: zoo.CondDim, Seed: seed,
-			OnDenoise: func(_ int, _ *eqflib.Window, mask []bool) {
-				for _, on := range mask {
-					if on {
-						denoised++
+	err := l.eachRun(func(k int) error {
+		zm := l.models[m.Model]
+		for _, seed := range l.cfg.seeds() {
+			if err := l.ctx.Err(); err != nil {
+				return err
+			}
+			cl, err := l.clipsFor(seed, zm)
+			if err != nil {
+				return err
+			}
+			denoised := 0 // frames generated, summed over every MaskedDenoise
+			res, err := eqflib.Replan(zm.DiT, cl.All, eqflib.ReplanOptions{Context: g.Context, Horizon: g.Horizon, Stride: 1, Frames: l.p.Frames,
+				Sampler: withDepth(m.Sampler, l.p.Depth), Tau: tau, Conditions: cl.Timeline(g.Horizon, 1), CondDim: zoo.CondDim, Seed: seed,
+				OnDenoise: func(_ int, _ *eqflib.Window, mask []bool) {
+					for _, on := range mask {
+						if on {
+							denoised++
+						}
 					}
+				}})
+			if err != nil {
+				return fmt.Errorf("paper: %s, τ = %g: %w", m.Name, tau, err)
+			}
+			// Frame evaluations per committed frame: every generated frame costs D evaluations and
+			// every probe evaluation scores the H − S retained frames.
+			frameNFE := float64(denoised*l.p.Depth+res.ProbeNFE*(g.Horizon-1)) / float64(l.p.Frames)
+			s := &scores{NFEPerFrame: frameNFE, WindowNFE: res.NFEPerFrame(), Frames: res.Frames}
+			n := 0
+			for _, re := range res.Replanned {
+				if re {
+					n++
 				}
-			}})
-		if err != nil {
-			return out, nil, fmt.Errorf("paper: %s, τ = %g: %w", m.Name, tau, err)
-		}
-		// Frame evaluations per committed frame: every generated frame costs D evaluations and
-		// every probe evaluation scores the H − S retained frames.
-		frameNFE := float64(denoised*l.p.Depth+res.ProbeNFE*(g.Horizon-1)) / float64(l.p.Frames)
-		s := &scores{NFEPerFrame: frameNFE, WindowNFE: res.NFEPerFrame(), Frames: res.Frames}
-		n := 0
-		for _, re := range res.Replanned {
-			if re {
-				n++
+			}
+			s.Replanned = float64(n) / float64(max(len(res.Replanned), 1))
+			if err := l.score(s, cl, res.Frames); err != nil {
+				return err
+			}
+			l.logf("  %-40s τ=%-8.3g seed %d: FVD %7.2f  %.1f NFE/frame\n", m.Name, tau, seed, s.FVD, s.NFEPerFrame)
+			out.per, out.run = append(out.per, s), append(out.run, k)
+			for _, v := range res.Scores {
+				if v == v {
+					all = append(all, v)
+				}
 			}
 		}
-		s.Replanned = float64(n) / float64(max(len(res.Replanned), 1))
-		if err := l.score(s, cl, res.Frames); err != nil {
-			return out, nil, err
-		}
-		l.logf("  %-40s τ=%-8.3g seed %d: FVD %7.2f  %.1f NFE/frame\n", m.Name, tau, seed, s.FVD, s.NFEPerFrame)
-		out.per = append(out.per, s)
-		for _, v := range res.Scores {
-			if v == v {
-				all = append(all, v)
-			}
-		}
+		return nil
+	})
+	if err != nil {
+		return out, nil, err
 	}
+	zm := l.models[m.Model] // the first training seed's (eachRun restores it): τ's calibration
 	if tau == 0 && len(all) == 0 {
 		// Always replanning needs no score: compute them once with τ just above 0 to calibrate.
 		for _, seed := range l.cfg.seeds() {

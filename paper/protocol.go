@@ -210,8 +210,9 @@ func (l *setup) provenance() map[string]string {
 	return out
 }
 
-// usedRuns are the training seeds a result's numbers come from: every one for the experiments
-// that roll out with runAll, the first for the others (Result.TrainSeeds).
+// usedRuns are the training seeds a result's numbers come from (Result.TrainSeeds): every one
+// once runAll or eachRun has run, else the first (forward_compute's FLOPs and sampling_runtime's
+// timings, the same for every training seed).
 func (l *setup) usedRuns() []int {
 	if l.ranAll {
 		return l.runs
@@ -411,6 +412,27 @@ func (l *setup) atStrides(ms []method) []method {
 		}
 	}
 	return out
+}
+
+// eachRun calls f once per training seed with that seed's models in use (setup.use), so that an
+// analysis averages over training seeds as runAll's rollouts do (runStat); the result's
+// TrainSeeds and Models then list every seed.
+func (l *setup) eachRun(f func(k int) error) error {
+	l.ranAll = true
+	defer l.use(l.runs[0])
+	for _, k := range l.runs {
+		if err := l.ctx.Err(); err != nil {
+			return err
+		}
+		l.use(k)
+		if len(l.runs) > 1 {
+			l.logf(" training seed %d\n", k)
+		}
+		if err := f(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runAll rolls every method (at every stride, atStrides) out with every training seed's models

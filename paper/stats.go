@@ -38,6 +38,20 @@ func stat(v []float64) (mean, se float64) {
 	return mean, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
 }
 
+// runStat is a measure's mean over training seeds, each the mean of its values over evaluation
+// seeds (v[i]: training seed i's), and its standard error over training seeds; with one training
+// seed, the standard error over its evaluation seeds (as methodScores.of).
+func runStat(v [][]float64) (m, se float64) {
+	if len(v) == 1 {
+		return stat(v[0])
+	}
+	per := make([]float64, len(v))
+	for i, x := range v {
+		per[i], _ = stat(x)
+	}
+	return stat(per)
+}
+
 // tInterval is the mean of v with its 95 % Student-t interval (n − 1 degrees of freedom);
 // lo and hi are NaN for fewer than two values.
 func tInterval(v []float64) (mean, lo, hi float64) {

@@ -86,6 +86,19 @@ func TestPairedByTrainingSeed(t *testing.T) {
 	}
 }
 
+// runStat: the mean over training seeds of each one's mean over evaluation seeds, ± SE over the
+// training seeds; one training seed: ± SE over its evaluation seeds.
+func TestRunStat(t *testing.T) {
+	m, se := runStat([][]float64{{1, 3}, {10}, {4, 6, 8}})
+	if wm, wse := stat([]float64{2, 10, 6}); m != wm || se != wse {
+		t.Errorf("runStat: %g ± %g, want %g ± %g", m, se, wm, wse)
+	}
+	m, se = runStat([][]float64{{1, 3, 5}})
+	if wm, wse := stat([]float64{1, 3, 5}); m != wm || se != wse {
+		t.Errorf("runStat, one training seed: %g ± %g, want %g ± %g", m, se, wm, wse)
+	}
+}
+
 // EqM's fixed step follows the paper's normaliser at every depth (App. G: A_α/(λ·D) with
 // A_α = α + (1−α)·ln((1−α)/σ_end) = 1.8597 for α = 0.8, σ_end = 0.001, λ = 4).
 func TestEqMStep(t *testing.T) {

@@ -29,73 +29,103 @@ func UnfinishedDenoising(ctx context.Context, c Config) (*Result, error) {
 			Sampler: eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: cw, ClosedLoop: true, Momentum: 0.3}}},
 	}
 	at := []float64{0.005, 0.01, 0.02, 0.05, 0.1}
+	// Per method: the termination levels of each training seed's rollouts (every evaluation seed
+	// pooled) and the readout per sampling step, pooled over every rollout.
+	type acc struct {
+		term             [][]float64 // [training seed][frame]
+		sumEst, sumSched []float64
+		n                []int
+	}
+	accs := make([]acc, len(ms))
+	err = l.eachRun(func(int) error {
+		for i, m := range ms {
+			zm, a := l.models[m.Model], &accs[i]
+			var term []float64
+			for _, seed := range l.cfg.seeds() {
+				cl, err := l.clipsFor(seed, zm)
+				if err != nil {
+					return err
+				}
+				g := l.geometry(0)
+				fs := m.Sampler
+				fs.Probe = l.gphi
+				res, err := eqflib.Roll(zm.DiT, cl.Context, eqflib.RollOptions{RollConfig: g, Sampler: fs, Frames: l.p.Frames,
+					Conditions: cl.Timeline(g.Horizon, g.Stride), CondDim: zoo.CondDim, Seed: seed, KeepTrace: true})
+				if err != nil {
+					return fmt.Errorf("paper: %s: %w", m.Name, err)
+				}
+				for _, st := range res.Trace {
+					for j, k := range st.Counter {
+						if !st.Active[j] || st.Estimate == nil {
+							continue
+						}
+						for len(a.n) < k {
+							a.sumEst, a.sumSched, a.n = append(a.sumEst, 0), append(a.sumSched, 0), append(a.n, 0)
+						}
+						a.sumEst[k-1] += st.Estimate[j]
+						a.sumSched[k-1] += st.Sched[j]
+						a.n[k-1]++
+					}
+				}
+				t, err := l.gphi.EstimateSigma(res.Frames)
+				if err != nil {
+					return err
+				}
+				term = append(term, t...)
+			}
+			a.term = append(a.term, term)
+			l.logf("  %-40s termination level mean %.4f, median %.4f over %d frames\n", m.Name, mean(term), median(term), len(term))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "unfinished_denoising", Title: "Where sampling ends: the noise level g_φ reads", Where: "App. B.1, B.4, Figs. unfinished_denoising, unfinished_denoising_comparison",
 		Figures: map[string]*plots.Figure{}}
 	over := plots.Panel{Title: "readout over sampling", XLabel: "sampling step of the frame", YLabel: "σ (mean over frames)"}
 	miss := plots.Panel{Title: "miss rates", XLabel: "noise level σ", YLabel: "fraction of frames ending above σ", LogX: true, Legend: "none"}
-	for _, m := range ms {
-		zm := l.models[m.Model]
-		var term []float64
-		var sumEst, sumSched []float64
-		var n []int
-		for _, seed := range l.cfg.seeds() {
-			cl, err := l.clipsFor(seed, zm)
-			if err != nil {
-				return nil, err
-			}
-			g := l.geometry(0)
-			fs := m.Sampler
-			fs.Probe = l.gphi
-			res, err := eqflib.Roll(zm.DiT, cl.Context, eqflib.RollOptions{RollConfig: g, Sampler: fs, Frames: l.p.Frames,
-				Conditions: cl.Timeline(g.Horizon, g.Stride), CondDim: zoo.CondDim, Seed: seed, KeepTrace: true})
-			if err != nil {
-				return nil, fmt.Errorf("paper: %s: %w", m.Name, err)
-			}
-			for _, st := range res.Trace {
-				for j, k := range st.Counter {
-					if !st.Active[j] || st.Estimate == nil {
-						continue
-					}
-					for len(n) < k {
-						sumEst, sumSched, n = append(sumEst, 0), append(sumSched, 0), append(n, 0)
-					}
-					sumEst[k-1] += st.Estimate[j]
-					sumSched[k-1] += st.Sched[j]
-					n[k-1]++
-				}
-			}
-			t, err := l.gphi.EstimateSigma(res.Frames)
-			if err != nil {
-				return nil, err
-			}
-			term = append(term, t...)
+	// perRun is a statistic of each training seed's termination levels, as runStat takes it.
+	perRun := func(a acc, f func([]float64) float64) [][]float64 {
+		v := make([][]float64, len(a.term))
+		for i, t := range a.term {
+			v[i] = []float64{f(t)}
+		}
+		return v
+	}
+	for i, m := range ms {
+		a := accs[i]
+		var all []float64
+		for _, t := range a.term {
+			all = append(all, t...)
 		}
 		var xs, est, sched []float64
-		for k := range n {
-			if n[k] > 0 {
-				xs, est, sched = append(xs, float64(k)), append(est, sumEst[k]/float64(n[k])), append(sched, sumSched[k]/float64(n[k]))
+		for k := range a.n {
+			if a.n[k] > 0 {
+				xs, est, sched = append(xs, float64(k)), append(est, a.sumEst[k]/float64(a.n[k])), append(sched, a.sumSched[k]/float64(a.n[k]))
 			}
 		}
-		xs, est = append(xs, float64(len(n))), append(est, mean(term))
+		xs, est = append(xs, float64(len(a.n))), append(est, mean(all))
 		over.Series = append(over.Series, plots.Series{Name: shortName(m.Name) + ": g_φ(x)", X: xs, Y: est, Color: m.Color})
 		if m.Model == "fm" {
 			over.Series = append(over.Series, plots.Series{Name: "FM's schedule ρ(i/N)", X: xs[:len(sched)], Y: sched, Style: plots.Dashed, Color: 8})
 		}
-		rates := eqflib.MissRates(term, at)
-		miss.Series = append(miss.Series, plots.Series{Name: shortName(m.Name), X: at, Y: rates, Style: plots.LinePoints, Color: m.Color})
-		med := median(term)
+		miss.Series = append(miss.Series, plots.Series{Name: shortName(m.Name), X: at, Y: eqflib.MissRates(all, at), Style: plots.LinePoints, Color: m.Color})
+		tm, tse := runStat(perRun(a, mean))
+		md, mdse := runStat(perRun(a, median))
 		r.Numbers = append(r.Numbers,
-			Number{Name: m.Name + ": mean termination level g_φ(x)", Ours: mean(term), Paper: map[bool]string{true: "nonzero (Fig. unfinished_denoising)"}[m.Model == "fm"]},
-			Number{Name: m.Name + ": median termination level", Ours: med})
-		for i, a := range at {
-			r.Numbers = append(r.Numbers, Number{Name: fmt.Sprintf("%s: miss rate at σ = %g", m.Name, a), Ours: rates[i]})
+			Number{Name: m.Name + ": mean termination level g_φ(x)", Ours: tm, Err: tse, Paper: map[bool]string{true: "nonzero (Fig. unfinished_denoising)"}[m.Model == "fm"]},
+			Number{Name: m.Name + ": median termination level", Ours: md, Err: mdse})
+		for j, th := range at {
+			rm, rse := runStat(perRun(a, func(t []float64) float64 { return eqflib.MissRates(t, []float64{th})[0] }))
+			r.Numbers = append(r.Numbers, Number{Name: fmt.Sprintf("%s: miss rate at σ = %g", m.Name, at[j]), Ours: rm, Err: rse})
 		}
-		l.logf("  %-40s termination level mean %.4f, median %.4f over %d frames\n", m.Name, mean(term), med, len(term))
 	}
 	r.Figures["unfinished_denoising"] = &plots.Figure{Title: "Noise level readout across sampling steps", Panels: []plots.Panel{over, miss}}
 	r.Notes = append(r.Notes, "g_φ, the framewise predictor trained on individually noised real frames, reads every method's frames, "+
 		"so the levels compare across models; its own error floor near σ = 0 bounds how low a termination level can read "+
-		"(its held-out σ MAE is on the zoo's card). The paper reports EqF terminating almost an order of magnitude below FM (App. B.4).")
+		"(its held-out σ MAE is on the zoo's card). Each training seed's rollouts are read by its own g_φ; the figure pools them, "+
+		"the numbers are means over training seeds ± SE. The paper reports EqF terminating almost an order of magnitude below FM (App. B.4).")
 	return r, nil
 }
 
