@@ -29,6 +29,9 @@ func Bowls(ctx context.Context, c Config) (*Result, error) {
 		for li, s := range levels {
 			var run []*eqflib.BowlCurves
 			for _, seed := range l.cfg.seeds() {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 				cl, err := l.clipsFor(seed, fm)
 				if err != nil {
 					return err

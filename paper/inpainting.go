@@ -38,6 +38,9 @@ func Inpainting(ctx context.Context, c Config) (*Result, error) {
 			zm := l.models[m.Model]
 			var run []float64
 			for si, seed := range l.cfg.seeds() {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 				cl, err := l.clipsFor(seed, zm)
 				if err != nil {
 					return err

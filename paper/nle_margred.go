@@ -178,6 +178,9 @@ func MargRed(ctx context.Context, c Config) (*Result, error) {
 	res := make([][]residuals, len(ests)) // [estimator][training seed]
 	err = l.eachRun(func(int) error {
 		for i, e := range ests {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			sigma, got, err := eqflib.SigmaResiduals(val, batches, 99, e.est())
 			if err != nil {
 				return err

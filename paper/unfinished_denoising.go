@@ -42,6 +42,9 @@ func UnfinishedDenoising(ctx context.Context, c Config) (*Result, error) {
 			zm, a := l.models[m.Model], &accs[i]
 			var term []float64
 			for _, seed := range l.cfg.seeds() {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 				cl, err := l.clipsFor(seed, zm)
 				if err != nil {
 					return err
