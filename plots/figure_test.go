@@ -2,6 +2,8 @@ package plots
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -58,5 +60,31 @@ func TestXTicks(t *testing.T) {
 	p.LogX = true
 	if _, err := (&Figure{Panels: []Panel{p}}).Bytes("png"); err == nil || !strings.Contains(err.Error(), "XTicks") {
 		t.Errorf("a log x axis with XTicks: error %v, want one naming XTicks", err)
+	}
+}
+
+// A log axis spanning less than two labelled decades labels 1, 2 and 5 × 10^k, not every minor
+// tick (0.6 … 0.9 crowd together below 1); within one decade it labels every tick.
+func TestDecadeTicksLabels(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var out []string
+		for _, tk := range (decadeTicks{}).Ticks(math.Log10(lo), math.Log10(hi)) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0.13, 4.5, "[0.2 0.5 1 2]"},
+		{0.3, 0.45, "[0.3 0.4]"},
+		{0.001, 0.5, "[0.001 0.01 0.1]"},
+	} {
+		if got := fmt.Sprint(labels(c.lo, c.hi)); got != c.want {
+			t.Errorf("log axis [%g, %g]: labels %s, want %s", c.lo, c.hi, got, c.want)
+		}
 	}
 }
