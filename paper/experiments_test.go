@@ -193,7 +193,7 @@ func TestFieldAgreementQuick(t *testing.T) {
 func TestAnalysesOverTrainingSeeds(t *testing.T) {
 	c := quick()
 	c.TrainSeeds = 2
-	for _, name := range []string{"fm_eqf_field_agreement", "bowls", "inpainting"} {
+	for _, name := range []string{"fm_eqf_field_agreement", "bowls", "inpainting", "margred"} {
 		t.Run(name, func(t *testing.T) {
 			one := run(t, name)
 			e, err := ByName(name)
@@ -213,6 +213,12 @@ func TestAnalysesOverTrainingSeeds(t *testing.T) {
 			}
 			if !seed2 {
 				t.Errorf("Models %v: no training seed 2", two.Models)
+			}
+			if name == "margred" { // h_ω − g_φ near σ = 0, paired by training seed, with its interval
+				d := num(t, two, "h_ω − g_φ", "paired by training seed")
+				if len(d.PerSeed) != 2 || !(d.Lo <= d.Ours && d.Ours <= d.Hi) || d.Verdict == "" {
+					t.Errorf("margred's paired difference: %+v", d)
+				}
 			}
 			a, b := one.Numbers[0], two.Numbers[0]
 			if a.Name != b.Name || a.Ours == b.Ours || !(b.Err > 0) {

@@ -195,6 +195,7 @@ func MargRed(ctx context.Context, c Config) (*Result, error) {
 	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "margred", Title: "Marginalised residuals of the noise-level estimators", Where: "App. F.2, Fig. margred", Figures: map[string]*plots.Figure{}}
 	inBin := func(s float64, b int) bool { return int(math.Min(s*bins, bins-1)) == b }
 	var panels []plots.Panel
+	var nearZero [][]float64 // [estimator][training seed]: mean |σ̂ − σ| for σ in [0, 0.1)
 	for i, e := range ests {
 		var xs, mres, mabs, lo, hi []float64
 		for b := 0; b < bins; b++ {
@@ -214,6 +215,13 @@ func MargRed(ctx context.Context, c Config) (*Result, error) {
 			if len(pooled) == 0 {
 				continue
 			}
+			if b == 0 {
+				var v []float64
+				for _, x := range absRun {
+					v = append(v, x[0])
+				}
+				nearZero = append(nearZero, v)
+			}
 			m, _ := stat(pooled)
 			a, ase := runStat(absRun) // one training seed: SE 0 (its bin is one draw)
 			sd := 0.0
@@ -231,6 +239,19 @@ func MargRed(ctx context.Context, c Config) (*Result, error) {
 			{Name: "mean |σ̂ − σ|", X: xs, Y: mabs, Style: plots.Dashed, Color: e.color},
 		}
 		panels = append(panels, p)
+	}
+	// The paper's claim near σ = 0 as a paired difference: both estimators read the same
+	// held-out frames (SigmaResiduals' seed), so h_ω − g_φ pairs by training seed.
+	if len(nearZero) == 2 && len(nearZero[0]) == len(nearZero[1]) && len(nearZero[0]) > 1 {
+		d := make([]float64, len(nearZero[0]))
+		for k := range d {
+			d[k] = nearZero[1][k] - nearZero[0][k]
+		}
+		n := Number{Name: "h_ω − g_φ: mean |σ̂ − σ| for σ in [0.0, 0.1), paired by training seed", Paper: "< 0 (h_ω below g_φ near σ ≈ 0, Fig. margred)", PerSeed: d}
+		n.Ours, n.Lo, n.Hi = tInterval(d)
+		_, n.Err = stat(d)
+		n.Verdict = verdict(n.Lo, n.Hi, -1)
+		r.Numbers = append(r.Numbers, n)
 	}
 	r.Figures["margred"] = &plots.Figure{Title: "Residuals of σ estimates, binned by σ", Panels: panels}
 	r.Notes = append(r.Notes, fmt.Sprintf("%d held-out frames per estimator and training seed, each noised to its own σ ~ U[0, 1]; "+
