@@ -79,7 +79,7 @@ type setup struct {
 	p       Protocol
 	runs    []int              // training seeds, in order
 	byRun   map[int]*runModels // each training seed's models
-	ranAll  bool               // runAll ran every training seed (else only the first's models were used)
+	ranAll  bool               // runAll or eachRun ran every training seed (else only the first's models were used)
 	run     int                // the training seed in use
 	netHash string             // the action net's configuration hash
 	models  map[string]*zoo.Model
