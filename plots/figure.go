@@ -37,7 +37,8 @@ const (
 )
 
 // Series is one named curve of a panel. Lo and Hi, when set, draw a shaded band (e.g. ± one
-// standard deviation over frames); Labels, when set, annotate the points.
+// standard deviation over frames), or error bars for Points; Labels, when set, annotate the
+// points.
 type Series struct {
 	Name   string
 	X, Y   []float64
@@ -287,7 +288,20 @@ func gonumPanel(p Panel, title string) (*plot.Plot, error) {
 	}
 	for i, s := range p.Series {
 		col := s.color(i)
-		if s.Lo != nil {
+		if s.Lo != nil && s.Style == Points {
+			// Separate points get error bars (a band needs a curve to follow).
+			for j := range s.X {
+				if !keep(s.X[j], s.Lo[j]) || !keep(s.X[j], s.Hi[j]) || !(s.Hi[j] > s.Lo[j]) {
+					continue
+				}
+				bar, err := plotter.NewLine(plotter.XYs{{X: tx(s.X[j]), Y: ty(s.Lo[j])}, {X: tx(s.X[j]), Y: ty(s.Hi[j])}})
+				if err != nil {
+					return nil, fmt.Errorf("plots: %w", err)
+				}
+				bar.Color, bar.Width = col, vg.Points(1.5)
+				pl.Add(bar)
+			}
+		} else if s.Lo != nil {
 			var poly plotter.XYs
 			for j := range s.X {
 				if keep(s.X[j], s.Lo[j]) {

@@ -88,3 +88,27 @@ func TestDecadeTicksLabels(t *testing.T) {
 		}
 	}
 }
+
+// Separate points with Lo/Hi get error bars: the picture changes with the interval (a band
+// polygon through three single points would draw nothing).
+func TestPointsErrorBars(t *testing.T) {
+	draw := func(lo, hi []float64) []byte {
+		p := Panel{XLabel: "method", YLabel: "PSNR (dB)", Legend: "none", XTicks: []string{"a", "b"}}
+		for i := range 2 {
+			s := Series{Name: p.XTicks[i], X: []float64{float64(i + 1)}, Y: []float64{20 + float64(i)}, Style: Points}
+			if lo != nil {
+				s.Lo, s.Hi = []float64{lo[i]}, []float64{hi[i]}
+			}
+			p.Series = append(p.Series, s)
+		}
+		b, err := (&Figure{Title: "bars", Panels: []Panel{p}}).Bytes("png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	plain, bars := draw(nil, nil), draw([]float64{19, 20.5}, []float64{21, 21.5})
+	if bytes.Equal(plain, bars) {
+		t.Error("points with Lo/Hi drew no error bars")
+	}
+}
