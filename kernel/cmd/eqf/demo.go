@@ -86,12 +86,13 @@ func runDemo(args []string) error {
 			return err
 		}
 	}
-	for _, r := range []*zoo.Quality{plain, q} {
+	scored := []*zoo.Quality{plain}
+	if q != plain {
+		scored = append(scored, q)
+	}
+	for _, r := range scored {
 		fmt.Printf("%s\n", r)
 		fmt.Printf("colour drift per %d frames: %.3f\n", ec.Chunk, r.Drift)
-		if q == plain {
-			break
-		}
 	}
 	fmt.Printf("demo done in %v: %s/{rollout.png,rollout.gif,truth.gif,rollout.html}, eqf/loss.png, eqf/card.json\n",
 		time.Since(start).Round(time.Second), *out)
