@@ -243,9 +243,13 @@ func committedSummary(name string) (summary, status string) {
 		return fmt.Sprintf("`results/%s/` (docs/results.md): analytic, exact (no model, no seed). The cell shows it: how it ran, its figures (drawn from the saved data) and our numbers beside the paper's.", name), "committed (analytic, exact)"
 	}
 	summary = fmt.Sprintf("`results/%s/` (docs/results.md), training seeds %s: %s. The cell shows it: where and how it ran, its figures (drawn from the saved data) and our numbers beside the paper's.", name, strings.Join(seeds, ", "), strings.Join(parts, "; "))
-	status = fmt.Sprintf("%d training seeds; %s", len(r.TrainSeeds), strings.Join(comps, "; "))
+	trained := fmt.Sprintf("%d training seeds", len(r.TrainSeeds))
+	if len(r.TrainSeeds) == 1 {
+		trained = "1 training seed"
+	}
+	status = trained + "; " + strings.Join(comps, "; ")
 	if len(comps) == 0 {
-		status = fmt.Sprintf("%d training seeds (no paired comparison)", len(r.TrainSeeds))
+		status = trained + " (no paired comparison)"
 	}
 	return summary, status
 }
