@@ -6,6 +6,7 @@ import (
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/plots"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // Bowls is Fig. bowls (App. B.2) on the zoo's FM: held-out windows with a clean context and the
@@ -28,20 +29,17 @@ func Bowls(ctx context.Context, c Config) (*Result, error) {
 		fm := l.models["fm"]
 		for li, s := range levels {
 			var run []*eqflib.BowlCurves
-			for _, seed := range l.cfg.seeds() {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				cl, err := l.clipsFor(seed, fm)
-				if err != nil {
-					return err
-				}
+			err := l.eachSeed(fm, func(seed uint64, cl *zoo.Clips) error {
 				x, cond := windows(cl, T)
 				b, err := eqflib.Bowls(fm.DiT.WithConditions(cond), x, C, s, deltas, seed)
 				if err != nil {
 					return err
 				}
 				run = append(run, b)
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			per[li] = append(per[li], run)
 		}
@@ -51,23 +49,13 @@ func Bowls(ctx context.Context, c Config) (*Result, error) {
 		return nil, err
 	}
 	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "bowls", Title: "FM's loss when told a wrong noise level", Where: "App. B.2, Fig. bowls", Figures: map[string]*plots.Figure{}}
-	// over is a quantity of the curves as runStat takes it: [training seed][evaluation seed].
-	over := func(runs [][]*eqflib.BowlCurves, f func(*eqflib.BowlCurves) float64) (float64, float64) {
-		v := make([][]float64, len(runs))
-		for i, run := range runs {
-			for _, b := range run {
-				v[i] = append(v[i], f(b))
-			}
-		}
-		return runStat(v)
-	}
 	var named []plots.NamedBowls
 	for li, s := range levels {
 		mean := &eqflib.BowlCurves{Delta: deltas}
 		for i := range deltas {
-			hm, hse := over(per[li], func(b *eqflib.BowlCurves) float64 { return b.HorizonOnly[i] })
-			wm, _ := over(per[li], func(b *eqflib.BowlCurves) float64 { return b.WithContext[i] })
-			gm, gse := over(per[li], func(b *eqflib.BowlCurves) float64 { return b.WithContext[i] - b.HorizonOnly[i] })
+			hm, hse := runStatOf(per[li], func(b *eqflib.BowlCurves) float64 { return b.HorizonOnly[i] })
+			wm, _ := runStatOf(per[li], func(b *eqflib.BowlCurves) float64 { return b.WithContext[i] })
+			gm, gse := runStatOf(per[li], func(b *eqflib.BowlCurves) float64 { return b.WithContext[i] - b.HorizonOnly[i] })
 			mean.HorizonOnly, mean.WithContext = append(mean.HorizonOnly, hm), append(mean.WithContext, wm)
 			if deltas[i] == 0 {
 				continue
@@ -76,7 +64,7 @@ func Bowls(ctx context.Context, c Config) (*Result, error) {
 				Number{Name: fmt.Sprintf("σ_stable=%.1f, δ=%+.2f: loss increase, horizon only", s, deltas[i]), Ours: hm, Err: hse, Paper: "> 0, growing with |δ|"},
 				Number{Name: fmt.Sprintf("σ_stable=%.1f, δ=%+.2f: context gain (with context − horizon only)", s, deltas[i]), Ours: gm, Err: gse, Paper: "> 0"})
 		}
-		mean.Base, _ = over(per[li], func(b *eqflib.BowlCurves) float64 { return b.Base })
+		mean.Base, _ = runStatOf(per[li], func(b *eqflib.BowlCurves) float64 { return b.Base })
 		named = append(named, plots.NamedBowls{Name: fmt.Sprintf("FM, σ_stable = %.1f", s), Bowls: mean})
 	}
 	fig, err := plots.BowlFigure(named)

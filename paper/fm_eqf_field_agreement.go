@@ -6,6 +6,7 @@ import (
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/plots"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // FMEqFFieldAgreement is Table fm_eqf_field_agreement and the check of Prop. 4.1 (§5.5, App. A.4)
@@ -23,14 +24,7 @@ func FMEqFFieldAgreement(ctx context.Context, c Config) (*Result, error) {
 	err = l.eachRun(func(int) error {
 		fm, eq := l.models["fm"], l.models["eqf"]
 		var per []*eqflib.Agreement
-		for _, seed := range l.cfg.seeds() {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			cl, err := l.clipsFor(seed, fm)
-			if err != nil {
-				return err
-			}
+		err := l.eachSeed(fm, func(seed uint64, cl *zoo.Clips) error {
 			x, cond := windows(cl, T)
 			a, err := eqflib.CompareFields(fm.DiT.WithConditions(cond), eq.DiT.WithConditions(cond), x, seed)
 			if err != nil {
@@ -38,21 +32,13 @@ func FMEqFFieldAgreement(ctx context.Context, c Config) (*Result, error) {
 			}
 			l.logf("  seed %d: field MSE %.4g, losses %.4f / %.4f, Pearson %.4f, gap %.4g ± %.2g\n", seed, a.FieldMSE, a.LossFM, a.LossEqF, a.Pearson, a.Gap, a.GapSE)
 			per = append(per, a)
-		}
+			return nil
+		})
 		all = append(all, per)
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
-	}
-	get := func(f func(*eqflib.Agreement) float64) (float64, float64) {
-		v := make([][]float64, len(all))
-		for i, run := range all {
-			for _, a := range run {
-				v[i] = append(v[i], f(a))
-			}
-		}
-		return runStat(v)
 	}
 	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "fm_eqf_field_agreement", Title: "FM and EqF fields on identical noisy inputs", Where: "§5.5, App. A.4, Table fm_eqf_field_agreement, Prop. 4.1",
 		Figures: map[string]*plots.Figure{}}
@@ -67,7 +53,7 @@ func FMEqFFieldAgreement(ctx context.Context, c Config) (*Result, error) {
 		{"Pearson correlation", "0.984", func(a *eqflib.Agreement) float64 { return a.Pearson }},
 		{"Prop. 4.1: loss gap L_EqF − L_FM", "≈ field MSE", func(a *eqflib.Agreement) float64 { return a.Gap }},
 	} {
-		m, se := get(q.f)
+		m, se := runStatOf(all, q.f)
 		r.Numbers = append(r.Numbers, Number{Name: q.name, Ours: m, Err: se, Paper: q.paper})
 	}
 	r.Numbers = append(r.Numbers, Number{Name: "frames compared per seed", Ours: float64(all[0][0].Samples), Paper: "2,084 (Minecraft)"})

@@ -37,14 +37,7 @@ func Inpainting(ctx context.Context, c Config) (*Result, error) {
 		for i, m := range ms {
 			zm := l.models[m.Model]
 			var run []float64
-			for si, seed := range l.cfg.seeds() {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				cl, err := l.clipsFor(seed, zm)
-				if err != nil {
-					return err
-				}
+			err := l.eachSeed(zm, func(seed uint64, cl *zoo.Clips) error {
 				x, cond := windows(cl, T)
 				res, err := eqflib.Inpaint(zm.DiT, x, known, eqflib.InpaintOptions{Sampler: withDepth(m.Sampler, l.p.Depth), Conditions: cond, CondDim: zoo.CondDim, Seed: seed})
 				if err != nil {
@@ -56,12 +49,16 @@ func Inpainting(ctx context.Context, c Config) (*Result, error) {
 				}
 				run = append(run, v)
 				l.logf("  %-40s seed %d: in-between PSNR %.2f dB (%d windows, %d NFE)\n", m.Name, seed, v, x.Batch(), res.NFE)
-				if k == l.runs[0] && si == 0 { // the strip: the first training and evaluation seed
+				if k == l.runs[0] && len(run) == 1 { // the strip: the first training and evaluation seed
 					if i == 0 {
 						vids = append(vids, plots.Video{Name: "ground truth", Frames: x})
 					}
 					vids = append(vids, plots.Video{Name: shortName(m.Name), Frames: res.X})
 				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			psnr[i] = append(psnr[i], run)
 		}

@@ -95,13 +95,13 @@ func NLE(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// each is a per-seed quantity as runStat takes it; avg is a curve averaged over the seeds.
+	// each is a per-seed quantity's mean ± SE over the seeds; avg is a curve averaged over them.
 	each := func(f func(curves) float64) (float64, float64) {
-		v := make([][]float64, len(runs))
+		v := make([]float64, len(runs))
 		for i, cv := range runs {
-			v[i] = []float64{f(cv)}
+			v[i] = f(cv)
 		}
-		return runStat(v)
+		return stat(v)
 	}
 	avg := func(f func(curves) []float64) []float64 {
 		out := make([]float64, len(f(runs[0])))
@@ -199,8 +199,8 @@ func MargRed(ctx context.Context, c Config) (*Result, error) {
 	for i, e := range ests {
 		var xs, mres, mabs, lo, hi []float64
 		for b := 0; b < bins; b++ {
-			var pooled []float64   // every training seed's residuals in the bin: the figure's mean ± 1 sd
-			var absRun [][]float64 // mean |σ̂ − σ| per training seed: the number's mean ± SE
+			var pooled []float64 // every training seed's residuals in the bin: the figure's mean ± 1 sd
+			var absRun []float64 // mean |σ̂ − σ| per training seed: the number's mean ± SE
 			for _, rr := range res[i] {
 				var a []float64
 				for j, s := range rr.sigma {
@@ -209,21 +209,17 @@ func MargRed(ctx context.Context, c Config) (*Result, error) {
 					}
 				}
 				if len(a) > 0 {
-					absRun = append(absRun, []float64{mean(a)})
+					absRun = append(absRun, mean(a))
 				}
 			}
 			if len(pooled) == 0 {
 				continue
 			}
 			if b == 0 {
-				var v []float64
-				for _, x := range absRun {
-					v = append(v, x[0])
-				}
-				nearZero = append(nearZero, v)
+				nearZero = append(nearZero, absRun)
 			}
 			m, _ := stat(pooled)
-			a, ase := runStat(absRun) // one training seed: SE 0 (its bin is one draw)
+			a, ase := stat(absRun) // one training seed: SE 0 (its bin is one draw)
 			sd := 0.0
 			for _, v := range pooled {
 				sd += (v - m) * (v - m) / float64(len(pooled))
@@ -247,10 +243,7 @@ func MargRed(ctx context.Context, c Config) (*Result, error) {
 		for k := range d {
 			d[k] = nearZero[1][k] - nearZero[0][k]
 		}
-		n := Number{Name: "h_ω − g_φ: mean |σ̂ − σ| for σ in [0.0, 0.1), paired by training seed", Paper: "< 0 (h_ω below g_φ near σ ≈ 0, Fig. margred)", PerSeed: d}
-		n.Ours, n.Lo, n.Hi = tInterval(d)
-		_, n.Err = stat(d)
-		n.Verdict = verdict(n.Lo, n.Hi, -1)
+		n := pairedDiff(Number{Name: "h_ω − g_φ: mean |σ̂ − σ| for σ in [0.0, 0.1), paired by training seed", Paper: "< 0 (h_ω below g_φ near σ ≈ 0, Fig. margred)"}, d, -1)
 		r.Numbers = append(r.Numbers, n)
 	}
 	r.Figures["margred"] = &plots.Figure{Title: "Residuals of σ estimates, binned by σ", Panels: panels}

@@ -93,14 +93,7 @@ func (l *setup) replan(m method, tau float64) (methodScores, []float64, error) {
 	g := l.geometry(0)
 	err := l.eachRun(func(k int) error {
 		zm := l.models[m.Model]
-		for _, seed := range l.cfg.seeds() {
-			if err := l.ctx.Err(); err != nil {
-				return err
-			}
-			cl, err := l.clipsFor(seed, zm)
-			if err != nil {
-				return err
-			}
+		return l.eachSeed(zm, func(seed uint64, cl *zoo.Clips) error {
 			denoised := 0 // frames generated, summed over every MaskedDenoise
 			res, err := eqflib.Replan(zm.DiT, cl.All, eqflib.ReplanOptions{Context: g.Context, Horizon: g.Horizon, Stride: 1, Frames: l.p.Frames,
 				Sampler: withDepth(m.Sampler, l.p.Depth), Tau: tau, Conditions: cl.Timeline(g.Horizon, 1), CondDim: zoo.CondDim, Seed: seed,
@@ -135,15 +128,16 @@ func (l *setup) replan(m method, tau float64) (methodScores, []float64, error) {
 					all = append(all, v)
 				}
 			}
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return out, nil, err
 	}
-	zm := l.models[m.Model] // the first training seed's (eachRun restores it): τ's calibration
 	if tau == 0 && len(all) == 0 {
-		// Always replanning needs no score: compute them once with τ just above 0 to calibrate.
+		// Always replanning needs no score: compute them once with τ just above 0 to calibrate,
+		// with the first training seed's model (eachRun restores it).
+		zm := l.models[m.Model]
 		for _, seed := range l.cfg.seeds() {
 			cl := l.clips[seed]
 			res, err := eqflib.Replan(zm.DiT, cl.All, eqflib.ReplanOptions{Context: g.Context, Horizon: g.Horizon, Stride: 1, Frames: l.p.Frames,

@@ -435,28 +435,44 @@ func (l *setup) eachRun(f func(k int) error) error {
 	return nil
 }
 
+// eachSeed calls f with each evaluation seed's clips for model m (setup.clipsFor), stopping when
+// the run is cancelled.
+func (l *setup) eachSeed(m *zoo.Model, f func(seed uint64, cl *zoo.Clips) error) error {
+	for _, seed := range l.cfg.seeds() {
+		if err := l.ctx.Err(); err != nil {
+			return err
+		}
+		cl, err := l.clipsFor(seed, m)
+		if err != nil {
+			return err
+		}
+		if err := f(seed, cl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // runAll rolls every method (at every stride, atStrides) out with every training seed's models
 // on every evaluation seed.
 func (l *setup) runAll(ms []method) ([]methodScores, error) {
 	ms = l.atStrides(ms)
 	out := make([]methodScores, len(ms))
-	l.ranAll = true
-	defer l.use(l.runs[0])
-	for _, k := range l.runs {
-		l.use(k)
-		if len(l.runs) > 1 {
-			l.logf(" training seed %d\n", k)
-		}
+	err := l.eachRun(func(k int) error {
 		for i, m := range ms {
 			out[i].m = m
 			for _, seed := range l.cfg.seeds() {
 				s, err := l.rollout(m, seed)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				out[i].per, out[i].run = append(out[i].per, s), append(out[i].run, k)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -546,12 +562,7 @@ func paired(rows []methodScores, ref int) []Number {
 			n.Paper = fmt.Sprintf("%+.2f", paper)
 		}
 		if d := pairs.perRun(fvdOf); len(d) > 1 {
-			n.PerSeed = d
-			n.Ours, n.Lo, n.Hi = tInterval(d)
-			_, n.Err = stat(d)
-			if !math.IsNaN(paper) {
-				n.Verdict = verdict(n.Lo, n.Hi, paper)
-			}
+			n = pairedDiff(n, d, paper)
 		} else {
 			n.Name = fmt.Sprintf("%s: FVD − %s's, paired by evaluation seed (one training seed)", r.m.Name, shortName(rows[ref].m.Name))
 			n.Ours, n.Err = pairs.of(fvdOf)

@@ -52,6 +52,31 @@ func runStat(v [][]float64) (m, se float64) {
 	return stat(per)
 }
 
+// runStatOf is runStat of a quantity f of values kept per training seed and evaluation seed
+// (v[i]: training seed i's).
+func runStatOf[T any](v [][]T, f func(T) float64) (m, se float64) {
+	x := make([][]float64, len(v))
+	for i, run := range v {
+		for _, t := range run {
+			x[i] = append(x[i], f(t))
+		}
+	}
+	return runStat(x)
+}
+
+// pairedDiff completes n with a paired difference over training seeds, d holding each training
+// seed's difference: the mean with its 95 % t-interval and standard error, the per-seed values,
+// and the verdict against the paper's difference (NaN: the paper gives none, no verdict).
+func pairedDiff(n Number, d []float64, paper float64) Number {
+	n.PerSeed = d
+	n.Ours, n.Lo, n.Hi = tInterval(d)
+	_, n.Err = stat(d)
+	if !math.IsNaN(paper) {
+		n.Verdict = verdict(n.Lo, n.Hi, paper)
+	}
+	return n
+}
+
 // tInterval is the mean of v with its 95 % Student-t interval (n − 1 degrees of freedom);
 // lo and hi are NaN for fewer than two values.
 func tInterval(v []float64) (mean, lo, hi float64) {

@@ -41,14 +41,7 @@ func UnfinishedDenoising(ctx context.Context, c Config) (*Result, error) {
 		for i, m := range ms {
 			zm, a := l.models[m.Model], &accs[i]
 			var term []float64
-			for _, seed := range l.cfg.seeds() {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				cl, err := l.clipsFor(seed, zm)
-				if err != nil {
-					return err
-				}
+			err := l.eachSeed(zm, func(seed uint64, cl *zoo.Clips) error {
 				g := l.geometry(0)
 				fs := m.Sampler
 				fs.Probe = l.gphi
@@ -75,6 +68,10 @@ func UnfinishedDenoising(ctx context.Context, c Config) (*Result, error) {
 					return err
 				}
 				term = append(term, t...)
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			a.term = append(a.term, term)
 			l.logf("  %-40s termination level mean %.4f, median %.4f over %d frames\n", m.Name, mean(term), median(term), len(term))
@@ -88,11 +85,11 @@ func UnfinishedDenoising(ctx context.Context, c Config) (*Result, error) {
 		Figures: map[string]*plots.Figure{}}
 	over := plots.Panel{Title: "readout over sampling", XLabel: "sampling step of the frame", YLabel: "σ (mean over frames)"}
 	miss := plots.Panel{Title: "miss rates", XLabel: "noise level σ", YLabel: "fraction of frames ending above σ", LogX: true, Legend: "none"}
-	// perRun is a statistic of each training seed's termination levels, as runStat takes it.
-	perRun := func(a acc, f func([]float64) float64) [][]float64 {
-		v := make([][]float64, len(a.term))
+	// perRun is a statistic of each training seed's termination levels (one value per seed).
+	perRun := func(a acc, f func([]float64) float64) []float64 {
+		v := make([]float64, len(a.term))
 		for i, t := range a.term {
-			v[i] = []float64{f(t)}
+			v[i] = f(t)
 		}
 		return v
 	}
@@ -114,13 +111,13 @@ func UnfinishedDenoising(ctx context.Context, c Config) (*Result, error) {
 			over.Series = append(over.Series, plots.Series{Name: "FM's schedule ρ(i/N)", X: xs[:len(sched)], Y: sched, Style: plots.Dashed, Color: 8})
 		}
 		miss.Series = append(miss.Series, plots.Series{Name: shortName(m.Name), X: at, Y: eqflib.MissRates(all, at), Style: plots.LinePoints, Color: m.Color})
-		tm, tse := runStat(perRun(a, mean))
-		md, mdse := runStat(perRun(a, median))
+		tm, tse := stat(perRun(a, mean))
+		md, mdse := stat(perRun(a, median))
 		r.Numbers = append(r.Numbers,
 			Number{Name: m.Name + ": mean termination level g_φ(x)", Ours: tm, Err: tse, Paper: map[bool]string{true: "nonzero (Fig. unfinished_denoising)"}[m.Model == "fm"]},
 			Number{Name: m.Name + ": median termination level", Ours: md, Err: mdse})
 		for j, th := range at {
-			rm, rse := runStat(perRun(a, func(t []float64) float64 { return eqflib.MissRates(t, []float64{th})[0] }))
+			rm, rse := stat(perRun(a, func(t []float64) float64 { return eqflib.MissRates(t, []float64{th})[0] }))
 			r.Numbers = append(r.Numbers, Number{Name: fmt.Sprintf("%s: miss rate at σ = %g", m.Name, at[j]), Ours: rm, Err: rse})
 		}
 	}
