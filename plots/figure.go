@@ -432,19 +432,19 @@ func (decadeTicks) Ticks(min, max float64) []plot.Tick {
 	}
 	// Less than a decade labelled: label 1, 2 and 5 × 10^k (every tick, when that still leaves
 	// fewer than two; labelling 6, 7, 8 and 9 crowds the labels just below a decade together).
-	for _, keep := range []func(m int) bool{func(m int) bool { return m == 1 || m == 2 || m == 5 }, func(int) bool { return true }} {
-		n := 0
+	label := func(every bool) (n int) {
 		for i := range out {
 			m := int(math.Round(math.Pow(10, out[i].Value-math.Floor(out[i].Value+1e-9))))
 			out[i].Label = ""
-			if keep(m) {
+			if every || m == 1 || m == 2 || m == 5 {
 				out[i].Label = strconv.FormatFloat(math.Pow(10, out[i].Value), 'g', 2, 64)
 				n++
 			}
 		}
-		if n >= 2 {
-			break
-		}
+		return n
+	}
+	if label(false) < 2 {
+		label(true)
 	}
 	return out
 }
