@@ -57,9 +57,9 @@ type Recipe struct {
 
 // Recipes are the named recipes: "paper" (the zoo the paper's experiments read, about an hour
 // per training seed on two cores), "paper-8" (the same on 8-frame windows, C = H = 4), "cpu"
-// (the same backbone trained for guided rollouts), "demo" (make demo: a patch-4 backbone,
+// (the same backbone trained for guided rollouts), "demo" (make demo: the cpu recipe's backbone,
 // the "cpu" training preset with its EMA decay 0.999 and condition dropout 0.1, so that the
-// demo's rollouts can be guided, for 2,500 steps) and "quick" (tiny models in minutes, for tests
+// demo's rollouts can be guided, for 3,000 steps) and "quick" (tiny models in minutes, for tests
 // and CI).
 //
 // The paper recipe follows the paper's Minecraft training wherever it scales to the maze
@@ -91,9 +91,9 @@ var Recipes = map[string]Recipe{
 		Train: eqflib.TrainPresets["cpu-guided"], Steps: 7000, Finetune: 500,
 		ReadoutSteps: 600, GPhiSteps: 800, ActionSteps: 600, Seed: 1, Eval: EvalConfig{Clips: 8, Frames: 100, Guidance: 3},
 	},
-	"demo": { // make demo: a CPU recipe on a ten-minute budget (compile included)
-		Name: "demo", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2, DiT: demoDiT,
-		Train: withCondDropout(eqflib.TrainPresets["cpu"], 0.1), Steps: 2500, Finetune: 200,
+	"demo": { // make demo: the CPU recipe on a ten-minute budget (compile included)
+		Name: "demo", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2, DiT: cpuDiT,
+		Train: withCondDropout(eqflib.TrainPresets["cpu"], 0.1), Steps: 3000, Finetune: 200,
 		ReadoutSteps: 300, GPhiSteps: 300, ActionSteps: 250, Seed: 1,
 	},
 	"quick": {
@@ -108,12 +108,6 @@ var Recipes = map[string]Recipe{
 // 4). At equal wall time on two cores it matched patch 4 / width 128 (twice the tokens, half the
 // steps per second) and beat width 128 at patch 8; docs/zoo.md has the measurements.
 var cpuDiT = eqflib.DiTPresets["small"]
-
-// demoDiT is the demo's backbone: 4×4 patches at width 128 (64 tokens a frame). The cpu
-// recipes' 8×8 patches leave their grid on flat walls after a short schedule (each patch settles
-// on its own shade); at patch 4 the grid is gone from the demo's strip, for about 1.5× the time
-// per step and a lower action agreement at equal steps (docs/zoo.md "The demo recipe").
-var demoDiT = eqflib.DiTConfig{Channels: 3, Height: 32, Width: 32, Patch: 4, Hidden: 128, Depth: 4, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 128}
 
 // withCondDropout is a training preset that drops a window's actions with probability p.
 func withCondDropout(p eqflib.TrainPreset, dropout float64) eqflib.TrainPreset {

@@ -13,8 +13,8 @@ import (
 	"github.com/equilibriumforcing/eqf/zoo"
 )
 
-// runDemo is `make demo`: train EqF and its readout h_ω with the "demo" recipe (a patch-4 DiT,
-// actions dropped from a tenth of the windows, a ten-minute budget) and the action net
+// runDemo is `make demo`: train EqF and its readout h_ω with the "demo" recipe (the zoo's CPU
+// backbone, actions dropped from a tenth of the windows, a ten-minute budget) and the action net
 // on the maze world, roll out action-conditioned videos over validation clips with closed-loop
 // NAG, with classifier-free guidance on the actions (-guidance w) and without it (as the paper
 // samples), and score both; everything lands in out/demo. The last line reports the guided
