@@ -173,6 +173,17 @@ func TestUnfinishedDenoisingQuick(t *testing.T) {
 			prev = v
 		}
 	}
+	// The paired rows are the per-seed differences of the rows above (one training seed here).
+	fm, gd, eqf := num(t, r, "FM Euler (c-function): mean termination").Ours, num(t, r, "NU-FM GD (open loop, identity): mean termination").Ours,
+		num(t, r, "EqF NAG μ=0.3 (closed loop, c-function): mean termination").Ours
+	for _, c := range []struct {
+		name string
+		want float64
+	}{{"EqF NAG − FM Euler", eqf - fm}, {"log10(EqF NAG / FM Euler)", math.Log10(eqf / fm)}, {"EqF NAG (closed loop) − NU-FM GD", eqf - gd}} {
+		if n := num(t, r, c.name); math.Abs(n.Ours-c.want) > 1e-12 || len(n.PerSeed) != 1 || n.Verdict != Inconclusive {
+			t.Errorf("%s = %g (per seed %v, verdict %q), want %g from the rows above, inconclusive with one training seed", c.name, n.Ours, n.PerSeed, n.Verdict, c.want)
+		}
+	}
 }
 
 // Field agreement: a correlation, non-negative MSEs, and the relative MSE as defined.

@@ -102,6 +102,16 @@ func verdict(lo, hi, paper float64) string {
 	return Inconclusive
 }
 
+// verdictAt compares an interval [lo, hi] with a value the paper states (a size, not a sign):
+// Differs when the interval excludes it; otherwise Inconclusive, since an interval never shows
+// that two values are equal.
+func verdictAt(lo, hi, paper float64) string {
+	if !math.IsNaN(lo) && !math.IsNaN(hi) && !math.IsNaN(paper) && (hi < paper || lo > paper) {
+		return Differs
+	}
+	return Inconclusive
+}
+
 // paperValue reads the leading number of a value as the paper prints it ("64.34 ± 1.78");
 // NaN when there is none.
 func paperValue(s string) float64 {

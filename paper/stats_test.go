@@ -42,6 +42,15 @@ func TestVerdict(t *testing.T) {
 			t.Errorf("verdict([%g, %g], paper %g) = %s, want %s", c.lo, c.hi, c.paper, got, c.want)
 		}
 	}
+	// A stated size: only an interval that excludes it decides.
+	for _, c := range []struct {
+		lo, hi, paper float64
+		want          string
+	}{{-0.69, 0.06, -1, Differs}, {-1.5, -1.1, -1, Differs}, {-1.2, -0.5, -1, Inconclusive}, {math.NaN(), math.NaN(), -1, Inconclusive}} {
+		if got := verdictAt(c.lo, c.hi, c.paper); got != c.want {
+			t.Errorf("verdictAt([%g, %g], paper %g) = %s, want %s", c.lo, c.hi, c.paper, got, c.want)
+		}
+	}
 	if v := paperValue("64.34 ± 1.78"); v != 64.34 {
 		t.Errorf("paperValue = %g", v)
 	}
