@@ -173,15 +173,10 @@ func TestUnfinishedDenoisingQuick(t *testing.T) {
 			prev = v
 		}
 	}
-	// The paired rows are the per-seed differences of the rows above (one training seed here).
-	fm, gd, eqf := num(t, r, "FM Euler (c-function): mean termination").Ours, num(t, r, "NU-FM GD (open loop, identity): mean termination").Ours,
-		num(t, r, "EqF NAG μ=0.3 (closed loop, c-function): mean termination").Ours
-	for _, c := range []struct {
-		name string
-		want float64
-	}{{"EqF NAG − FM Euler", eqf - fm}, {"log10(EqF NAG / FM Euler)", math.Log10(eqf / fm)}, {"EqF NAG (closed loop) − NU-FM GD", eqf - gd}} {
-		if n := num(t, r, c.name); math.Abs(n.Ours-c.want) > 1e-12 || len(n.PerSeed) != 1 || n.Verdict != Inconclusive {
-			t.Errorf("%s = %g (per seed %v, verdict %q), want %g from the rows above, inconclusive with one training seed", c.name, n.Ours, n.PerSeed, n.Verdict, c.want)
+	// Paired differences need two training seeds (TestAnalysesOverTrainingSeeds has them).
+	for _, n := range r.Numbers {
+		if strings.Contains(n.Name, "paired") {
+			t.Errorf("%q with one training seed", n.Name)
 		}
 	}
 }
@@ -204,7 +199,7 @@ func TestFieldAgreementQuick(t *testing.T) {
 func TestAnalysesOverTrainingSeeds(t *testing.T) {
 	c := quick()
 	c.TrainSeeds = 2
-	for _, name := range []string{"fm_eqf_field_agreement", "bowls", "inpainting", "margred"} {
+	for _, name := range []string{"fm_eqf_field_agreement", "bowls", "inpainting", "margred", "unfinished_denoising"} {
 		t.Run(name, func(t *testing.T) {
 			one := run(t, name)
 			e, err := ByName(name)
@@ -230,6 +225,9 @@ func TestAnalysesOverTrainingSeeds(t *testing.T) {
 				if len(d.PerSeed) != 2 || !(d.Lo <= d.Ours && d.Ours <= d.Hi) || d.Verdict == "" {
 					t.Errorf("margred's paired difference: %+v", d)
 				}
+			}
+			if name == "unfinished_denoising" { // App. B.4's claims: each seed's difference of the per-method rows
+				checkTerminationPairs(t, two)
 			}
 			a, b := one.Numbers[0], two.Numbers[0]
 			if a.Name != b.Name || a.Ours == b.Ours || !(b.Err > 0) {
@@ -381,5 +379,25 @@ func TestStridesSideBySideQuick(t *testing.T) {
 	}
 	if pairs != 4 { // two methods against FM Euler, at each of two strides
 		t.Errorf("%d paired comparisons, want 4", pairs)
+	}
+}
+
+// checkTerminationPairs checks unfinished_denoising's paired rows against its per-method rows:
+// each mean is the mean over training seeds of the per-seed differences (or log10 ratios), whose
+// per-seed values average to the per-method means' difference for the linear ones.
+func checkTerminationPairs(t *testing.T, r *Result) {
+	t.Helper()
+	fm := num(t, r, "FM Euler (c-function): mean termination")
+	gd := num(t, r, "NU-FM GD (open loop, identity): mean termination")
+	eqf := num(t, r, "EqF NAG μ=0.3 (closed loop, c-function): mean termination")
+	for _, c := range []struct {
+		name string
+		want float64 // NaN: not linear in the per-method means
+	}{{"EqF NAG − FM Euler", eqf.Ours - fm.Ours}, {"log10(EqF NAG / FM Euler)", math.NaN()}, {"EqF NAG (closed loop) − NU-FM GD", eqf.Ours - gd.Ours}} {
+		n := num(t, r, c.name)
+		if len(n.PerSeed) != 2 || !(n.Lo <= n.Ours && n.Ours <= n.Hi) || n.Verdict == "" || math.Abs(n.Ours-(n.PerSeed[0]+n.PerSeed[1])/2) > 1e-12 ||
+			!math.IsNaN(c.want) && math.Abs(n.Ours-c.want) > 1e-12 {
+			t.Errorf("%s: %+v, want two per-seed values averaging to %g within [Lo, Hi], with a verdict", c.name, n, c.want)
+		}
 	}
 }
