@@ -145,6 +145,16 @@ func TestPlanningThresholdLimits(t *testing.T) {
 			}
 		}
 	}
+	// Replanning slides by one frame: the protocol note says S = 1, never the zoo's chunk stride.
+	said := false
+	for _, n := range r.Notes {
+		if strings.HasPrefix(n, "Protocol:") {
+			said = strings.Contains(n, "S = 1,")
+		}
+	}
+	if !said {
+		t.Errorf("planning_threshold's protocol note does not say S = 1: %q", r.Notes)
+	}
 }
 
 // Early stopping never takes more than its cap plus its cleanup per frame chunk.
@@ -399,5 +409,38 @@ func checkTerminationPairs(t *testing.T, r *Result) {
 			!math.IsNaN(c.want) && math.Abs(n.Ours-c.want) > 1e-12 {
 			t.Errorf("%s: %+v, want two per-seed values averaging to %g within [Lo, Hi], with a verdict", c.name, n, c.want)
 		}
+	}
+}
+
+// Table fm_conditioning_ablation's claim is paired per sampler and stride: each g_φ row minus
+// the σ row before it, never across samplers or strides, with the paper's difference beside.
+func TestConditioningPairs(t *testing.T) {
+	mk := func(name string, stride int, fvd ...float64) methodScores {
+		s := methodScores{m: method{Name: name, Stride: stride}, run: []int{1, 2, 3}}
+		for _, v := range fvd {
+			s.per = append(s.per, &scores{FVD: v})
+		}
+		return s
+	}
+	var rows []methodScores
+	for _, s := range []int{2, 1} {
+		rows = append(rows,
+			mk("FM Euler, identity, σ", s, 100, 110, 120), mk("FM Euler, identity, g_φ", s, 95, 104, 116),
+			mk("FM Euler, c-function, σ", s, 90, 90, 90), mk("FM Euler, c-function, g_φ", s, 91, 92, 93))
+	}
+	rows[0].m.Paper, rows[1].m.Paper = "126.633", "121.145"
+	got := conditioningPairs(rows)
+	if len(got) != 4 {
+		t.Fatalf("%d pairs, want 4 (two samplers × two strides): %+v", len(got), got)
+	}
+	id, c := got[0], got[1]
+	if !strings.HasPrefix(id.Name, "FM Euler, identity, g_φ: FVD − FM Euler, identity, σ's") || id.Stride != 2 || got[2].Stride != 1 {
+		t.Errorf("pair names/strides: %q S=%d, S=%d", id.Name, id.Stride, got[2].Stride)
+	}
+	if math.Abs(id.Ours-(-5)) > 1e-12 || id.Paper != "-5.49" || id.Verdict != Agrees || !(id.Hi < 0) {
+		t.Errorf("identity pair: %+v, want −5 with an interval below 0, paper −5.49, agrees", id)
+	}
+	if math.Abs(c.Ours-2) > 1e-12 || c.Paper != "" || c.Verdict != "" {
+		t.Errorf("c-function pair: %+v, want +2 with no paper value", c)
 	}
 }

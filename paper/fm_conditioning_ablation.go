@@ -34,5 +34,21 @@ func FMConditioningAblation(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.table("fm_conditioning_ablation", "Flow Matching conditioned on its schedule or on g_φ", "App. B.3, Table fm_conditioning_ablation", rows)
+	r, err := l.table("fm_conditioning_ablation", "Flow Matching conditioned on its schedule or on g_φ", "App. B.3, Table fm_conditioning_ablation", rows)
+	if err != nil {
+		return nil, err
+	}
+	r.Numbers = append(r.Numbers, conditioningPairs(rows)...)
+	return r, nil
+}
+
+// conditioningPairs states App. B.3's claim per sampler: the g_φ-conditioned row's FVD minus
+// the σ-conditioned row's, paired by training seed (paired), against the paper's difference.
+// The rows come as (σ, g_φ) pairs, stride by stride (runAll keeps the methods' order).
+func conditioningPairs(rows []methodScores) []Number {
+	var out []Number
+	for i := 0; i+1 < len(rows); i += 2 {
+		out = append(out, paired(rows[i:i+2], 0)...)
+	}
+	return out
 }

@@ -21,6 +21,9 @@ func PlanningThreshold(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Replanning always slides by one frame (eqflib.Replan, Stride 1), whatever Config.Strides
+	// asks: the protocol note and every number say so.
+	l.cfg.Strides, l.p.Stride = []int{1}, 1
 	if !c.Quick {
 		// Every round slides by one frame and denoises for D evaluations: 20 committed frames
 		// keep 5 thresholds × 3 methods × 3 evaluation seeds within half an hour per training seed on two cores.
