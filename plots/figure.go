@@ -223,6 +223,7 @@ func (f *Figure) static(format string) ([]byte, error) {
 func gonumPanel(p Panel, title string) (*plot.Plot, error) {
 	pl := plot.New()
 	pl.Title.Text = title
+	var placed []vg.Rectangle // the point labels drawn so far (pointLabels)
 	pl.X.Label.Text, pl.Y.Label.Text = p.XLabel, p.YLabel
 	// Log axes plot log10 of the data on a linear axis with decade ticks: gonum's LogScale
 	// places a centred axis label at the arithmetic midpoint, which pads the plot area.
@@ -374,7 +375,7 @@ func gonumPanel(p Panel, title string) (*plot.Plot, error) {
 				lb.TextStyle[k].Color = col
 			}
 			lb.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(3)}
-			pl.Add(lb)
+			pl.Add(pointLabels{lb, &placed})
 		}
 		if s.Name != "" && p.Legend != "none" {
 			pl.Legend.Add(s.Name, thumbs...)

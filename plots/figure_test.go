@@ -3,6 +3,7 @@ package plots
 import (
 	"bytes"
 	"fmt"
+	"gonum.org/v1/plot/vg"
 	"math"
 	"strings"
 	"testing"
@@ -110,5 +111,36 @@ func TestPointsErrorBars(t *testing.T) {
 	plain, bars := draw(nil, nil), draw([]float64{19, 20.5}, []float64{21, 21.5})
 	if bytes.Equal(plain, bars) {
 		t.Error("points with Lo/Hi drew no error bars")
+	}
+}
+
+// Point labels never overprint while a free place is left: a label whose default place
+// (above right) is taken goes below right, then left; the last resort is the default place.
+func TestPlaceLabel(t *testing.T) {
+	text := vg.Rectangle{Max: vg.Point{X: 30, Y: 8}} // a label's box from its anchor
+	off := vg.Point{X: 4, Y: 3}
+	var placed []vg.Rectangle
+	var anchors []vg.Point
+	for k := 0; k < 5; k++ { // five labels on one point
+		at, box := placeLabel(vg.Point{X: 100, Y: 100}, text, off, placed)
+		if box != text.Add(at) {
+			t.Fatalf("label %d: box %v is not the text box at %v", k, box, at)
+		}
+		for j, b := range placed {
+			if k < 4 && overlaps(box, b) {
+				t.Errorf("label %d at %v overlaps label %d's box %v", k, at, j, b)
+			}
+		}
+		placed, anchors = append(placed, box), append(anchors, at)
+	}
+	want := []vg.Point{{X: 104, Y: 103}, {X: 104, Y: 89}, {X: 66, Y: 103}, {X: 66, Y: 89}, {X: 104, Y: 103}}
+	for k := range want {
+		if anchors[k] != want[k] {
+			t.Errorf("label %d at %v, want %v", k, anchors[k], want[k])
+		}
+	}
+	// Boxes that only touch do not overlap.
+	if overlaps(vg.Rectangle{Max: vg.Point{X: 1, Y: 1}}, vg.Rectangle{Min: vg.Point{X: 1}, Max: vg.Point{X: 2, Y: 1}}) {
+		t.Error("touching boxes reported as overlapping")
 	}
 }
