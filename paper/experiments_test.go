@@ -444,3 +444,39 @@ func TestConditioningPairs(t *testing.T) {
 		t.Errorf("c-function pair: %+v, want +2 with no paper value", c)
 	}
 }
+
+// App. J.2's compute-at-equal-FVD claim, paired by training seed: FM's cheapest point at or
+// below adaptive EqF's best FVD against EqF's compute there; an upper bound, so it can only
+// differ from the paper's 13–29 % (below 13 %), never agree.
+func TestExtraComputeAtEqualFVD(t *testing.T) {
+	pt := func(nfe float64, fvd ...float64) methodScores { // one evaluation seed per training seed
+		s := methodScores{}
+		for k, v := range fvd {
+			s.per, s.run = append(s.per, &scores{FVD: v, NFEPerFrame: nfe}), append(s.run, k+1)
+		}
+		return s
+	}
+	eqf := curve{name: "EqF budget-adaptive NAG μ=0.1", points: []methodScores{pt(40, 10, 11, 12), pt(30, 15, 16, 17), pt(20, 19, 20, 21)}}
+	fm := curve{name: "FM Euler", points: []methodScores{pt(40, 4, 4, 4), pt(30, 6, 6, 13), pt(20, 8, 9, 30)}}
+	n, ok := extraComputeAtEqualFVD(fm, eqf)
+	// Seeds 1 and 2: FM's 20-evaluation point (FVD 8, 9) beats EqF's best (10, 11) at 40: −50 %;
+	// seed 3: FVD 13 > 12 at 30 evaluations, so the 40-evaluation point: 0 %.
+	if !ok || len(n.PerSeed) != 3 || n.PerSeed[0] != -50 || n.PerSeed[1] != -50 || n.PerSeed[2] != 0 {
+		t.Fatalf("extra compute: ok %v, %+v; want per seed −50, −50, 0 %%", ok, n)
+	}
+	if n.Verdict != Inconclusive || !(n.Lo < -50 && n.Hi > 13) {
+		t.Errorf("interval [%g, %g] reaches above 13 %%: verdict %q, want inconclusive", n.Lo, n.Hi, n.Verdict)
+	}
+	fm.points[1].per[2].FVD = 6 // seed 3 now −25 %: every seed well below 13 %
+	if n, _ = extraComputeAtEqualFVD(fm, eqf); n.Verdict != Differs || !(n.Hi < 13) {
+		t.Errorf("%+v: want differs (an upper bound below the paper's 13 %%)", n)
+	}
+	for _, p := range fm.points { // FM never reaches EqF's best FVD: no row
+		for _, s := range p.per {
+			s.FVD = 50
+		}
+	}
+	if _, ok := extraComputeAtEqualFVD(fm, eqf); ok {
+		t.Error("a row although FM never reaches EqF's best FVD")
+	}
+}
