@@ -512,6 +512,15 @@ func (s methodScores) of(get func(*scores) float64) (mean, se float64) {
 	return stat(v)
 }
 
+// perSeed is a measure's value per training seed (perRun) for Number.PerSeed: nil with one
+// training seed.
+func (s methodScores) perSeed(get func(*scores) float64) []float64 {
+	if v := s.perRun(get); len(v) > 1 {
+		return v
+	}
+	return nil
+}
+
 func fvdOf(s *scores) float64       { return s.FVD }
 func flickerOf(s *scores) float64   { return s.Flicker }
 func agreementOf(s *scores) float64 { return s.Agreement }
@@ -523,11 +532,7 @@ func numbers(rows []methodScores) []Number {
 	var out []Number
 	for _, r := range rows {
 		m, se := r.of(fvdOf)
-		var perSeed []float64
-		if v := r.perRun(fvdOf); len(v) > 1 {
-			perSeed = v
-		}
-		out = append(out, Number{Name: r.m.Name + ": FVD (maze-I3D)", Ours: m, Err: se, Paper: r.m.Paper, PerSeed: perSeed, Stride: r.m.Stride})
+		out = append(out, Number{Name: r.m.Name + ": FVD (maze-I3D)", Ours: m, Err: se, Paper: r.m.Paper, PerSeed: r.perSeed(fvdOf), Stride: r.m.Stride})
 		m, se = r.of(agreementOf)
 		out = append(out, Number{Name: r.m.Name + ": action agreement", Ours: m, Err: se, Stride: r.m.Stride})
 		m, se = r.of(flickerOf)
@@ -741,8 +746,8 @@ func (l *setup) frontier(name, title, where string, curves []curve) (*Result, er
 			fvd, se := p.of(fvdOf)
 			nfe, nse := p.of(nfeOf)
 			r.Numbers = append(r.Numbers,
-				Number{Name: fmt.Sprintf("%s, %s: FVD (maze-I3D)", c.name, c.labels[i]), Ours: fvd, Err: se, Paper: p.m.Paper, Stride: p.m.Stride},
-				Number{Name: fmt.Sprintf("%s, %s: NFE per frame", c.name, c.labels[i]), Ours: nfe, Err: nse, Stride: p.m.Stride})
+				Number{Name: fmt.Sprintf("%s, %s: FVD (maze-I3D)", c.name, c.labels[i]), Ours: fvd, Err: se, Paper: p.m.Paper, PerSeed: p.perSeed(fvdOf), Stride: p.m.Stride},
+				Number{Name: fmt.Sprintf("%s, %s: NFE per frame", c.name, c.labels[i]), Ours: nfe, Err: nse, PerSeed: p.perSeed(nfeOf), Stride: p.m.Stride})
 			s.NFE, s.FVD = append(s.NFE, nfe), append(s.FVD, fvd)
 		}
 		fs = append(fs, s)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,5 +186,24 @@ func TestPaperRecipes(t *testing.T) {
 	}
 	if _, err := (Config{Recipe: "cpu"}).zoo(); err == nil || !strings.Contains(err.Error(), "Config.Recipe") {
 		t.Errorf("Config.Recipe = cpu: %v, want an error naming Config.Recipe", err)
+	}
+}
+
+// Number.PerSeed holds a measure's value per training seed (each averaged over its evaluation
+// seeds), and nothing with one training seed.
+func TestPerSeed(t *testing.T) {
+	s := methodScores{run: []int{1, 1, 2, 2, 3}}
+	for _, v := range []float64{1, 3, 10, 20, 7} {
+		s.per = append(s.per, &scores{FVD: v, NFEPerFrame: 2 * v})
+	}
+	if got := s.perSeed(fvdOf); !slices.Equal(got, []float64{2, 15, 7}) {
+		t.Errorf("perSeed(FVD) = %v, want [2 15 7]", got)
+	}
+	if got := s.perSeed(nfeOf); !slices.Equal(got, []float64{4, 30, 14}) {
+		t.Errorf("perSeed(NFE) = %v, want [4 30 14]", got)
+	}
+	s.run = []int{1, 1, 1, 1, 1}
+	if got := s.perSeed(fvdOf); got != nil {
+		t.Errorf("one training seed: perSeed = %v, want nil", got)
 	}
 }
