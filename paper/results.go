@@ -113,8 +113,9 @@ func ResultsMarkdown(root string) (string, error) {
 	b.WriteString("# Committed results\n\n")
 	b.WriteString("Each section is one experiment's committed full result (`results/<experiment>/`), as `eqf paper` saved it. " +
 		"Numbers are means over training seeds (each the mean over its evaluation seeds) ± standard error over training seeds; " +
-		"a paired difference carries its 95 % t-interval over training seeds in brackets and, where the paper prints both values, " +
-		"a verdict: agrees or differs only when the interval excludes zero, else inconclusive.\n")
+		"a paired difference carries its 95 % t-interval over training seeds in brackets and, where the paper states a difference, " +
+		"a verdict: agrees or differs only when the interval excludes zero (or, for a size the paper states, excludes that size; " +
+		"for an upper bound, lies below the paper's value), else inconclusive.\n")
 	if len(rs) == 0 {
 		b.WriteString("\nNo experiment has a committed result yet.\n")
 	}
