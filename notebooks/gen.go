@@ -230,7 +230,7 @@ func committedSummary(name string) (summary, status string) {
 	for _, n := range r.Numbers {
 		if n.Verdict != "" || n.Lo != 0 || n.Hi != 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", n.Name, n.Format()))
-			comps = append(comps, fmt.Sprintf("%s: %s", strings.SplitN(n.Name, ":", 2)[0], n.Format()))
+			comps = append(comps, fmt.Sprintf("%s: %s", strings.TrimSuffix(n.Name, ", paired by training seed"), n.Format()))
 		} else if strings.Contains(n.Name, "FVD") {
 			parts = append(parts, fmt.Sprintf("%s %s", n.Name, n.Format()))
 		}

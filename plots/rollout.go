@@ -15,7 +15,7 @@ type Curve struct {
 // rollout frame (eqflib.NoiseDivergence), and (right) FVD over consecutive chunks of `chunk`
 // frames (eqflib.FVDOverTime, or `eqf compare`'s fvd_maze_i3d_over_time), both for several
 // methods. features names the FVD feature space ("maze-I3D"); either list may be empty, which
-// drops its panel.
+// drops its panel, and the one panel left then titles the figure.
 func RolloutFigure(divergence, fvd []Curve, chunk int, features string) (*Figure, error) {
 	f := &Figure{Title: "Autoregressive rollouts"}
 	if len(divergence) > 0 {
@@ -39,7 +39,7 @@ func RolloutFigure(divergence, fvd []Curve, chunk int, features string) (*Figure
 		if features == "" {
 			return nil, fmt.Errorf("plots: RolloutFigure: features is empty: name the FVD feature space (e.g. \"maze-I3D\")")
 		}
-		p := Panel{Legend: "tl", Title: "FVD over time", XLabel: fmt.Sprintf("rollout frames (chunks of %d, at the chunk's last frame)", chunk), YLabel: fmt.Sprintf("FVD (%s features)", features)}
+		p := Panel{Title: "FVD over time", XLabel: fmt.Sprintf("rollout frames (chunks of %d, at the chunk's last frame)", chunk), YLabel: fmt.Sprintf("FVD (%s features)", features)}
 		for i, c := range fvd {
 			if len(c.Values) == 0 {
 				return nil, fmt.Errorf("plots: RolloutFigure: FVD curve %q is empty", c.Name)
@@ -54,6 +54,9 @@ func RolloutFigure(divergence, fvd []Curve, chunk int, features string) (*Figure
 	}
 	if len(f.Panels) == 0 {
 		return nil, fmt.Errorf("plots: RolloutFigure: no curves")
+	}
+	if len(f.Panels) == 1 { // one panel, one title: the panel's
+		f.Title, f.Panels[0].Title = f.Panels[0].Title, ""
 	}
 	return f, nil
 }

@@ -216,3 +216,23 @@ func stripImage(t *testing.T, videos []Video, o VideoOptions) image.Image {
 	}
 	return img
 }
+
+// A figure has one title: with one panel left, RolloutFigure's panel title becomes the
+// figure's; with both, each panel keeps its own under the figure's.
+func TestRolloutFigureOneTitle(t *testing.T) {
+	c := []Curve{{Name: "a", Values: []float64{1, 2}}}
+	one, err := RolloutFigure(nil, c, 25, "maze-I3D")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Title != "FVD over time" || len(one.Panels) != 1 || one.Panels[0].Title != "" {
+		t.Errorf("one panel: figure %q, panel %q; want the figure titled \"FVD over time\" and the panel untitled", one.Title, one.Panels[0].Title)
+	}
+	two, err := RolloutFigure(c, c, 25, "maze-I3D")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if two.Title != "Autoregressive rollouts" || two.Panels[0].Title == "" || two.Panels[1].Title == "" {
+		t.Errorf("two panels: figure %q, panels %q, %q", two.Title, two.Panels[0].Title, two.Panels[1].Title)
+	}
+}
