@@ -426,16 +426,22 @@ func TestConditioningPairs(t *testing.T) {
 	for _, s := range []int{2, 1} {
 		rows = append(rows,
 			mk("FM Euler, identity, σ", s, 100, 110, 120), mk("FM Euler, identity, g_φ", s, 95, 104, 116),
-			mk("FM Euler, c-function, σ", s, 90, 90, 90), mk("FM Euler, c-function, g_φ", s, 91, 92, 93))
+			mk("FM Euler, c-function, σ", s, 90, 90, 90), mk("FM Euler, c-function, g_φ", s, 91, 92, 93),
+			mk("FM NAG μ=0.2, c-function, σ", s, 78, 80, 82), mk("FM NAG μ=0.2, c-function, g_φ", s, 79, 81, 83))
 	}
 	rows[0].m.Paper, rows[1].m.Paper = "126.633", "121.145"
-	got := conditioningPairs(rows)
-	if len(got) != 4 {
-		t.Fatalf("%d pairs, want 4 (two samplers × two strides): %+v", len(got), got)
+	rows[2].m.Paper, rows[4].m.Paper = "103.610", "1045.633"
+	got := conditioningPairs(rows, 6)
+	if len(got) != 8 {
+		t.Fatalf("%d pairs, want 8 (three samplers and NAG against Euler × two strides): %+v", len(got), got)
 	}
-	id, c := got[0], got[1]
-	if !strings.HasPrefix(id.Name, "FM Euler, identity, g_φ: FVD − FM Euler, identity, σ's") || id.Stride != 2 || got[2].Stride != 1 {
-		t.Errorf("pair names/strides: %q S=%d, S=%d", id.Name, id.Stride, got[2].Stride)
+	id, c, nag := got[0], got[1], got[3]
+	if !strings.HasPrefix(id.Name, "FM Euler, identity, g_φ: FVD − FM Euler, identity, σ's") || id.Stride != 2 || got[4].Stride != 1 {
+		t.Errorf("pair names/strides: %q S=%d, S=%d", id.Name, id.Stride, got[4].Stride)
+	}
+	// Open-loop NAG against Euler: −10 on average where the paper's NAG diverges (+942.02).
+	if !strings.HasPrefix(nag.Name, "FM NAG μ=0.2, c-function, σ: FVD − FM Euler, c-function, σ's") || nag.Ours != -10 || nag.Paper != "+942.02" || nag.Verdict != Differs {
+		t.Errorf("NAG against Euler: %+v, want −10, paper +942.02, differs", nag)
 	}
 	if math.Abs(id.Ours-(-5)) > 1e-12 || id.Paper != "-5.49" || id.Verdict != Agrees || !(id.Hi < 0) {
 		t.Errorf("identity pair: %+v, want −5 with an interval below 0, paper −5.49, agrees", id)

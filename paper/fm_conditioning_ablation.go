@@ -38,17 +38,26 @@ func FMConditioningAblation(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Numbers = append(r.Numbers, conditioningPairs(rows)...)
+	r.Numbers = append(r.Numbers, conditioningPairs(rows, len(ms))...)
 	return r, nil
 }
 
-// conditioningPairs states App. B.3's claim per sampler: the g_φ-conditioned row's FVD minus
-// the σ-conditioned row's, paired by training seed (paired), against the paper's difference.
-// The rows come as (σ, g_φ) pairs, stride by stride (runAll keeps the methods' order).
-func conditioningPairs(rows []methodScores) []Number {
+// conditioningPairs states App. B.3's claims, paired by training seed (paired) against the
+// paper's differences: per sampler, the g_φ-conditioned row's FVD minus the σ-conditioned
+// row's; and open-loop NAG's FVD minus Euler's on the same c-function schedule ("the sample
+// diverges completely without the closed-loop correction"). The rows come stride by stride,
+// perStride methods each, in FMConditioningAblation's order: (σ, g_φ) pairs for Euler identity,
+// Euler c-function and NAG c-function (runAll keeps the methods' order).
+func conditioningPairs(rows []methodScores, perStride int) []Number {
 	var out []Number
-	for i := 0; i+1 < len(rows); i += 2 {
-		out = append(out, paired(rows[i:i+2], 0)...)
+	for b := 0; b+perStride <= len(rows); b += perStride {
+		block := rows[b : b+perStride]
+		for i := 0; i+1 < len(block); i += 2 {
+			out = append(out, paired(block[i:i+2], 0)...)
+		}
+		if len(block) == 6 {
+			out = append(out, paired([]methodScores{block[2], block[4]}, 0)...)
+		}
 	}
 	return out
 }
