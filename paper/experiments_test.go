@@ -155,6 +155,11 @@ func TestPlanningThresholdLimits(t *testing.T) {
 	if !said {
 		t.Errorf("planning_threshold's protocol note does not say S = 1: %q", r.Notes)
 	}
+	for _, n := range r.Numbers {
+		if n.Stride != 1 {
+			t.Errorf("%s: stride %d, want 1", n.Name, n.Stride)
+		}
+	}
 }
 
 // Early stopping never takes more than its cap plus its cleanup per frame chunk.

@@ -88,9 +88,7 @@ func PlanningThreshold(ctx context.Context, c Config) (*Result, error) {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s reaches %s's best FVD on fewer than two training seeds at the thresholds tried, "+
 			"so its extra compute at equal FVD has no interval here.", curves[0].name, curves[1].name))
 	}
-	for i := range r.Numbers { // replanning always slides by one frame (eqflib.Replan, Stride 1)
-		r.Numbers[i].Stride = 1
-	}
+	l.stampStride(r) // S = 1 (set above) on the numbers added after frontier's
 	return r, nil
 }
 
