@@ -494,37 +494,42 @@ func TestExtraComputeAtEqualFVD(t *testing.T) {
 
 // Table mc_eq_finetune states its claims as paired differences by training seed: every row
 // against FM Euler (the finetune with NAG carries the paper's 74.54 − 100.48) and the finetune
-// against EqF trained from scratch with the same sampler (no paper number, so no verdict).
+// against EqF trained from scratch with the same sampler (no paper number, so no verdict),
+// within each stride when two are run side by side.
 func TestFinetunePairs(t *testing.T) {
-	mk := func(name, paper string, fvd ...float64) methodScores {
-		s := methodScores{m: method{Name: name, Paper: paper}, run: []int{1, 2, 3}}
+	mk := func(name, paper string, stride int, fvd ...float64) methodScores {
+		s := methodScores{m: method{Name: name, Paper: paper, Stride: stride}, run: []int{1, 2, 3}}
 		for _, v := range fvd {
 			s.per = append(s.per, &scores{FVD: v})
 		}
 		return s
 	}
-	rows := []methodScores{
-		mk("FM → EqF finetune, NAG μ=0.2 (closed loop, c-function)", "74.54", 60, 64, 65),
-		mk("FM → EqF finetune, GD (open loop, c-function)", "", 61, 63, 59),
-		mk("FM Euler (c-function)", "100.48 (FM trained on as long)", 50, 52, 54),
-		mk("EqF from scratch, NAG μ=0.2 (closed loop, c-function)", "", 50, 46, 55),
+	var rows []methodScores
+	for _, s := range []int{2, 1} {
+		p := fmt.Sprintf("S=%d: ", s)
+		rows = append(rows,
+			mk(p+"FM → EqF finetune, NAG μ=0.2 (closed loop, c-function)", "74.54", s, 60, 64, 65),
+			mk(p+"FM → EqF finetune, GD (open loop, c-function)", "", s, 61, 63, 59),
+			mk(p+"FM Euler (c-function)", "100.48 (FM trained on as long)", s, 50, 52, 54),
+			mk(p+"EqF from scratch, NAG μ=0.2 (closed loop, c-function)", "", s, 50, 46, 55))
 	}
-	got := finetunePairs(rows)
-	if len(got) != 4 {
-		t.Fatalf("%d paired numbers, want 3 against FM and 1 against EqF from scratch: %+v", len(got), got)
+	got := finetunePairs(rows, 4)
+	if len(got) != 8 {
+		t.Fatalf("%d paired numbers, want per stride 3 against FM and 1 against EqF from scratch: %+v", len(got), got)
 	}
 	want := []struct {
 		name, paper, verdict string
 		mean                 float64
 	}{
-		{"FM → EqF finetune, NAG μ=0.2 (closed loop, c-function): FVD − FM Euler's", "-25.94", Differs, 11},               // 10, 12, 11: [8.5, 13.5]
-		{"FM → EqF finetune, GD (open loop, c-function): FVD − FM Euler's", "", "", 9},                                    // 11, 11, 5
-		{"EqF from scratch, NAG μ=0.2 (closed loop, c-function): FVD − FM Euler's", "", "", -5.0 / 3},                     // 0, −6, 1
-		{"FM → EqF finetune, NAG μ=0.2 (closed loop, c-function): FVD − EqF from scratch, NAG μ=0.2's", "", "", 38.0 / 3}, // 10, 18, 10
+		{"S=_: FM → EqF finetune, NAG μ=0.2 (closed loop, c-function): FVD − S=_: FM Euler's", "-25.94", Differs, 11},               // 10, 12, 11: [8.5, 13.5]
+		{"S=_: FM → EqF finetune, GD (open loop, c-function): FVD − S=_: FM Euler's", "", "", 9},                                    // 11, 11, 5
+		{"S=_: EqF from scratch, NAG μ=0.2 (closed loop, c-function): FVD − S=_: FM Euler's", "", "", -5.0 / 3},                     // 0, −6, 1
+		{"S=_: FM → EqF finetune, NAG μ=0.2 (closed loop, c-function): FVD − S=_: EqF from scratch, NAG μ=0.2's", "", "", 38.0 / 3}, // 10, 18, 10
 	}
-	for i, w := range want {
-		g := got[i]
-		if !strings.HasPrefix(g.Name, w.name) || g.Paper != w.paper || g.Verdict != w.verdict || math.Abs(g.Ours-w.mean) > 1e-12 || len(g.PerSeed) != 3 {
+	for i, g := range got {
+		w, s := want[i%4], []int{2, 1}[i/4]
+		w.name = strings.ReplaceAll(w.name, "S=_", fmt.Sprintf("S=%d", s))
+		if !strings.HasPrefix(g.Name, w.name) || g.Stride != s || g.Paper != w.paper || g.Verdict != w.verdict || math.Abs(g.Ours-w.mean) > 1e-12 || len(g.PerSeed) != 3 {
 			t.Errorf("pair %d: %q paper %q verdict %q = %g (per seed %v); want %q paper %q verdict %q = %g",
 				i, g.Name, g.Paper, g.Verdict, g.Ours, g.PerSeed, w.name, w.paper, w.verdict, w.mean)
 		}

@@ -39,7 +39,7 @@ func MCEqFinetune(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Numbers = append(r.Numbers, finetunePairs(rows)...)
+	r.Numbers = append(r.Numbers, finetunePairs(rows, len(ms))...)
 	fmH, err := l.z.History("fm")
 	if err != nil {
 		return nil, err
@@ -81,12 +81,17 @@ const (
 // finetunePairs are the table's claims as paired differences by training seed: every row
 // against FM Euler (the paper: the finetune with NAG 74.54 against FM's 100.48), and the finetune
 // against EqF trained from scratch with the same sampler (the paper has no such row, so no
-// verdict).
-func finetunePairs(rows []methodScores) []Number {
-	out := paired(rows, finetuneFM)
-	for _, n := range paired(rows, finetuneScratch) {
-		if strings.HasPrefix(n.Name, rows[finetuneNAG].m.Name+":") {
-			out = append(out, n)
+// verdict). The rows come stride by stride, perStride methods each, in MCEqFinetune's order
+// (runAll keeps it).
+func finetunePairs(rows []methodScores, perStride int) []Number {
+	var out []Number
+	for b := 0; b+perStride <= len(rows); b += perStride {
+		block := rows[b : b+perStride]
+		out = append(out, paired(block, finetuneFM)...)
+		for _, n := range paired(block, finetuneScratch) {
+			if strings.HasPrefix(n.Name, block[finetuneNAG].m.Name+":") {
+				out = append(out, n)
+			}
 		}
 	}
 	return out
