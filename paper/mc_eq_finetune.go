@@ -3,7 +3,6 @@ package paper
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/plots"
@@ -88,11 +87,7 @@ func finetunePairs(rows []methodScores, perStride int) []Number {
 	for b := 0; b+perStride <= len(rows); b += perStride {
 		block := rows[b : b+perStride]
 		out = append(out, paired(block, finetuneFM)...)
-		for _, n := range paired(block, finetuneScratch) {
-			if strings.HasPrefix(n.Name, block[finetuneNAG].m.Name+":") {
-				out = append(out, n)
-			}
-		}
+		out = append(out, paired([]methodScores{block[finetuneNAG], block[finetuneScratch]}, 1)...)
 	}
 	return out
 }
