@@ -535,3 +535,56 @@ func TestFinetunePairs(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontierPairs checks the claims of the compute figures against hand-computed paired
+// differences: per stride and depth, a − b per training seed, its t-interval and the verdict
+// against the claim's sign; with one training seed, no interval and an inconclusive verdict.
+func TestFrontierPairs(t *testing.T) {
+	pt := func(name string, stride int, run []int, fvd ...float64) methodScores {
+		s := methodScores{m: method{Name: name, Stride: stride}, run: run}
+		for _, v := range fvd {
+			s.per = append(s.per, &scores{FVD: v})
+		}
+		return s
+	}
+	seeds := []int{1, 2, 3}
+	var curves []curve
+	for _, s := range []int{2, 1} {
+		p := fmt.Sprintf("S=%d: ", s)
+		curves = append(curves,
+			curve{name: p + "ref", labels: []string{"D=10", "D=20"}, points: []methodScores{pt("ref", s, seeds, 50, 52, 54), pt("ref", s, seeds, 40, 41, 42)}},
+			curve{name: p + "one", labels: []string{"D=10", "D=20"}, points: []methodScores{pt("one", s, seeds, 60, 64, 65), pt("one", s, seeds, 41, 40, 45)}},
+			curve{name: p + "two", labels: []string{"D=10", "D=20"}, points: []methodScores{pt("two", s, seeds, 48, 48, 51), pt("two", s, seeds, 40, 41, 42)}})
+	}
+	claims := []claim{{a: 1, b: 0, sign: +1, paper: "> 0"}, {a: 2, b: 0, sign: +1, paper: "> 0"}}
+	got := frontierPairs(curves, 3, claims)
+	want := []struct {
+		name, verdict string
+		mean          float64
+	}{
+		{"S=_: one − ref at D=10: FVD, paired by training seed", Agrees, 11},      // 10, 12, 11: [8.5, 13.5]
+		{"S=_: one − ref at D=20: FVD, paired by training seed", Inconclusive, 1}, // 1, −1, 3: [−4.0, 6.0]
+		{"S=_: two − ref at D=10: FVD, paired by training seed", Differs, -3},     // −2, −4, −3: [−5.5, −0.5]
+		{"S=_: two − ref at D=20: FVD, paired by training seed", Inconclusive, 0}, // 0, 0, 0: no interval
+	}
+	if len(got) != 2*len(want) {
+		t.Fatalf("%d paired numbers, want %d (2 strides × 2 claims × 2 depths): %+v", len(got), 2*len(want), got)
+	}
+	for i, g := range got {
+		w, s := want[i%4], []int{2, 1}[i/4]
+		w.name = strings.ReplaceAll(w.name, "S=_", fmt.Sprintf("S=%d", s))
+		if g.Name != w.name || g.Stride != s || g.Paper != "> 0" || g.Verdict != w.verdict || math.Abs(g.Ours-w.mean) > 1e-12 || len(g.PerSeed) != 3 {
+			t.Errorf("pair %d: %q stride %d paper %q verdict %q = %g (per seed %v); want %q stride %d verdict %q = %g",
+				i, g.Name, g.Stride, g.Paper, g.Verdict, g.Ours, g.PerSeed, w.name, s, w.verdict, w.mean)
+		}
+	}
+	// One training seed (three evaluation seeds): a standard error, no interval, no verdict.
+	one := []curve{
+		{name: "ref", labels: []string{"D=10"}, points: []methodScores{pt("ref", 2, []int{1, 1, 1}, 50, 52, 54)}},
+		{name: "one", labels: []string{"D=10"}, points: []methodScores{pt("one", 2, []int{1, 1, 1}, 60, 64, 65)}},
+	}
+	got = frontierPairs(one, 2, claims[:1])
+	if len(got) != 1 || got[0].Name != "one − ref at D=10: FVD, paired by evaluation seed (one training seed)" || got[0].Verdict != Inconclusive || math.Abs(got[0].Ours-11) > 1e-12 {
+		t.Errorf("one training seed: %+v; want one pair by evaluation seed = 11, inconclusive", got)
+	}
+}

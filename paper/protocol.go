@@ -556,11 +556,7 @@ func paired(rows []methodScores, ref int) []Number {
 		if i == ref || len(r.per) != len(rows[ref].per) || len(r.per) < 2 || r.m.Stride != rows[ref].m.Stride {
 			continue
 		}
-		diff := func(j int) float64 { return r.per[j].FVD - rows[ref].per[j].FVD }
-		pairs := methodScores{run: r.run}
-		for j := range r.per {
-			pairs.per = append(pairs.per, &scores{FVD: diff(j)})
-		}
+		pairs := fvdDiff(r, rows[ref])
 		n := Number{Name: fmt.Sprintf("%s: FVD − %s's, paired by training seed", r.m.Name, shortName(rows[ref].m.Name)), Stride: r.m.Stride}
 		paper := paperValue(r.m.Paper) - paperValue(rows[ref].m.Paper)
 		if !math.IsNaN(paper) {
@@ -578,6 +574,16 @@ func paired(rows []methodScores, ref int) []Number {
 		out = append(out, n)
 	}
 	return out
+}
+
+// fvdDiff is a's FVD minus b's, evaluation seed by evaluation seed (the two rolled out on the
+// same clips, actions and noise), as scores whose perRun averages each training seed's.
+func fvdDiff(a, b methodScores) methodScores {
+	d := methodScores{run: a.run}
+	for j := range a.per {
+		d.per = append(d.per, &scores{FVD: a.per[j].FVD - b.per[j].FVD})
+	}
+	return d
 }
 
 // meanCurve averages a per-seed curve (FVD over time, divergence) elementwise, with the
