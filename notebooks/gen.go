@@ -29,21 +29,21 @@ type story struct{ claim string }
 type roll struct{ model, sampler, try string }
 
 var rolls = map[string]roll{
-	"abs_residual_and_fvd_over_time": {"fm", "euler", `model = "eqf", sampler = "nag:0.3,closed,warp=c:0.8:0.001" (EqF, told nothing about the level)`},
-	"minecraft_main":                 {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `model = "fm", sampler = "euler"; or "eqm" with "nag:0.3,warp=c:0.8:0.001"; "diffusion" with "ddim"`},
-	"fixed_compute_scaling":          {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", "D = 4, 8, 16 against FM Euler at the same D"},
-	"budget_adaptive":                {"eqf", "budget:0.3", `sampler = "nag:0.3,closed,warp=c:0.8:0.001" at the same D`},
+	"abs_residual_and_fvd_over_time": {"fm", "euler,warp=c:0.8:0.001", `model = "eqf", sampler = "nag:0.3,closed,warp=c:0.8:0.001" (EqF, told nothing about the level)`},
+	"minecraft_main":                 {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `model = "fm", sampler = "euler,warp=c:0.8:0.001"; "eqm" with "nag:0.1,step=0.023246" (A_α/(λ·D) at D = 20, App. G); "diffusion" with "ddim"`},
+	"fixed_compute_scaling":          {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `D = 10 or 40 (the sweep's other budgets); model = "fm", sampler = "euler,warp=c:0.8:0.001" at the same D`},
+	"budget_adaptive":                {"eqf", "budget:0.1", `sampler = "nag:0.1,closed,warp=c:0.8:0.001" at the same D; model = "fm", sampler = "euler,warp=c:0.8:0.001"`},
 	"minecraft_inference_expts":      {"eqf", "nag:0.1,warp=c:0.8:0.001", `μ ∈ {0, 0.1, 0.3, 0.5}; add ",closed"; warp=sd3 or warp=identity`},
-	"closed_open_nag":                {"eqf", "nag:0.3,warp=c:0.8:0.001", `add ",closed" (the readout h_ω sets each step)`},
-	"fm_eqf_field_agreement":         {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `model = "fm", sampler = "euler"`},
-	"unfinished_denoising":           {"fm", "euler", `model = "eqf", sampler = "nag:0.3,closed,warp=c:0.8:0.001"`},
+	"closed_open_nag":                {"eqf", "nag:0.3,warp=c:0.8:0.001", `add ",closed" (the readout h_ω sets each step); warp=sd3:3 (the transport warp)`},
+	"fm_eqf_field_agreement":         {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `model = "fm", sampler = "euler,warp=c:0.8:0.001"`},
+	"unfinished_denoising":           {"fm", "euler,warp=c:0.8:0.001", `model = "eqf", sampler = "nag:0.3,closed,warp=c:0.8:0.001"`},
 	"bowls":                          {"fm", "euler", "fewer steps per frame (D = 5)"},
-	"fm_conditioning_ablation":       {"fm", "euler", `sampler = "nag:0.3,warp=c:0.8:0.001" (NAG on FM, open loop)`},
-	"adaptive_early_stopping":        {"eqf", "earlystop:0.3,thresh=0.1,cleanup=2", "thresh=0.3 (stops earlier)"},
-	"inpainting":                     {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `model = "fm", sampler = "euler"`},
-	"forward_compute":                {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `model = "fm", sampler = "euler" (the same cost per evaluation)`},
-	"sampling_runtime":               {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `model = "fm", sampler = "euler"`},
-	"mc_eq_finetune":                 {"fm-eqf", "nag:0.2,closed,warp=c:0.8:0.001", `model = "fm", sampler = "euler"`},
+	"fm_conditioning_ablation":       {"fm", "euler", `sampler = "nag:0.2,warp=c:0.8:0.001" (NAG on FM, open loop)`},
+	"adaptive_early_stopping":        {"eqf", "earlystop:0.1,closed,warp=c:0.8:0.001,thresh=0.3,cleanup=8", "thresh=0.7 (stops earlier) or 0.1; earlystop:0 (GD)"},
+	"inpainting":                     {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `model = "fm", sampler = "euler,warp=c:0.8:0.001"`},
+	"forward_compute":                {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `model = "fm", sampler = "euler,warp=c:0.8:0.001" (the same cost per evaluation)`},
+	"sampling_runtime":               {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `model = "fm", sampler = "euler,warp=c:0.8:0.001"`},
+	"mc_eq_finetune":                 {"fm-eqf", "nag:0.2,closed,warp=c:0.8:0.001", `model = "fm", sampler = "euler,warp=c:0.8:0.001"; model = "eqf" (EqF from scratch)`},
 	"nle":                            {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `drop ",closed" (the readout unused)`},
 	"margred":                        {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `drop ",closed" (the readout unused)`},
 	"planning_threshold":             {"eqf", "nag:0.3,closed,warp=c:0.8:0.001", `S = 1 (the staircase that replanning builds on)`},
@@ -152,7 +152,7 @@ display.Committed(%q)`, e.Name)),
 				"(the paper recipe's when `make models` has trained it, else the quick zoo's tiny model, trained on first use in about a minute), "+
 				"real validation clips (their first C frames as context, their actions as conditions), the sampler at D steps per frame and stride S "+
 				"(0: chunk by chunk; 1: the paper's staircase), then FVD, action agreement and PSNR against the real continuation. "+
-				"A sampler reads `name[:μ][,closed][,warp=…]` (`eqflib.ParseSampler`). Try: "+r.try+"."),
+				"A sampler reads `name[:μ][,closed][,warp=…][,step=…][,thresh=…][,cleanup=…]` (`eqflib.ParseSampler`). Try: "+r.try+"."),
 			code(fmt.Sprintf(`import (
 	"fmt"
 
