@@ -1,0 +1,144 @@
+package paper
+
+// The compute figures (fixed_compute_scaling, budget_adaptive, closed_open_nag,
+// adaptive_early_stopping, planning_threshold) draw FVD against the compute a method spends:
+// a curve per method, a point per setting (steps per frame D, a threshold), and the paper's
+// claims about them as paired differences at every point.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/equilibriumforcing/eqf/plots"
+)
+
+// curve is one method run at several settings (depths, thresholds): a point per setting.
+type curve struct {
+	name   string
+	color  int
+	labels []string
+	points []methodScores
+}
+
+// frontier reports every point's FVD and NFE per frame and draws FVD against NFE per frame.
+func (l *setup) frontier(name, title, where string, curves []curve) (*Result, error) {
+	r := &Result{Name: name, Title: title, Where: where, Figures: map[string]*plots.Figure{}, Models: l.provenance(), TrainSeeds: l.usedRuns()}
+	var fs []plots.FrontierSeries
+	for _, c := range curves {
+		s := plots.FrontierSeries{Name: c.name, Labels: c.labels, Color: c.color}
+		for i, p := range c.points {
+			fvd, se := p.of(fvdOf)
+			nfe, nse := p.of(nfeOf)
+			r.Numbers = append(r.Numbers,
+				Number{Name: fmt.Sprintf("%s, %s: FVD (maze-I3D)", c.name, c.labels[i]), Ours: fvd, Err: se, Paper: p.m.Paper, PerSeed: p.perSeed(fvdOf), Stride: p.m.Stride},
+				Number{Name: fmt.Sprintf("%s, %s: NFE per frame", c.name, c.labels[i]), Ours: nfe, Err: nse, PerSeed: p.perSeed(nfeOf), Stride: p.m.Stride})
+			s.NFE, s.FVD = append(s.NFE, nfe), append(s.FVD, fvd)
+		}
+		fs = append(fs, s)
+	}
+	fig, err := plots.FrontierFigure(title, "maze-I3D", fs)
+	if err != nil {
+		return nil, err
+	}
+	r.Figures[name] = fig
+	r.Notes = append(r.Notes, l.protocolNote())
+	l.stampStride(r)
+	return r, nil
+}
+
+// atDepths runs a method at every depth D.
+func (l *setup) atDepths(m method, depths []int) (curve, error) {
+	c := curve{name: shortName(m.Name), color: m.Color}
+	for _, d := range depths {
+		mm := m
+		mm.Depth = d
+		rows, err := l.runAll([]method{mm})
+		if err != nil {
+			return c, err
+		}
+		c.points = append(c.points, rows[0])
+		c.labels = append(c.labels, fmt.Sprintf("D=%d", d))
+	}
+	return c, nil
+}
+
+// depths is the step sweep of the compute experiments (the paper sweeps 10…50 steps).
+func (c Config) depths() []int {
+	if c.Quick {
+		return []int{2, 4}
+	}
+	return []int{10, 20, 40}
+}
+
+// shortenForSweep shortens a full-mode protocol for the experiments that run every method at several
+// settings: 50-frame rollouts, so that a sweep of 3 seeds stays within half an hour on two cores.
+func (l *setup) shortenForSweep() {
+	if !l.cfg.Quick {
+		l.p.Frames = 50
+	}
+}
+
+// depthFrontier runs every method at Config.depths() and draws FVD against NFE per frame. The
+// paper's value of a method is printed only at its largest budget. Each claim adds, at every
+// depth and stride, its two methods' FVD difference paired by training seed.
+func (l *setup) depthFrontier(name, title, where string, ms []method, claims ...claim) (*Result, error) {
+	depths := l.cfg.depths()
+	var curves []curve
+	for _, m := range l.atStrides(ms) { // a curve per method and stride
+		paper := m.Paper
+		m.Paper = ""
+		cv, err := l.atDepths(m, depths)
+		if err != nil {
+			return nil, err
+		}
+		cv.points[len(cv.points)-1].m.Paper = paper
+		curves = append(curves, cv)
+	}
+	r, err := l.frontier(name, title, where, curves)
+	if err != nil {
+		return nil, err
+	}
+	r.Numbers = append(r.Numbers, frontierPairs(curves, len(ms), claims)...)
+	return r, nil
+}
+
+// A claim is a comparison the paper draws from a figure of FVD against compute: method a's FVD
+// minus method b's (indices into the methods of depthFrontier) has the sign Sign at every budget
+// the figure shows (−1: a lower). Paper is what the paper says, for the Paper column.
+type claim struct {
+	a, b  int
+	sign  float64
+	paper string
+}
+
+// frontierPairs is every claim at every depth of every stride: a − b paired by training seed
+// with its 95 % t-interval, and the verdict against the claim's sign. curves holds perStride
+// curves per stride, in the order of depthFrontier's methods. With one training seed there is
+// no interval over training seeds, and the verdict is inconclusive.
+func frontierPairs(curves []curve, perStride int, claims []claim) []Number {
+	var out []Number
+	for s := 0; s+perStride <= len(curves); s += perStride {
+		for _, c := range claims {
+			ca, cb := curves[s+c.a], curves[s+c.b]
+			for k := range min(len(ca.points), len(cb.points)) {
+				a, b := ca.points[k], cb.points[k]
+				if len(a.per) != len(b.per) || len(a.per) == 0 {
+					continue
+				}
+				bName := strings.TrimPrefix(cb.name, fmt.Sprintf("S=%d: ", b.m.Stride)) // one stride tag is enough
+				n := Number{Name: fmt.Sprintf("%s − %s at %s: FVD, paired by training seed", ca.name, bName, ca.labels[k]),
+					Paper: c.paper, Stride: a.m.Stride}
+				d := fvdDiff(a, b)
+				if runs := d.perRun(fvdOf); len(runs) > 1 {
+					out = append(out, pairedDiff(n, runs, c.sign))
+					continue
+				}
+				n.Name = fmt.Sprintf("%s − %s at %s: FVD, paired by evaluation seed (one training seed)", ca.name, bName, ca.labels[k])
+				n.Ours, n.Err = d.of(fvdOf)
+				n.Verdict = Inconclusive
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
