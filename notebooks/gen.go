@@ -221,16 +221,19 @@ display.Result(r, label)`, e.Name)))
 // training seeds, where it ran, and its comparisons (paired differences with their intervals
 // and verdicts) and FVDs; or that there is none yet.
 func committedSummary(name string) (summary, status string) {
+	const maxStatusComparisons = 5
 	r, err := paper.LoadResult(filepath.Join("..", "results", name))
 	if err != nil {
 		return "None yet on the paper recipe (the older single-seed runs on the guided cpu zoo are in docs/paper.md); the cell says how to make one.",
 			"— (no committed result yet)"
 	}
 	var parts, comps []string
+	verdicts := map[string]int{}
 	for _, n := range r.Numbers {
 		if n.Verdict != "" || n.Lo != 0 || n.Hi != 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", n.Name, n.Format()))
 			comps = append(comps, fmt.Sprintf("%s: %s", strings.TrimSuffix(n.Name, ", paired by training seed"), n.Format()))
+			verdicts[n.Verdict]++
 		} else if strings.Contains(n.Name, "FVD") {
 			parts = append(parts, fmt.Sprintf("%s %s", n.Name, n.Format()))
 		}
@@ -248,6 +251,10 @@ func committedSummary(name string) (summary, status string) {
 		trained = "1 training seed"
 	}
 	status = trained + "; " + strings.Join(comps, "; ")
+	if len(comps) > maxStatusComparisons { // a sweep's claims at every budget: count the verdicts
+		status = fmt.Sprintf("%s; %d paired comparisons: %d agree, %d differ, %d inconclusive, %d without a paper value (docs/results.md)",
+			trained, len(comps), verdicts[paper.Agrees], verdicts[paper.Differs], verdicts[paper.Inconclusive], verdicts[""])
+	}
 	if len(comps) == 0 {
 		status = trained + " (no paired comparison)"
 	}
