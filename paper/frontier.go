@@ -99,6 +99,8 @@ func (l *setup) depthFrontier(name, title, where string, ms []method, claims ...
 		return nil, err
 	}
 	r.Numbers = append(r.Numbers, frontierPairs(curves, len(ms), claims)...)
+	r.Notes = append(r.Notes, fmt.Sprintf("Every curve runs D = %s steps per frame, a point each (the protocol's D above is the tables' default); "+
+		"the paper sweeps 10…50 steps per frame.", intList(depths)))
 	return r, nil
 }
 
@@ -141,4 +143,16 @@ func frontierPairs(curves []curve, perStride int, claims []claim) []Number {
 		}
 	}
 	return out
+}
+
+// intList is "10, 20 and 40".
+func intList(v []int) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprint(x)
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
