@@ -124,7 +124,7 @@ func frontierPairs(curves []curve, perStride int, claims []claim) []Number {
 			ca, cb := curves[s+c.a], curves[s+c.b]
 			for k := range min(len(ca.points), len(cb.points)) {
 				a, b := ca.points[k], cb.points[k]
-				if len(a.per) != len(b.per) || len(a.per) == 0 {
+				if len(a.per) != len(b.per) || len(a.per) < 2 { // one rollout set: no spread to pair over (as paired)
 					continue
 				}
 				bName := strings.TrimPrefix(cb.name, fmt.Sprintf("S=%d: ", b.m.Stride)) // one stride tag is enough
