@@ -100,7 +100,7 @@ func (l *setup) depthFrontier(name, title, where string, ms []method, claims ...
 	}
 	r.Numbers = append(r.Numbers, frontierPairs(curves, len(ms), claims)...)
 	r.Notes = append(r.Notes, fmt.Sprintf("Every curve runs D = %s steps per frame, a point each (the protocol's D above is the tables' default); "+
-		"the paper sweeps 10…50 steps per frame.", intList(depths)))
+		"the paper sweeps 10…50 steps per frame.", andList(depths)))
 	return r, nil
 }
 
@@ -124,35 +124,12 @@ func frontierPairs(curves []curve, perStride int, claims []claim) []Number {
 			ca, cb := curves[s+c.a], curves[s+c.b]
 			for k := range min(len(ca.points), len(cb.points)) {
 				a, b := ca.points[k], cb.points[k]
-				if len(a.per) != len(b.per) || len(a.per) < 2 { // one rollout set: no spread to pair over (as paired)
-					continue
-				}
 				bName := strings.TrimPrefix(cb.name, fmt.Sprintf("S=%d: ", b.m.Stride)) // one stride tag is enough
-				n := Number{Name: fmt.Sprintf("%s − %s at %s: FVD, paired by training seed", ca.name, bName, ca.labels[k]),
-					Paper: c.paper, Stride: a.m.Stride}
-				d := fvdDiff(a, b)
-				if runs := d.perRun(fvdOf); len(runs) > 1 {
-					out = append(out, pairedDiff(n, runs, c.sign))
-					continue
+				if n, ok := pairFVD(a, b, fmt.Sprintf("%s − %s at %s: FVD", ca.name, bName, ca.labels[k]), c.sign, c.paper); ok {
+					out = append(out, n)
 				}
-				n.Name = fmt.Sprintf("%s − %s at %s: FVD, paired by evaluation seed (one training seed)", ca.name, bName, ca.labels[k])
-				n.Ours, n.Err = d.of(fvdOf)
-				n.Verdict = Inconclusive
-				out = append(out, n)
 			}
 		}
 	}
 	return out
-}
-
-// intList is "10, 20 and 40".
-func intList(v []int) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = fmt.Sprint(x)
-	}
-	if len(parts) < 2 {
-		return strings.Join(parts, "")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

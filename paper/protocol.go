@@ -553,27 +553,41 @@ func numbers(rows []methodScores) []Number {
 func paired(rows []methodScores, ref int) []Number {
 	var out []Number
 	for i, r := range rows {
-		if i == ref || len(r.per) != len(rows[ref].per) || len(r.per) < 2 || r.m.Stride != rows[ref].m.Stride {
+		if i == ref || r.m.Stride != rows[ref].m.Stride {
 			continue
 		}
-		pairs := fvdDiff(r, rows[ref])
-		n := Number{Name: fmt.Sprintf("%s: FVD − %s's, paired by training seed", r.m.Name, shortName(rows[ref].m.Name)), Stride: r.m.Stride}
+		var text string
 		paper := paperValue(r.m.Paper) - paperValue(rows[ref].m.Paper)
 		if !math.IsNaN(paper) {
-			n.Paper = fmt.Sprintf("%+.2f", paper)
+			text = fmt.Sprintf("%+.2f", paper)
 		}
-		if d := pairs.perRun(fvdOf); len(d) > 1 {
-			n = pairedDiff(n, d, paper)
-		} else {
-			n.Name = fmt.Sprintf("%s: FVD − %s's, paired by evaluation seed (one training seed)", r.m.Name, shortName(rows[ref].m.Name))
-			n.Ours, n.Err = pairs.of(fvdOf)
-			if !math.IsNaN(paper) {
-				n.Verdict = Inconclusive
-			}
+		if n, ok := pairFVD(r, rows[ref], fmt.Sprintf("%s: FVD − %s's", r.m.Name, shortName(rows[ref].m.Name)), paper, text); ok {
+			out = append(out, n)
 		}
-		out = append(out, n)
 	}
 	return out
+}
+
+// pairFVD is a's FVD minus b's named stem: paired by training seed, with its 95 % t-interval and
+// the verdict against paper (the paper's difference, or only its sign; NaN: none), shown as
+// paperText. With one training seed it is paired by evaluation seed, its standard error over
+// them, and inconclusive where the paper has a value. ok is false when a and b do not pair (a
+// different number of rollout sets, or one set: no spread to pair over).
+func pairFVD(a, b methodScores, stem string, paper float64, paperText string) (n Number, ok bool) {
+	if len(a.per) != len(b.per) || len(a.per) < 2 {
+		return Number{}, false
+	}
+	n = Number{Name: stem + ", paired by training seed", Paper: paperText, Stride: a.m.Stride}
+	d := fvdDiff(a, b)
+	if runs := d.perRun(fvdOf); len(runs) > 1 {
+		return pairedDiff(n, runs, paper), true
+	}
+	n.Name = stem + ", paired by evaluation seed (one training seed)"
+	n.Ours, n.Err = d.of(fvdOf)
+	if !math.IsNaN(paper) {
+		n.Verdict = Inconclusive
+	}
+	return n, true
 }
 
 // fvdDiff is a's FVD minus b's, evaluation seed by evaluation seed (the two rolled out on the
@@ -709,7 +723,7 @@ func (l *setup) protocolNote() string {
 	return fmt.Sprintf("Protocol: %s zoo, training seeds %v, %d rollouts per evaluation seed × %d evaluation seed(s), %d frames each from %d real context frames under the clips' actions; "+
 		"window C = %d, H = %d, S = %s, D = %d steps per frame; FVD in the maze-I3D features (the zoo's action net) over %d-frame clips "+
 		"(paper: I3D features, 256 Minecraft videos of 275 frames, 25-frame horizon, S = 1). %s %s",
-		l.z.Recipe.Name, l.runs, l.p.Clips, len(l.cfg.seeds()), l.p.Frames, g.Context, g.Context, g.Horizon, strideList(l.strides()), l.p.Depth, l.p.FVDClip, over, l.fvdNote())
+		l.z.Recipe.Name, l.runs, l.p.Clips, len(l.cfg.seeds()), l.p.Frames, g.Context, g.Context, g.Horizon, andList(l.strides()), l.p.Depth, l.p.FVDClip, over, l.fvdNote())
 }
 
 // fvdNote says on how many clips per side FVD and each chunk of FVD over time rest, against the
@@ -725,11 +739,14 @@ func (l *setup) fvdNote() string {
 		"fewer clips than dimensions make the feature covariances singular, so these FVDs are not well posed (the full protocol has %d rollouts per seed).", n, nt, d, DefaultRollouts)
 }
 
-// strideList is "2", or "2 and 1" side by side.
-func strideList(ss []int) string {
-	parts := make([]string, len(ss))
-	for i, s := range ss {
-		parts[i] = strconv.Itoa(s)
+// andList is "2", "2 and 1", or "10, 20 and 40".
+func andList(v []int) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.Itoa(x)
 	}
-	return strings.Join(parts, " and ")
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
