@@ -588,3 +588,49 @@ func TestFrontierPairs(t *testing.T) {
 		t.Errorf("one training seed: %+v; want one pair by evaluation seed = 11, inconclusive", got)
 	}
 }
+
+// TestEarlyStopPairs checks adaptive_early_stopping's claims on hand-made scores: NAG's NFE −
+// GD's at every σ_thresh (paper < 0), and FVD at σ_thresh = 0.3 minus at 0.7 and at 0.1 for
+// each sampler (paper < 0), paired by training seed with the paper's difference beside.
+func TestEarlyStopPairs(t *testing.T) {
+	seeds := []int{1, 2, 3}
+	pt := func(paper string, nfe, fvd [3]float64) methodScores {
+		s := methodScores{m: method{Paper: paper, Stride: 2}, run: seeds}
+		for i := range 3 {
+			s.per = append(s.per, &scores{NFEPerFrame: nfe[i], FVD: fvd[i]})
+		}
+		return s
+	}
+	threshes := []float64{0.7, 0.3, 0.1}
+	gd := curve{name: "GD", labels: []string{"a", "b", "c"}, points: []methodScores{
+		pt("161.67", [3]float64{8, 8, 9}, [3]float64{70, 72, 80}),
+		pt("86.70", [3]float64{12, 13, 14}, [3]float64{50, 52, 54}),
+		pt("94.75", [3]float64{18, 18, 18}, [3]float64{51, 51, 57})}}
+	nag := curve{name: "NAG", labels: gd.labels, points: []methodScores{
+		pt("161.59", [3]float64{6, 7, 7}, [3]float64{69, 75, 75}),
+		pt("86.55", [3]float64{14, 16, 18}, [3]float64{50, 50, 50}),
+		pt("98.12", [3]float64{18, 18, 18}, [3]float64{46, 47, 47})}}
+	got := earlyStopPairs(gd, nag, threshes)
+	want := []struct {
+		name, paper, verdict string
+		mean                 float64
+	}{
+		{"NAG − GD at σ_thresh=0.7: NFE per frame, paired by training seed", "-1.7 (26.0 − 27.7)", Agrees, -5.0 / 3},                          // −2, −1, −2: [−3.1, −0.23]
+		{"NAG − GD at σ_thresh=0.3: NFE per frame, paired by training seed", "-4.1 (45.7 − 49.8)", Differs, 3},                                // 2, 3, 4: [0.52, 5.48]
+		{"NAG − GD at σ_thresh=0.1: NFE per frame, paired by training seed", "-10.2 (57.4 − 67.6)", Inconclusive, 0},                          // 0, 0, 0: [0, 0] touches 0
+		{"GD, σ_thresh=0.3 − σ_thresh=0.7: FVD, paired by training seed", "-74.97 (86.70 − 161.67; 0.3 the table's best)", Agrees, -22},       // −20, −20, −26: [−30.6, −13.4]
+		{"GD, σ_thresh=0.3 − σ_thresh=0.1: FVD, paired by training seed", "-8.05 (86.70 − 94.75; 0.3 the table's best)", Inconclusive, -1},    // −1, 1, −3: [−6, 4]
+		{"NAG, σ_thresh=0.3 − σ_thresh=0.7: FVD, paired by training seed", "-75.04 (86.55 − 161.59; 0.3 the table's best)", Agrees, -23},      // −19, −25, −25: [−31.6, −14.4]
+		{"NAG, σ_thresh=0.3 − σ_thresh=0.1: FVD, paired by training seed", "-11.57 (86.55 − 98.12; 0.3 the table's best)", Differs, 10.0 / 3}, // 4, 3, 3: [1.9, 4.8]
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d paired numbers, want %d: %+v", len(got), len(want), got)
+	}
+	for i, g := range got {
+		w := want[i]
+		if g.Name != w.name || g.Paper != w.paper || g.Verdict != w.verdict || math.Abs(g.Ours-w.mean) > 1e-12 || len(g.PerSeed) != 3 {
+			t.Errorf("pair %d: %q paper %q verdict %q = %g [%g, %g] (per seed %v); want %q paper %q verdict %q = %g",
+				i, g.Name, g.Paper, g.Verdict, g.Ours, g.Lo, g.Hi, g.PerSeed, w.name, w.paper, w.verdict, w.mean)
+		}
+	}
+}

@@ -125,7 +125,7 @@ func frontierPairs(curves []curve, perStride int, claims []claim) []Number {
 			for k := range min(len(ca.points), len(cb.points)) {
 				a, b := ca.points[k], cb.points[k]
 				bName := strings.TrimPrefix(cb.name, fmt.Sprintf("S=%d: ", b.m.Stride)) // one stride tag is enough
-				if n, ok := pairFVD(a, b, fmt.Sprintf("%s − %s at %s: FVD", ca.name, bName, ca.labels[k]), c.sign, c.paper); ok {
+				if n, ok := pairOf(fvdOf, a, b, fmt.Sprintf("%s − %s at %s: FVD", ca.name, bName, ca.labels[k]), c.sign, c.paper); ok {
 					out = append(out, n)
 				}
 			}

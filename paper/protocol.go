@@ -480,8 +480,18 @@ func (l *setup) runAll(ms []method) ([]methodScores, error) {
 // perRun is a measure's mean over the evaluation seeds of each training seed, in training-seed
 // order.
 func (s methodScores) perRun(get func(*scores) float64) []float64 {
+	v := make([]float64, len(s.per))
+	for i, p := range s.per {
+		v[i] = get(p)
+	}
+	return s.runMeans(v)
+}
+
+// runMeans averages values given per rollout set (in s.per's order) over the evaluation seeds
+// of each training seed, in training-seed order.
+func (s methodScores) runMeans(v []float64) []float64 {
 	run := func(i int) int { // scores built without training seeds are all the first's
-		if len(s.run) != len(s.per) {
+		if len(s.run) != len(v) {
 			return 1
 		}
 		return s.run[i]
@@ -489,9 +499,9 @@ func (s methodScores) perRun(get func(*scores) float64) []float64 {
 	var out []float64
 	var sum float64
 	n := 0
-	for i, p := range s.per {
-		sum, n = sum+get(p), n+1
-		if i == len(s.per)-1 || run(i+1) != run(i) {
+	for i, x := range v {
+		sum, n = sum+x, n+1
+		if i == len(v)-1 || run(i+1) != run(i) {
 			out, sum, n = append(out, sum/float64(n)), 0, 0
 		}
 	}
@@ -561,43 +571,38 @@ func paired(rows []methodScores, ref int) []Number {
 		if !math.IsNaN(paper) {
 			text = fmt.Sprintf("%+.2f", paper)
 		}
-		if n, ok := pairFVD(r, rows[ref], fmt.Sprintf("%s: FVD − %s's", r.m.Name, shortName(rows[ref].m.Name)), paper, text); ok {
+		if n, ok := pairOf(fvdOf, r, rows[ref], fmt.Sprintf("%s: FVD − %s's", r.m.Name, shortName(rows[ref].m.Name)), paper, text); ok {
 			out = append(out, n)
 		}
 	}
 	return out
 }
 
-// pairFVD is a's FVD minus b's named stem: paired by training seed, with its 95 % t-interval and
-// the verdict against paper (the paper's difference, or only its sign; NaN: none), shown as
-// paperText. With one training seed it is paired by evaluation seed, its standard error over
-// them, and inconclusive where the paper has a value. ok is false when a and b do not pair (a
-// different number of rollout sets, or one set: no spread to pair over).
-func pairFVD(a, b methodScores, stem string, paper float64, paperText string) (n Number, ok bool) {
+// pairOf is a's measure (get: FVD, NFE per frame) minus b's, named stem: paired by training
+// seed (each training seed's difference averaged over its evaluation seeds, which share clips,
+// actions and noise across methods), with its 95 % t-interval and the verdict against paper (the
+// paper's difference, or only its sign; NaN: none), shown as paperText. With one training seed
+// it is paired by evaluation seed, its standard error over them, and inconclusive where the
+// paper has a value. ok is false when a and b do not pair (a different number of rollout sets,
+// or one set: no spread to pair over).
+func pairOf(get func(*scores) float64, a, b methodScores, stem string, paper float64, paperText string) (n Number, ok bool) {
 	if len(a.per) != len(b.per) || len(a.per) < 2 {
 		return Number{}, false
 	}
 	n = Number{Name: stem + ", paired by training seed", Paper: paperText, Stride: a.m.Stride}
-	d := fvdDiff(a, b)
-	if runs := d.perRun(fvdOf); len(runs) > 1 {
+	d := make([]float64, len(a.per))
+	for j := range a.per {
+		d[j] = get(a.per[j]) - get(b.per[j])
+	}
+	if runs := a.runMeans(d); len(runs) > 1 {
 		return pairedDiff(n, runs, paper), true
 	}
 	n.Name = stem + ", paired by evaluation seed (one training seed)"
-	n.Ours, n.Err = d.of(fvdOf)
+	n.Ours, n.Err = stat(d)
 	if !math.IsNaN(paper) {
 		n.Verdict = Inconclusive
 	}
 	return n, true
-}
-
-// fvdDiff is a's FVD minus b's, evaluation seed by evaluation seed (the two rolled out on the
-// same clips, actions and noise), as scores whose perRun averages each training seed's.
-func fvdDiff(a, b methodScores) methodScores {
-	d := methodScores{run: a.run}
-	for j := range a.per {
-		d.per = append(d.per, &scores{FVD: a.per[j].FVD - b.per[j].FVD})
-	}
-	return d
 }
 
 // meanCurve averages a per-seed curve (FVD over time, divergence) elementwise, with the
