@@ -227,15 +227,21 @@ func committedSummary(name string) (summary, status string) {
 		return "None yet on the paper recipe (the older single-seed runs on the guided cpu zoo are in docs/paper.md); the cell says how to make one.",
 			"— (no committed result yet)"
 	}
-	var parts, comps []string
+	const maxInlineFVDs = 6 // more (a sweep's every point) are counted; the cell below shows them
+	var fvds, comps, bullets []string
 	verdicts := map[string]int{}
 	for _, n := range r.Numbers {
 		if n.Verdict != "" || n.Lo != 0 || n.Hi != 0 {
-			parts = append(parts, fmt.Sprintf("%s %s", n.Name, n.Format()))
-			comps = append(comps, fmt.Sprintf("%s: %s", strings.TrimSuffix(n.Name, ", paired by training seed"), n.Format()))
+			name := strings.TrimSuffix(n.Name, ", paired by training seed")
+			comps = append(comps, fmt.Sprintf("%s: %s", name, n.Format()))
+			paperText := ""
+			if n.Paper != "" {
+				paperText = " (paper: " + n.Paper + ")"
+			}
+			bullets = append(bullets, fmt.Sprintf("- %s: %s%s", name, n.Format(), paperText))
 			verdicts[n.Verdict]++
 		} else if strings.Contains(n.Name, "FVD") {
-			parts = append(parts, fmt.Sprintf("%s %s", n.Name, n.Format()))
+			fvds = append(fvds, fmt.Sprintf("%s %s", n.Name, n.Format()))
 		}
 	}
 	seeds := make([]string, len(r.TrainSeeds))
@@ -245,7 +251,14 @@ func committedSummary(name string) (summary, status string) {
 	if len(seeds) == 0 { // an analytic experiment: exact, no model
 		return fmt.Sprintf("`results/%s/` (docs/results.md): analytic, exact (no model, no seed). The cell shows it: how it ran, its figures (drawn from the saved data) and our numbers beside the paper's.", name), "committed (analytic, exact)"
 	}
-	summary = fmt.Sprintf("`results/%s/` (docs/results.md), training seeds %s: %s. The cell shows it: where and how it ran, its figures (drawn from the saved data) and our numbers beside the paper's.", name, strings.Join(seeds, ", "), strings.Join(parts, "; "))
+	shown := strings.Join(fvds, "; ")
+	if len(fvds) > maxInlineFVDs {
+		shown = fmt.Sprintf("%d FVD values (one per method and setting)", len(fvds))
+	}
+	summary = fmt.Sprintf("`results/%s/` (docs/results.md), training seeds %s: %s. The cell shows it: where and how it ran, its figures (drawn from the saved data) and our numbers beside the paper's.", name, strings.Join(seeds, ", "), shown)
+	if len(bullets) > 0 {
+		summary += fmt.Sprintf("\n\nIts paired comparisons (mean ± SE over training seeds [95 %% t-interval] — the verdict against the sign of the paper's difference, where it has one):\n\n%s", strings.Join(bullets, "\n"))
+	}
 	trained := fmt.Sprintf("%d training seeds", len(r.TrainSeeds))
 	if len(r.TrainSeeds) == 1 {
 		trained = "1 training seed"
