@@ -87,7 +87,7 @@ demo:
 	$(GO) run ./kernel/cmd/eqf demo
 
 ## models: the model zoo every experiment and notebook loads (out/models, the paper recipe;
-## about 65 minutes per training seed on 2 cores): FM, EqF (+h_ω), EqM (+h_ω), Diffusion, g_φ,
+## about 30 minutes per training seed on 2 cores): FM, EqF (+h_ω), EqM (+h_ω), Diffusion, g_φ,
 ## the FM → EqF finetune, and the action net they share. SEEDS=3 trains training seeds 1…3 (the
 ## experiments then report intervals over them). Skips what is trained, resumes what was
 ## interrupted. QUICK=1: tiny models in out/models-quick; ZOO_RECIPE=cpu: the guided zoo.

@@ -55,8 +55,8 @@ type Recipe struct {
 	Eval EvalConfig `json:"eval"`
 }
 
-// Recipes are the named recipes: "paper" (the zoo the paper's experiments read, about an hour
-// per training seed on two cores), "paper-8" (the same on 8-frame windows, C = H = 4), "cpu"
+// Recipes are the named recipes: "paper" (the zoo the paper's experiments read, about half an
+// hour per training seed on two cores), "paper-8" (the same on 8-frame windows, C = H = 4), "cpu"
 // (the same backbone trained for guided rollouts), "demo" (make demo: the cpu recipe's backbone,
 // the "cpu" training preset with its EMA decay 0.999 and condition dropout 0.1, so that the
 // demo's rollouts can be guided, for 3,000 steps) and "quick" (tiny models in minutes, for tests

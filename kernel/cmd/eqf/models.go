@@ -17,7 +17,7 @@ import (
 // list what is trained.
 func runModels(args []string) error {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
-	recipe := fs.String("recipe", zoo.DefaultRecipe, "recipe: paper (the zoo the paper's experiments read, ~65 min per training seed on 2 cores), paper-8 (the same on 8-frame windows, C = H = 4), cpu (trained for guided rollouts), demo, or quick (tiny models, minutes)")
+	recipe := fs.String("recipe", zoo.DefaultRecipe, "recipe: paper (the zoo the paper's experiments read, ~30 min per training seed on 2 cores), paper-8 (the same on 8-frame windows, C = H = 4), cpu (trained for guided rollouts), demo, or quick (tiny models, minutes)")
 	seeds := fs.Int("seeds", 1, fmt.Sprintf("training seeds 1…N of every model but the shared action net, in [1, %d]", zoo.MaxTrainSeeds))
 	only := fs.Int("seed", 0, "train (or list) only this training seed (0: all of 1…seeds)")
 	dir := fs.String("dir", "", "zoo folder (default out/models, or out/models-<recipe>)")
