@@ -3,6 +3,7 @@ package paper
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
@@ -89,9 +90,11 @@ func earlyStopPairs(gd, nag curve, threshes []float64) []Number {
 	}
 	var out []Number
 	for i, th := range threshes {
-		p := earlyStopPaperNFE[th]
-		if n, ok := pairOf(nfeOf, nag.points[i], gd.points[i], fmt.Sprintf("%s − %s at σ_thresh=%.1f: NFE per frame", nag.name, gd.name, th),
-			p[1]-p[0], fmt.Sprintf("%+.1f (%.1f − %.1f)", p[1]-p[0], p[1], p[0])); ok {
+		paper, text := math.NaN(), "" // a threshold the paper does not run has no verdict
+		if p, ok := earlyStopPaperNFE[th]; ok {
+			paper, text = p[1]-p[0], fmt.Sprintf("%+.1f (%.1f − %.1f)", p[1]-p[0], p[1], p[0])
+		}
+		if n, ok := pairOf(nfeOf, nag.points[i], gd.points[i], fmt.Sprintf("%s − %s at σ_thresh=%.1f: NFE per frame", nag.name, gd.name, th), paper, text); ok {
 			out = append(out, n)
 		}
 	}
