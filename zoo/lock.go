@@ -41,13 +41,23 @@ func (z *Zoo) lockPath(name string) string {
 	return filepath.Join(filepath.Dir(z.dir(name)), name+".lock")
 }
 
+// holderWrite is how long a builder that finds a lock held gives its holder to write its name:
+// a holder takes the lock before it writes who it is, so in between the file names no one.
+var holderWrite = time.Second
+
 // describeHolder names who holds name's lock: PID, host, since when, and the newest checkpoint
-// step in the model's folder (what the holder has reached).
+// step in the model's folder (what the holder has reached). It waits up to holderWrite for a
+// holder that has just taken the lock to write its name.
 func (z *Zoo) describeHolder(name string) string {
 	var h lockHolder
-	b, _ := os.ReadFile(z.lockPath(name))
-	if json.Unmarshal(b, &h) != nil || h.PID == 0 {
-		return "another process (its lock file names none)"
+	for deadline := time.Now().Add(holderWrite); ; time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile(z.lockPath(name))
+		if json.Unmarshal(b, &h) == nil && h.PID != 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return "another process (its lock file names none)"
+		}
 	}
 	s := fmt.Sprintf("PID %d on %s (building %s since %s", h.PID, h.Host, h.Model, h.Started.Local().Format("15:04:05"))
 	if ck := eqflib.LatestCheckpoint(z.dir(name)); ck != "" {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A held lock: a second builder with NoWait fails at once naming the holder's PID and model; once
@@ -103,5 +104,36 @@ func TestTwoWriters(t *testing.T) {
 	}
 	if _, err := z.LoadActionNet(); err != nil || c.Steps != Recipes["quick"].ActionSteps {
 		t.Errorf("card %+v does not match its checkpoint (load: %v)", c, err)
+	}
+}
+
+// A holder takes the lock before it writes its name: a builder that finds the lock held in
+// between waits a moment for the name instead of reporting that the file names no one (the
+// race TestTwoWriters once lost on a fresh machine).
+func TestHolderNamedLate(t *testing.T) {
+	dir := t.TempDir()
+	z := &Zoo{Dir: dir, Recipe: Recipes["quick"]}
+	f, err := os.OpenFile(z.lockPath("eqf"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if ok, err := tryLock(f); !ok || err != nil {
+		t.Fatalf("tryLock: %v %v", ok, err)
+	}
+	defer unlockFile(f)
+	saved := holderWrite
+	defer func() { holderWrite = saved }()
+	holderWrite = 0
+	if d := z.describeHolder("eqf"); !strings.Contains(d, "names none") {
+		t.Errorf("no wait, empty lock file: %q, want it to name no one", d)
+	}
+	holderWrite = 5 * time.Second
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		f.WriteAt([]byte(`{"pid": 4242, "host": "h", "model": "eqf", "recipe": "quick"}`+"\n"), 0)
+	}()
+	if d := z.describeHolder("eqf"); !strings.Contains(d, "PID 4242") {
+		t.Errorf("holder named 100 ms after taking the lock: %q, want PID 4242", d)
 	}
 }
