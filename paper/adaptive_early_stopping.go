@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
@@ -80,14 +81,6 @@ var earlyStopPaperNFE = map[float64][2]float64{0.7: {27.7, 26.0}, 0.5: {38.9, 36
 //   - the table's best FVD is at σ_thresh = 0.3 for both samplers: FVD at 0.3 − FVD at 0.7 < 0
 //     and FVD at 0.3 − FVD at 0.1 < 0, each sampler.
 func earlyStopPairs(gd, nag curve, threshes []float64) []Number {
-	at := func(th float64) int {
-		for i, t := range threshes {
-			if t == th {
-				return i
-			}
-		}
-		return -1
-	}
 	var out []Number
 	for i, th := range threshes {
 		paper, text := math.NaN(), "" // a threshold the paper does not run has no verdict
@@ -98,13 +91,13 @@ func earlyStopPairs(gd, nag curve, threshes []float64) []Number {
 			out = append(out, n)
 		}
 	}
-	best := at(0.3)
+	best := slices.Index(threshes, 0.3)
 	if best < 0 {
 		return out
 	}
 	for _, c := range []curve{gd, nag} {
 		for _, th := range []float64{0.7, 0.1} {
-			j := at(th)
+			j := slices.Index(threshes, th)
 			if j < 0 {
 				continue
 			}
