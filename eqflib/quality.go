@@ -223,3 +223,56 @@ func extendConditions(cond []float64, B, T, L, d int) []float64 {
 	}
 	return out
 }
+
+// PatchSeams measures the patch grid a patch-based backbone can leave in its frames: the mean
+// absolute difference between horizontally or vertically adjacent pixels that straddle a
+// patch boundary (columns or rows p·k − 1 and p·k) over the same mean for adjacent pixels
+// inside a patch, over every frame, channel and clip of x [B, T, C, H, W]. Natural frames have
+// no preferred boundary, so their ratio is about 1; frames whose p×p patches settle on
+// different shades show edges on the boundaries, a ratio above 1. H and W must be multiples of
+// patch ≥ 2.
+func PatchSeams(x *Window, patch int) (float64, error) {
+	if err := x.Validate("x"); err != nil {
+		return 0, err
+	}
+	H, W := x.Shape[3], x.Shape[4]
+	switch {
+	case patch < 2:
+		return 0, paramErr("patch", patch, "≥ 2 (a patch of one pixel has no inside)")
+	case H%patch != 0 || W%patch != 0 || H < 2*patch || W < 2*patch:
+		return 0, paramErr("patch", patch, fmt.Sprintf("a divisor of H = %d and W = %d with at least two patches a side", H, W))
+	}
+	var across, inside float64
+	var na, ni int
+	add := func(d float64, boundary bool) {
+		if boundary {
+			across, na = across+d, na+1
+		} else {
+			inside, ni = inside+d, ni+1
+		}
+	}
+	plane := H * W
+	for f := 0; f < x.NumFrames(); f++ {
+		fr := x.Frame(f)
+		for c := 0; c+plane <= len(fr); c += plane {
+			p := fr[c : c+plane]
+			for i := 0; i < H; i++ {
+				for j := 0; j < W; j++ {
+					if j+1 < W {
+						add(math.Abs(p[i*W+j+1]-p[i*W+j]), (j+1)%patch == 0)
+					}
+					if i+1 < H {
+						add(math.Abs(p[(i+1)*W+j]-p[i*W+j]), (i+1)%patch == 0)
+					}
+				}
+			}
+		}
+	}
+	if inside == 0 {
+		if across == 0 {
+			return 1, nil // flat frames: no seams
+		}
+		return math.Inf(1), nil
+	}
+	return (across / float64(na)) / (inside / float64(ni)), nil
+}

@@ -2,6 +2,7 @@ package eqflib
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -121,4 +122,52 @@ func TestColourDrift(t *testing.T) {
 	assertParamErr(t, "range", second(ColourDrift(x, x, 5, 2, 2)), "hi")
 	y, _ := Randn(NewRNG(5), 4, 10, 3, 4, 4)
 	assertParamErr(t, "shape", second(ColourDrift(x, y, 5, -2, 2)), "real.Shape")
+}
+
+// TestPatchSeams: a smooth scene with pixel noise has no seams (ratio ≈ 1) wherever the grid
+// falls; the same scene with every 8×8 patch shifted by its own shade has them (ratio well
+// above 1); the ratio reads the grid of the patch it is given; bad patches are refused.
+func TestPatchSeams(t *testing.T) {
+	const B, T, C, H, W, p = 2, 3, 3, 32, 32, 8
+	rng := NewRNG(5)
+	scene, _ := NewWindow(B, T, C, H, W)
+	for f := 0; f < scene.NumFrames(); f++ {
+		fr := scene.Frame(f)
+		for c := 0; c < C; c++ {
+			for i := 0; i < H; i++ {
+				for j := 0; j < W; j++ {
+					fr[(c*H+i)*W+j] = math.Sin(0.3*float64(i+f)+float64(c)) + 0.5*math.Cos(0.2*float64(j)) + 0.1*rng.NormFloat64()
+				}
+			}
+		}
+	}
+	seamed := &Window{Shape: scene.Shape, Data: append([]float64(nil), scene.Data...)}
+	for f := 0; f < seamed.NumFrames(); f++ {
+		fr := seamed.Frame(f)
+		shade := make([]float64, (H/p)*(W/p))
+		for k := range shade {
+			shade[k] = 0.3 * rng.NormFloat64()
+		}
+		for c := 0; c < C; c++ {
+			for i := 0; i < H; i++ {
+				for j := 0; j < W; j++ {
+					fr[(c*H+i)*W+j] += shade[(i/p)*(W/p)+j/p]
+				}
+			}
+		}
+	}
+	smooth, err := PatchSeams(scene, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid, _ := PatchSeams(seamed, p)
+	other, _ := PatchSeams(seamed, 16) // the 16-pixel grid is every other 8-pixel line
+	if math.Abs(smooth-1) > 0.1 || grid < 2 || other < 1.5 || other >= grid {
+		t.Errorf("PatchSeams: smooth scene %.3f (want ≈ 1), 8×8 shades %.3f (want ≥ 2), read on a 16-grid %.3f (want in [1.5, %.3f))", smooth, grid, other, grid)
+	}
+	for _, bad := range []int{1, 3, 32} {
+		if _, err := PatchSeams(scene, bad); err == nil || !strings.Contains(err.Error(), "patch") {
+			t.Errorf("PatchSeams(patch = %d): err = %v, want one naming patch", bad, err)
+		}
+	}
 }

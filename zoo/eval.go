@@ -98,25 +98,33 @@ func Samplers(m *Model, guidance float64) []EvalSampler {
 
 // Quality is how well a model rolls out: the measures of eqflib's quality.go and FVD.
 type Quality struct {
-	Model       string                       `json:"model"`
-	Sampler     string                       `json:"sampler"`
-	Agreement   eqflib.ActionAgreementResult `json:"action_agreement"`
-	Drift       []float64                    `json:"colour_drift"` // per Chunk frames
-	DriftRatio  float64                      `json:"drift_ratio"`  // largest chunk's drift / the first chunk's
-	NextChunk   eqflib.ChunkError            `json:"next_chunk"`   // teacher-forced, one horizon
-	FVD         float64                      `json:"fvd_maze_i3d"` // over 10-frame clips
-	NFEPerFrame float64                      `json:"nfe_per_frame"`
-	Seconds     float64                      `json:"seconds"`
-	Rollout     *eqflib.Window               `json:"-"` // generated frames [Clips, Frames, …], normalised
-	Truth       *eqflib.Window               `json:"-"` // the real continuation
+	Model      string                       `json:"model"`
+	Sampler    string                       `json:"sampler"`
+	Agreement  eqflib.ActionAgreementResult `json:"action_agreement"`
+	Drift      []float64                    `json:"colour_drift"` // per Chunk frames
+	DriftRatio float64                      `json:"drift_ratio"`  // largest chunk's drift / the first chunk's
+	NextChunk  eqflib.ChunkError            `json:"next_chunk"`   // teacher-forced, one horizon
+	FVD        float64                      `json:"fvd_maze_i3d"` // over 10-frame clips
+	// Seams is eqflib.PatchSeams of the rollout on the backbone's patch grid (≈ 1: no grid shows),
+	// RealSeams the same of the real continuation (0 when the patch is 1).
+	Seams       float64        `json:"patch_seams,omitempty"`
+	RealSeams   float64        `json:"patch_seams_real,omitempty"`
+	NFEPerFrame float64        `json:"nfe_per_frame"`
+	Seconds     float64        `json:"seconds"`
+	Rollout     *eqflib.Window `json:"-"` // generated frames [Clips, Frames, …], normalised
+	Truth       *eqflib.Window `json:"-"` // the real continuation
 }
 
 func (q *Quality) String() string {
 	if len(q.Drift) == 0 {
 		return fmt.Sprintf("%s, %s: not scored", q.Model, q.Sampler)
 	}
-	return fmt.Sprintf("%s, %s: agreement %.2f (balanced acc. %.3f / %.3f), drift %.3f→%.3f (max/first %.2f), next-chunk PSNR %.2f dB, FVD %.1f, %.1f NFE/frame, %.0f s",
-		q.Model, q.Sampler, q.Agreement.Ratio, q.Agreement.Generated, q.Agreement.Real, q.Drift[0], q.Drift[len(q.Drift)-1], q.DriftRatio,
+	seams := ""
+	if q.Seams > 0 {
+		seams = fmt.Sprintf(", patch seams %.2f (real %.2f)", q.Seams, q.RealSeams)
+	}
+	return fmt.Sprintf("%s, %s: agreement %.2f (balanced acc. %.3f / %.3f), drift %.3f→%.3f (max/first %.2f)%s, next-chunk PSNR %.2f dB, FVD %.1f, %.1f NFE/frame, %.0f s",
+		q.Model, q.Sampler, q.Agreement.Ratio, q.Agreement.Generated, q.Agreement.Real, q.Drift[0], q.Drift[len(q.Drift)-1], q.DriftRatio, seams,
 		q.NextChunk.PSNR, q.FVD, q.NFEPerFrame, q.Seconds)
 }
 
@@ -183,6 +191,12 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 		return nil, err
 	}
 	q.Agreement, q.Drift, q.DriftRatio, q.FVD = s.Agreement, s.Drift, s.DriftRatio, s.FVD
+	if p := z.Recipe.DiT.Patch; p > 1 {
+		if q.Seams, err = eqflib.PatchSeams(res.Frames, p); err != nil {
+			return nil, err
+		}
+		q.RealSeams, _ = eqflib.PatchSeams(cl.Truth, p)
+	}
 
 	// Teacher-forced next chunk: real context, one horizon generated.
 	const d = CondDim
