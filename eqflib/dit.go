@@ -38,6 +38,14 @@ type DiTConfig struct {
 	MLPRatio                float64 // MLP hidden width = MLPRatio·D
 	CondDim                 int     // per-frame condition values (actions, camera); 0 for none
 	LevelFreqs              int     // sinusoidal frequencies of the noise-level embedding
+	// OverlapHead makes the head draw each token's 2p×2p neighbourhood, centred on its patch,
+	// under a tent window, and adds the overlapping windows (foldOverlap): every pixel is a
+	// convex blend of the 2×2 tokens nearest it, so the output is continuous across patch
+	// boundaries, where the plain head draws each p×p patch from its token alone and the patches
+	// of a flat wall can settle on different shades (a visible patch grid). The head is four
+	// times wider (C·4p² outputs a token). Omitted from JSON when false, so configurations
+	// without it hash as before.
+	OverlapHead bool `json:",omitempty"`
 
 	// backward is set only on the copy of the configuration that a training step's graph builds
 	// its forward pass with (Trainer.lossGraph): dense layers and attention then take the forms
@@ -221,7 +229,13 @@ func (c DiTConfig) forward(scope *model.Scope, x, level, cond, mod *Node) (v *No
 		h = c.block(scope.In("block_%d", l), h, ce, mods[l])
 		z = append(z, ReduceMean(h, 0)) // [B, T, D]: this block's activations pooled per frame
 	}
-	return c.unpatchify(c.finalLayer(scope, h, ce, mods[c.Depth])), z
+	h = c.finalLayer(scope, h, ce, mods[c.Depth]) // [N, B, T, C·p·p], or C·2p·2p with OverlapHead
+	if c.OverlapHead {
+		v = c.foldOverlap(h) // [B, T, C, H, W]
+	} else {
+		v = c.unpatchify(h) // [B, T, C, H, W]
+	}
+	return v, z
 }
 
 // NumModulations is the number of AdaLN vectors per frame: six per block (shift, scale and gate
@@ -286,6 +300,67 @@ func (c DiTConfig) unpatchify(h *Node) *Node {
 	h = Reshape(h, hp, wp, B, T, c.Channels, p, p) // [hp, wp, B, T, C, p, p]
 	h = TransposeAllAxes(h, 2, 3, 4, 0, 5, 1, 6)   // [B, T, C, hp, p, wp, p]
 	return Reshape(h, B, T, c.Channels, c.Height, c.Width)
+}
+
+// foldOverlap is the overlapping head's unpatchify: h [N, B, T, C·2p·2p] holds each token's
+// 2p×2p window, centred on its patch (rows r·p − p/2 … r·p + 3p/2 for token row r); each window
+// is weighted by the tent w(i)·w(j), w(i) = (i + ½)/p below p and (2p − i − ½)/p from p on (so
+// that w(i) + w(i + p) = 1: overlapping tents sum to one), the windows are added on a canvas
+// p pixels larger than the frame, and the frame is cut from its middle. Within p/2 of the
+// frame's border only one token row or column covers a pixel: there the sum is divided by
+// the tents' total (between ½ and 1), so each pixel is a weighted mean of the tokens over it.
+// The window is cut into its four p×p quadrants (a, b), each unpatchified as a frame and placed
+// on the canvas a·p rows and b·p columns down. → [B, T, C, H, W].
+func (c DiTConfig) foldOverlap(h *Node) *Node {
+	dims := h.Shape().Dimensions
+	N, B, T := dims[0], dims[1], dims[2]
+	p, C, H, W := c.Patch, c.Channels, c.Height, c.Width
+	tent := func(i int) float64 {
+		if i < p {
+			return (float64(i) + 0.5) / float64(p)
+		}
+		return (float64(2*p-i) - 0.5) / float64(p)
+	}
+	window := make([]float64, 4*p*p) // [2p, 2p]
+	for i := range 2 * p {
+		for j := range 2 * p {
+			window[i*2*p+j] = tent(i) * tent(j)
+		}
+	}
+	h = Reshape(h, N, B, T, C, 2, p, 2, p) // [N, B, T, C, a, i, b, j]: row a·p + i, column b·p + j
+	h = Mul(h, BroadcastToDims(Const(h.Graph(), toTensorAs(h.DType(), window, 1, 1, 1, 1, 2, p, 2, p)), h.Shape().Dimensions...))
+	var canvas *Node // [B, T, C, H + p, W + p]
+	zero := ScalarZero(h.Graph(), h.DType())
+	for a := range 2 {
+		for b := range 2 {
+			q := Slice(h, AxisRange(), AxisRange(), AxisRange(), AxisRange(), AxisElem(a), AxisRange(), AxisElem(b), AxisRange())
+			f := c.unpatchify(Reshape(q, N, B, T, C*p*p)) // [B, T, C, H, W]
+			f = Pad(f, zero, compute.PadAxis{}, compute.PadAxis{}, compute.PadAxis{}, compute.PadAxis{Start: a * p, End: p - a*p}, compute.PadAxis{Start: b * p, End: p - b*p})
+			if canvas == nil {
+				canvas = f
+			} else {
+				canvas = Add(canvas, f)
+			}
+		}
+	}
+	frame := Slice(canvas, AxisRange(), AxisRange(), AxisRange(), AxisRange(p/2, p/2+H), AxisRange(p/2, p/2+W)) // [B, T, C, H, W]
+	// The tents' total over each pixel of the frame: 1 inside, less within p/2 of the border.
+	total := make([]float64, H*W)
+	cover := func(y, n int) float64 { // the tents over row (or column) y of a frame n pixels long
+		s := 0.0
+		for r := 0; r < n/p; r++ {
+			if i := y + p/2 - r*p; i >= 0 && i < 2*p {
+				s += tent(i)
+			}
+		}
+		return s
+	}
+	for y := range H {
+		for x := range W {
+			total[y*W+x] = 1 / (cover(y, H) * cover(x, W))
+		}
+	}
+	return Mul(frame, BroadcastToDims(Const(h.Graph(), toTensorAs(h.DType(), total, 1, 1, 1, H, W)), frame.Shape().Dimensions...))
 }
 
 // frameConditioning is the per-frame vector every block is modulated by: the noise-level
@@ -361,7 +436,11 @@ func (c DiTConfig) finalLayer(scope *model.Scope, h, ce *Node, mods []*Node) *No
 		mods = []*Node{Slice(fm, AxisRange(), AxisRange(), AxisRange(0, d)), Slice(fm, AxisRange(), AxisRange(), AxisRange(d, 2*d))}
 	}
 	shift, scale := mods[0], mods[1]
-	return c.dense(scope.In("head"), modulate(layerNorm(h), shift, scale), c.Channels*c.Patch*c.Patch, true)
+	out := c.Channels * c.Patch * c.Patch
+	if c.OverlapHead {
+		out *= 4 // each token draws its 2p×2p window (foldOverlap)
+	}
+	return c.dense(scope.In("head"), modulate(layerNorm(h), shift, scale), out, true)
 }
 
 // attend is softmax(q·kᵀ/√hd)·v over all tokens, q, k, v [B, heads, S, hd] → [B, heads, S, hd]

@@ -3,6 +3,7 @@ package eqflib
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
@@ -155,7 +156,16 @@ func maxAbsDiff(a, b []float64) float64 {
 // The whole backbone differentiates correctly (float64 finite differences through patchify,
 // positions, AdaLN, attention, MLP, head and unpatchify).
 func TestDiTGradientCheck(t *testing.T) {
-	cfg := DiTConfig{Channels: 2, Height: 8, Width: 8, Patch: 4, Hidden: 8, Depth: 2, Heads: 2, MLPRatio: 2, CondDim: 2, LevelFreqs: 4}
+	for _, overlap := range []bool{false, true} {
+		t.Run(fmt.Sprintf("OverlapHead=%v", overlap), func(t *testing.T) {
+			checkDiTGradient(t, DiTConfig{Channels: 2, Height: 8, Width: 8, Patch: 4, Hidden: 8, Depth: 2, Heads: 2, MLPRatio: 2, CondDim: 2, LevelFreqs: 4, OverlapHead: overlap})
+		})
+	}
+}
+
+// checkDiTGradient compares the gradients of a DiT's output (and of one block's activations)
+// with respect to x and the level with finite differences, every weight randomised.
+func checkDiTGradient(t *testing.T, cfg DiTConfig) {
 	d, err := NewDiT(cfg, true, 3, dtypes.Float64)
 	if err != nil {
 		t.Fatal(err)
@@ -368,5 +378,89 @@ func TestDiTPositions(t *testing.T) {
 				t.Errorf("%s, %s: positions differ from sinusoidal's features by %g (tolerance %g)", name, dt, got, tol)
 			}
 		}
+	}
+}
+
+// TestFoldOverlap: the overlapping head's tents sum to one everywhere, the border included (every
+// token drawing the same value v gives v on every pixel), and tokens of different shades blend
+// across patch boundaries: the largest jump between neighbouring pixels is a fraction of the
+// shades' difference, where the plain unpatchify jumps by all of it.
+func TestFoldOverlap(t *testing.T) {
+	cfg := DiTConfig{Channels: 2, Height: 16, Width: 24, Patch: 4, OverlapHead: true}
+	p, C, H, W := cfg.Patch, cfg.Channels, cfg.Height, cfg.Width
+	N, B, T := cfg.Tokens(), 1, 2
+	backend, _ := Backend()
+	fold := func(perToken func(n int) float64, overlap bool) []float64 {
+		k := C * p * p
+		if overlap {
+			k *= 4
+		}
+		data := make([]float64, N*B*T*k)
+		for n := range N {
+			for i := range B * T * k {
+				data[n*B*T*k+i] = perToken(n)
+			}
+		}
+		e, err := graph.NewExec(backend, func(h *graph.Node) *graph.Node {
+			if overlap {
+				return cfg.foldOverlap(h)
+			}
+			return cfg.unpatchify(h)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := e.Exec(toTensorAs(dtypes.Float64, data, N, B, T, k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := tensors.CopyFlatData[float64](out[0])
+		if len(v) != B*T*C*H*W {
+			t.Fatalf("fold gives %d values, want %d", len(v), B*T*C*H*W)
+		}
+		return v
+	}
+	for i, v := range fold(func(int) float64 { return 0.7 }, true) {
+		if math.Abs(v-0.7) > 1e-12 {
+			t.Fatalf("constant tokens 0.7: pixel %d = %.15g", i, v)
+		}
+	}
+	rng := NewRNG(3)
+	shade := make([]float64, N)
+	for n := range shade {
+		shade[n] = rng.NormFloat64()
+	}
+	jump := func(v []float64) (worst float64) {
+		for f := 0; f < B*T*C; f++ {
+			x := v[f*H*W : (f+1)*H*W]
+			for y := range H {
+				for c := range W {
+					if c+1 < W {
+						worst = math.Max(worst, math.Abs(x[y*W+c+1]-x[y*W+c]))
+					}
+					if y+1 < H {
+						worst = math.Max(worst, math.Abs(x[(y+1)*W+c]-x[y*W+c]))
+					}
+				}
+			}
+		}
+		return worst
+	}
+	var most float64 // the largest shade difference between neighbouring tokens
+	wp := W / p
+	for n := range N {
+		if (n+1)%wp != 0 {
+			most = math.Max(most, math.Abs(shade[n+1]-shade[n]))
+		}
+		if n+wp < N {
+			most = math.Max(most, math.Abs(shade[n+wp]-shade[n]))
+		}
+	}
+	plain, blended := jump(fold(func(n int) float64 { return shade[n] }, false)), jump(fold(func(n int) float64 { return shade[n] }, true))
+	if math.Abs(plain-most) > 1e-12 || blended > 0.5*most {
+		t.Errorf("largest jump between neighbouring pixels: unpatchify %.3f (want the shades' %.3f), overlapping head %.3f (want ≤ half of it)", plain, most, blended)
+	}
+	if err := (DiTConfig{Channels: 3, Height: 6, Width: 6, Patch: 3, Hidden: 8, Depth: 1, Heads: 1, MLPRatio: 1, LevelFreqs: 2, OverlapHead: true}).Validate(); err == nil || !strings.Contains(err.Error(), "OverlapHead") {
+		t.Errorf("odd patch with OverlapHead: err = %v, want one naming OverlapHead", err)
 	}
 }

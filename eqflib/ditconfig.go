@@ -33,6 +33,8 @@ func (c DiTConfig) Validate() error {
 		return paramErr("DiTConfig.Channels", c.Channels, "≥ 1")
 	case c.Patch < 1:
 		return paramErr("DiTConfig.Patch", c.Patch, "≥ 1")
+	case c.OverlapHead && c.Patch%2 != 0:
+		return paramErr("DiTConfig.OverlapHead", true, fmt.Sprintf("false with the odd Patch = %d (its windows are centred p/2 pixels out)", c.Patch))
 	case c.Height < c.Patch || c.Height%c.Patch != 0:
 		return paramErr("DiTConfig.Height", c.Height, fmt.Sprintf("a positive multiple of Patch = %d", c.Patch))
 	case c.Width < c.Patch || c.Width%c.Patch != 0:
@@ -74,7 +76,11 @@ func (c DiTConfig) NumParams() int {
 	}
 	block := d*6*d + 6*d + 4*(d*d+d) + d*mlp + mlp + mlp*d + d
 	n += c.Depth * block
-	n += d*2*d + 2*d + d*pp + pp // final modulation and head
+	head := pp
+	if c.OverlapHead {
+		head *= 4
+	}
+	n += d*2*d + 2*d + d*head + head // final modulation and head
 	return n
 }
 
