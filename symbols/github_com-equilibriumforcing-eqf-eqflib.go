@@ -140,6 +140,7 @@ func init() {
 		"ParseObjective":              reflect.ValueOf(eqflib.ParseObjective),
 		"ParseSampler":                reflect.ValueOf(eqflib.ParseSampler),
 		"ParseWarp":                   reflect.ValueOf(eqflib.ParseWarp),
+		"PatchSeams":                  reflect.ValueOf(eqflib.PatchSeams),
 		"PrecisionEnv":                reflect.ValueOf(constant.MakeFromLiteral("\"EQF_PRECISION\"", token.STRING, 0)),
 		"Randn":                       reflect.ValueOf(eqflib.Randn),
 		"ReadoutMean":                 reflect.ValueOf(eqflib.ReadoutMean),
