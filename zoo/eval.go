@@ -106,7 +106,8 @@ type Quality struct {
 	NextChunk  eqflib.ChunkError            `json:"next_chunk"`   // teacher-forced, one horizon
 	FVD        float64                      `json:"fvd_maze_i3d"` // over 10-frame clips
 	// Seams is eqflib.PatchSeams of the rollout on the backbone's patch grid (≈ 1: no grid shows),
-	// RealSeams the same of the real continuation (0 when the patch is 1).
+	// RealSeams the same of the real continuation (both 0 when the frame has fewer than two
+	// patches a side, or the patch is one pixel).
 	Seams       float64        `json:"patch_seams,omitempty"`
 	RealSeams   float64        `json:"patch_seams_real,omitempty"`
 	NFEPerFrame float64        `json:"nfe_per_frame"`
@@ -191,11 +192,9 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 		return nil, err
 	}
 	q.Agreement, q.Drift, q.DriftRatio, q.FVD = s.Agreement, s.Drift, s.DriftRatio, s.FVD
-	if p := z.Recipe.DiT.Patch; p > 1 {
-		if q.Seams, err = eqflib.PatchSeams(res.Frames, p); err != nil {
-			return nil, err
-		}
-		q.RealSeams, _ = eqflib.PatchSeams(cl.Truth, p)
+	if seams, err := eqflib.PatchSeams(res.Frames, m.DiT.Config.Patch); err == nil { // no grid to measure below two patches a side
+		q.Seams = seams
+		q.RealSeams, _ = eqflib.PatchSeams(cl.Truth, m.DiT.Config.Patch)
 	}
 
 	// Teacher-forced next chunk: real context, one horizon generated.

@@ -186,6 +186,11 @@ func TestQuickZoo(t *testing.T) {
 		t.Errorf("evaluation: %d drift chunks (want 3), %.3f NFE/frame (want 2: D = 4 steps per 2-frame chunk), %d transitions (want 60), %d frames",
 			len(q.Drift), q.NFEPerFrame, q.Agreement.Transitions, q.Rollout.Frames())
 	}
+	// The patch grid on the quick backbone's 4×4 patches, of the rollout and of the real clips.
+	want, _ := eqflib.PatchSeams(q.Rollout, 4)
+	if q.Seams != want || !(q.RealSeams > 0) {
+		t.Errorf("patch seams %.3f (want PatchSeams of the rollout, %.3f), of the real clips %.3f (want > 0)", q.Seams, want, q.RealSeams)
+	}
 	// With classifier-free guidance: two network evaluations per step, the same rollout geometry.
 	g, err := z.Evaluate(m, net, EvalConfig{Clips: 2, Frames: 30, Depth: 4, Chunk: 10, Guidance: 2})
 	if err != nil {
