@@ -1,10 +1,20 @@
 package paper
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/internal/fsutil"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // Rollouts that experiments share are computed once per process: `eqf paper all` rolls FM Euler
@@ -17,6 +27,13 @@ import (
 // so a hit returns what the rollout would compute (bit for bit on the pure-Go backend).
 // Config.NoCache turns it off. Only the first clip of a cached rollout's frames is kept (the
 // rollout strip shows it), so the cache holds at most maxCachedRollouts × a few MB.
+//
+// With Config.CacheDir (`eqf paper` keeps it in its output folder) the scores also go to disk as
+// they are computed, one gob file per rollout named by the SHA-256 of its key and of the running
+// executable, so that a run that was stopped (Ctrl-C, a session's end, a GPU machine given back)
+// and started again with the same binary, zoo and flags computes only the rollouts it had not
+// finished, and gets the same numbers. The key holds each card's finish time besides its
+// configuration hash, so a model retrained since is a miss; another build of eqf is one too.
 
 const maxCachedRollouts = 64
 
@@ -28,27 +45,118 @@ type rolloutCache struct {
 
 var rollouts = &rolloutCache{entries: map[string]*scores{}}
 
-func (c *rolloutCache) get(key string) (*scores, bool) {
+// get returns the scores kept under key, from this process or else from dir ("" for none).
+func (c *rolloutCache) get(key, dir string) (*scores, bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	s, ok := c.entries[key]
+	c.mu.Unlock()
+	if ok || dir == "" {
+		return s, ok
+	}
+	if s, ok = readCached(dir, key); ok {
+		c.keep(key, s)
+	}
 	return s, ok
 }
 
-func (c *rolloutCache) put(key string, s *scores) {
+// put keeps s under key in this process and, when dir is not "", on disk.
+func (c *rolloutCache) put(key string, s *scores, dir string) error {
+	kept := *s
+	kept.Frames = firstClip(s.Frames)
+	c.keep(key, &kept)
+	if dir == "" {
+		return nil
+	}
+	return writeCached(dir, key, &kept)
+}
+
+func (c *rolloutCache) keep(key string, s *scores) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[key]; ok {
 		return
 	}
-	kept := *s
-	kept.Frames = firstClip(s.Frames)
-	c.entries[key] = &kept
+	c.entries[key] = s
 	c.order = append(c.order, key)
 	if len(c.order) > maxCachedRollouts {
 		delete(c.entries, c.order[0])
 		c.order = c.order[1:]
 	}
+}
+
+// executableDigest is the SHA-256 of the running executable ("" when it cannot be read: the
+// disk cache is then off).
+var executableDigest = sync.OnceValue(func() string {
+	path, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+})
+
+// cachedPath is the file of key's scores in dir ("" when the disk cache is off).
+func cachedPath(dir, key string) string {
+	exe := executableDigest()
+	if exe == "" {
+		return ""
+	}
+	h := sha256.Sum256([]byte(exe + "\n" + key))
+	return filepath.Join(dir, hex.EncodeToString(h[:16])+".gob")
+}
+
+// cachedScores is a cache file: the key beside the scores, so that a file is only ever read
+// back for the key it was written for.
+type cachedScores struct {
+	Key    string
+	Scores scores
+}
+
+// readCached reads key's scores from dir; a missing, unreadable or foreign file is a miss.
+func readCached(dir, key string) (*scores, bool) {
+	path := cachedPath(dir, key)
+	if path == "" {
+		return nil, false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	var c cachedScores
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&c); err != nil || c.Key != key {
+		return nil, false
+	}
+	return &c.Scores, true
+}
+
+// writeCached writes key's scores to dir atomically.
+func writeCached(dir, key string, s *scores) error {
+	path := cachedPath(dir, key)
+	if path == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("paper: Config.CacheDir: %w", err)
+	}
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(cachedScores{Key: key, Scores: *s}); err != nil {
+		return fmt.Errorf("paper: caching a rollout: %w", err)
+	}
+	return fsutil.WriteFileAtomic(path, b.Bytes())
+}
+
+// cardID names a trained model in the cache's keys: its configuration hash and when its
+// training finished (a retrained model is another model).
+func cardID(c *zoo.Card) string {
+	return c.Hash + " finished " + c.Finished.UTC().Format(time.RFC3339Nano)
 }
 
 // firstClip is batch element 0 of a window (nil for nil).
@@ -72,6 +180,6 @@ func (l *setup) rolloutKey(m method, fs eqflib.FrameSampler, geom eqflib.RollCon
 		gphi = l.byRun[l.run].gphiHash
 	}
 	return fmt.Sprintf("zoo %s | %s %s | g_φ %s | action net %s | %s depth %d estimator %v probe %v schedule %p | %+v | frames %d clips %d seed %d | fvd clip %d chunk %d | trace %v",
-		l.z.Dir, m.Model, zm.Card.Hash, gphi, l.netHash, fs, fs.Depth, fs.Estimator != nil, fs.Probe != nil, fs.Schedule,
+		l.z.Dir, m.Model, cardID(zm.Card), gphi, l.netHash, fs, fs.Depth, fs.Estimator != nil, fs.Probe != nil, fs.Schedule,
 		geom, l.p.Frames, l.p.Clips, seed, l.p.FVDClip, l.p.Chunk, keepTrace), true
 }

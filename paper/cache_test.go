@@ -3,10 +3,13 @@ package paper
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
@@ -81,5 +84,78 @@ func TestRolloutCache(t *testing.T) {
 	}
 	if key(nag, 7) == key(nag2, 7) {
 		t.Error("μ = 0.3 and 0.5 share a key")
+	}
+}
+
+// With Config.CacheDir a rollout's scores reach the disk as they are computed: a new process (an
+// empty in-process cache) reads them back instead of rolling out again, and gets the same
+// numbers and strip; a damaged file or one written for another key is a miss, recomputed; a
+// retrained model (another finish time on its card) is another key.
+func TestRolloutCacheOnDisk(t *testing.T) {
+	saved := rollouts
+	defer func() { rollouts = saved }()
+	rollouts = &rolloutCache{entries: map[string]*scores{}}
+	c := quick()
+	c.CacheDir = t.TempDir()
+	l, err := newSetup(context.Background(), c, "fm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	l.cfg.Log = &log
+	m := method{Name: "FM Euler", Model: "fm", Sampler: eqflib.FrameSampler{Sampler: eqflib.Euler, Options: eqflib.Options{Warp: warp(warpC)}}}
+	first, err := l.rollout(m, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(c.CacheDir, "*.gob"))
+	if len(files) != 1 {
+		t.Fatalf("%d cache files after one rollout, want 1", len(files))
+	}
+	rollouts = &rolloutCache{entries: map[string]*scores{}} // a new process
+	log.Reset()
+	again, err := l.rollout(m, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "computed earlier") || again.FVD != first.FVD || again.Agreement != first.Agreement ||
+		!reflect.DeepEqual(again.FVDOverTime, first.FVDOverTime) || !reflect.DeepEqual(again.Frames, firstClip(first.Frames)) {
+		t.Errorf("the rollout was not read back from disk as it was computed (FVD %g then %g):\n%s", first.FVD, again.FVD, log.String())
+	}
+	for name, damage := range map[string]func() error{
+		"truncated": func() error { return os.Truncate(files[0], 10) },
+		"another key's": func() error {
+			key, _ := l.rolloutKey(m, m.Sampler, l.geometry(m.Depth), 7, false)
+			return writeCached(c.CacheDir, key+" (another)", first) // a valid file for another key…
+		},
+	} {
+		if err := damage(); err != nil {
+			t.Fatal(err)
+		}
+		if name == "another key's" { // …moved over this key's file
+			others, _ := filepath.Glob(filepath.Join(c.CacheDir, "*.gob"))
+			for _, o := range others {
+				if o != files[0] {
+					if err := os.Rename(o, files[0]); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		rollouts = &rolloutCache{entries: map[string]*scores{}}
+		log.Reset()
+		fresh, err := l.rollout(m, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(log.String(), "computed earlier") || fresh.FVD != first.FVD {
+			t.Errorf("%s file: read as a hit, or the recomputed FVD %g differs from %g:\n%s", name, fresh.FVD, first.FVD, log.String())
+		}
+	}
+	card := *l.models["fm"].Card
+	retrained := card
+	retrained.Finished = card.Finished.Add(time.Second)
+	if cardID(&card) == cardID(&retrained) {
+		t.Error("a retrained model (another finish time) has the same cache identity")
 	}
 }

@@ -46,6 +46,10 @@ type Config struct {
 	// NoCache recomputes every rollout instead of reusing one this process already computed
 	// with the same models, sampler and protocol (cache.go).
 	NoCache bool
+	// CacheDir, when set, also keeps every rollout's scores in this folder as they are computed
+	// (cache.go), so that a stopped run started again with the same eqf binary, zoo and
+	// settings resumes where it stopped; "" keeps them in this process only.
+	CacheDir string
 	// TrainSeeds is the number of training seeds (the zoo's independent training runs, `make
 	// models SEEDS=N`) whose models each experiment runs; 0: every training seed the zoo has.
 	TrainSeeds int

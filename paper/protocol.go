@@ -81,7 +81,7 @@ type setup struct {
 	byRun   map[int]*runModels // each training seed's models
 	ranAll  bool               // runAll or eachRun ran every training seed (else only the first's models were used)
 	run     int                // the training seed in use
-	netHash string             // the action net's configuration hash
+	netHash string             // the action net's configuration hash and finish time (cardID)
 	models  map[string]*zoo.Model
 	gphi    *eqflib.NoisePredictor
 	clips   map[uint64]*zoo.Clips
@@ -91,7 +91,7 @@ type setup struct {
 type runModels struct {
 	models   map[string]*zoo.Model
 	gphi     *eqflib.NoisePredictor
-	gphiHash string // g_φ's configuration hash (the rollout cache's key)
+	gphiHash string // g_φ's configuration hash and finish time (cardID: the rollout cache's key)
 }
 
 // newSetup opens the zoo of the mode and loads the named models of every training seed
@@ -130,7 +130,7 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 		return nil, err
 	}
 	if c, err := z.Card("action-net"); err == nil {
-		l.netHash = c.Hash
+		l.netHash = cardID(c)
 	}
 	for _, k := range runs {
 		rz, rm := z.WithTrainSeed(k), &runModels{models: map[string]*zoo.Model{}}
@@ -140,7 +140,7 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 					return nil, err
 				}
 				if c, err := rz.Card("gphi"); err == nil {
-					rm.gphiHash = c.Hash
+					rm.gphiHash = cardID(c)
 				}
 				continue
 			}
@@ -328,9 +328,15 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 	}
 	keepTrace := m.Probe || (m.GPhi && fs.Sampler == eqflib.Euler)
 	key, cacheable := l.rolloutKey(m, fs, geom, seed, keepTrace)
-	if s, ok := rollouts.get(key); cacheable && ok {
-		l.logf("  %-40s seed %d: FVD %7.2f  agreement %.2f  flicker %.3f  %.1f NFE/frame  (computed earlier in this process)\n", m.Name, seed, s.FVD, s.Agreement, s.Flicker, s.NFEPerFrame)
-		return s, nil
+	dir := l.cfg.CacheDir
+	if fs.Schedule != nil {
+		dir = "" // a custom diffusion schedule is known to the key by its address only
+	}
+	if cacheable {
+		if s, ok := rollouts.get(key, dir); ok {
+			l.logf("  %-40s seed %d: FVD %7.2f  agreement %.2f  flicker %.3f  %.1f NFE/frame  (computed earlier)\n", m.Name, seed, s.FVD, s.Agreement, s.Flicker, s.NFEPerFrame)
+			return s, nil
+		}
 	}
 	start := time.Now()
 	res, err := cl.Roll(zm.DiT, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Seed: seed, KeepTrace: keepTrace})
@@ -348,7 +354,9 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 	}
 	l.logf("  %-40s seed %d: FVD %7.2f  agreement %.2f  flicker %.3f  %.1f NFE/frame  %.0f s\n", m.Name, seed, s.FVD, s.Agreement, s.Flicker, s.NFEPerFrame, s.Seconds)
 	if cacheable {
-		rollouts.put(key, s)
+		if err := rollouts.put(key, s, dir); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

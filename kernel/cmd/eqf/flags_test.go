@@ -109,6 +109,7 @@ func TestBadFlags(t *testing.T) {
 		"paper -clips":           {"-clips", "-1"},
 		"paper -out":             {"-out", under, "eqm_weighting"},
 		"paper -recipe":          {"-recipe", "cpu", "eqm_weighting"},
+		"paper -resume":          {"-resume=maybe"},
 		"paper -quick":           {"-quick=maybe"},
 		"paper -seeds":           {"-seeds", "-1"},
 		"paper -stride":          {"-stride", "-1"},

@@ -25,6 +25,7 @@ func runPaper(args []string) error {
 	clips := fs.Int("clips", 0, fmt.Sprintf("rollouts per method, training seed and evaluation seed (0: %d, or 2 with -quick; below 26 FVD over time is not well posed)", paper.DefaultRollouts))
 	trainSeeds := fs.Int("train-seeds", 0, "training seeds 1…N of the zoo (make models SEEDS=N) to run every model-based experiment with (0: all the zoo has)")
 	out := fs.String("out", "out/paper", "output folder (one subfolder per experiment)")
+	resume := fs.Bool("resume", true, "keep every rollout's scores in OUT/.rollouts as they are computed, so that a stopped run started again with the same binary, zoo and flags resumes (false: this process only)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all")
 		fs.PrintDefaults()
@@ -73,7 +74,11 @@ func runPaper(args []string) error {
 	for _, e := range todo {
 		start := time.Now()
 		fmt.Printf("%s (%s)\n", e.Name, e.Where)
-		r, err := e.Run(ctx, paper.Config{Quick: *quick, Recipe: *recipe, Seeds: *seeds, Clips: *clips, TrainSeeds: *trainSeeds, Strides: strides, Log: os.Stdout})
+		c := paper.Config{Quick: *quick, Recipe: *recipe, Seeds: *seeds, Clips: *clips, TrainSeeds: *trainSeeds, Strides: strides, Log: os.Stdout}
+		if *resume {
+			c.CacheDir = filepath.Join(*out, ".rollouts")
+		}
+		r, err := e.Run(ctx, c)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}
