@@ -13,7 +13,9 @@
 #                   once after the shared action net (small models leave the GPU mostly idle);
 #                   bounded by MODELS_S; cards and logs in seeds.tgz
 #   paper           `eqf paper -train-seeds $SEEDS -seeds $EVAL_SEEDS $EXPERIMENTS` on out/models,
-#                   bounded by PAPER_S; results in paper.tgz
+#                   bounded by PAPER_S; results in paper.tgz (with out/paper/.rollouts: a later
+#                   call with the same bin/eqf-xla.gz and that folder carried back resumes the
+#                   experiments where PAPER_S stopped them, about 2 MB a rollout)
 # It writes under $OUT (default out/gpu), with gpu.txt (the card) and times.txt (wall seconds of
 # each stage). MODELS_S bounds the zoo stage; it stops cleanly on SIGTERM (the model in training
 # saves a checkpoint) and the same command resumes it.
