@@ -79,6 +79,10 @@ func runPaper(args []string) error {
 			c.CacheDir = filepath.Join(*out, ".rollouts")
 		}
 		r, err := e.Run(ctx, c)
+		if err != nil && ctx.Err() != nil && c.CacheDir != "" {
+			// A stop signal: the rollout in flight was finished and kept with the others.
+			return fmt.Errorf("%s: stopped; the rollouts it finished are kept in %s, and the same command resumes from them", e.Name, c.CacheDir)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}
