@@ -1,6 +1,7 @@
 package eqflib
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 )
@@ -79,7 +80,14 @@ type RollOptions struct {
 	OnStep func(RollStep, *Window)
 	// KeepTrace keeps every RollStep in Rollout.Trace (Roll only).
 	KeepTrace bool
+	// Done, if set, stops the rollout once it is closed (a context's Done(), for a stop
+	// signal): before each network evaluation Roll and RollStream check it and return
+	// ErrRollStopped.
+	Done <-chan struct{}
 }
+
+// ErrRollStopped is the error of a rollout stopped by RollOptions.Done.
+var ErrRollStopped = errors.New("eqflib: rollout stopped (RollOptions.Done was closed)")
 
 // Chunk is what RollStream yields: S emitted frames.
 type Chunk struct {
@@ -212,6 +220,11 @@ func roll(f Field, context *Window, opts RollOptions, res *Rollout, yield func(C
 	L := C + opts.Frames + H - S
 	emitted := 0
 	step := func(active func(b, t int) bool, bakeIn bool) error {
+		select {
+		case <-opts.Done: // a nil channel never is
+			return ErrRollStopped
+		default:
+		}
 		cond := windowConditions(opts.Conditions, B, L, opts.CondDim, emitted, T)
 		r, err := e.step(active, cond)
 		if err != nil {

@@ -276,3 +276,31 @@ func TestRollEarlyStopping(t *testing.T) {
 		t.Errorf("NFE per frame not decreasing with σ_thresh: %v", nfe)
 	}
 }
+
+// RollOptions.Done stops a rollout between network evaluations: closed after the third, Roll
+// returns ErrRollStopped with no fourth evaluation; closed before, with none; open (or nil),
+// the rollout runs to its end.
+func TestRollStopsWhenDone(t *testing.T) {
+	_, _, fm, _ := gaussianOracles(t, 2)
+	ctx, _ := Randn(NewRNG(3), 1, 4, 2, 1, 1)
+	for _, stopAt := range []int{0, 3, -1} {
+		done := make(chan struct{})
+		if stopAt == 0 {
+			close(done)
+		}
+		evals := 0
+		opts := RollOptions{RollConfig: RollConfig{Context: 4, Horizon: 4, Stride: 1, Depth: 8}, Sampler: FrameSampler{Sampler: Euler}, Frames: 6, Done: done,
+			OnStep: func(RollStep, *Window) {
+				if evals++; evals == stopAt {
+					close(done)
+				}
+			}}
+		res, err := Roll(fm, ctx, opts)
+		switch {
+		case stopAt >= 0 && (!errors.Is(err, ErrRollStopped) || evals != stopAt):
+			t.Errorf("Done closed after %d evaluations: err = %v after %d evaluations, want ErrRollStopped after %d", stopAt, err, evals, stopAt)
+		case stopAt < 0 && (err != nil || res.NFE != evals || res.Frames.Frames() != 6):
+			t.Errorf("Done open: err = %v, %d evaluations, want the whole rollout", err, evals)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package paper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -339,8 +340,11 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 		}
 	}
 	start := time.Now()
-	res, err := cl.Roll(zm.DiT, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Seed: seed, KeepTrace: keepTrace})
+	res, err := cl.Roll(zm.DiT, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Seed: seed, KeepTrace: keepTrace, Done: l.ctx.Done()})
 	if err != nil {
+		if errors.Is(err, eqflib.ErrRollStopped) && l.ctx.Err() != nil {
+			return nil, l.ctx.Err()
+		}
 		return nil, fmt.Errorf("paper: %s: %w", m.Name, err)
 	}
 	s := &scores{NFEPerFrame: res.NFEPerFrame(), Seconds: time.Since(start).Seconds(), Frames: res.Frames}

@@ -76,6 +76,7 @@ func init() {
 		"EqM":                         reflect.ValueOf(eqflib.EqM),
 		"EqMScale":                    reflect.ValueOf(eqflib.EqMScale),
 		"EquilibriumFinetune":         reflect.ValueOf(eqflib.EquilibriumFinetune),
+		"ErrRollStopped":              reflect.ValueOf(&eqflib.ErrRollStopped).Elem(),
 		"ErrStopped":                  reflect.ValueOf(&eqflib.ErrStopped).Elem(),
 		"Euler":                       reflect.ValueOf(&eqflib.Euler).Elem(),
 		"ExtendConditions":            reflect.ValueOf(eqflib.ExtendConditions),

@@ -80,7 +80,7 @@ func runPaper(args []string) error {
 		}
 		r, err := e.Run(ctx, c)
 		if err != nil && ctx.Err() != nil && c.CacheDir != "" {
-			// A stop signal: the rollout in flight was finished and kept with the others.
+			// A stop signal: the rollout in flight stopped at its next network evaluation.
 			return fmt.Errorf("%s: stopped; the rollouts it finished are kept in %s, and the same command resumes from them", e.Name, c.CacheDir)
 		}
 		if err != nil {
