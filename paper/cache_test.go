@@ -33,18 +33,7 @@ func TestRolloutKeyCoversTheSampler(t *testing.T) {
 // A rollout an earlier experiment computed is reused, and equals the one computed afresh; a
 // method that differs in one setting is not.
 func TestRolloutCache(t *testing.T) {
-	c := quick()
-	l, err := newSetup(context.Background(), c, "fm", "eqf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log bytes.Buffer
-	l.cfg.Log = &log
-	m := method{Name: "FM Euler", Model: "fm", Sampler: eqflib.FrameSampler{Sampler: eqflib.Euler, Options: eqflib.Options{Warp: warp(warpC)}}}
-	first, err := l.rollout(m, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, log, m, first := rollFMEuler(t, quick(), "fm", "eqf")
 	again, err := l.rollout(m, 7)
 	if err != nil {
 		t.Fatal(err)
@@ -94,25 +83,17 @@ func TestRolloutCache(t *testing.T) {
 func TestRolloutCacheOnDisk(t *testing.T) {
 	saved := rollouts
 	defer func() { rollouts = saved }()
-	rollouts = &rolloutCache{entries: map[string]*scores{}}
+	newProcess := func() { rollouts = &rolloutCache{entries: map[string]*scores{}} }
+	newProcess()
 	c := quick()
 	c.CacheDir = t.TempDir()
-	l, err := newSetup(context.Background(), c, "fm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log bytes.Buffer
-	l.cfg.Log = &log
-	m := method{Name: "FM Euler", Model: "fm", Sampler: eqflib.FrameSampler{Sampler: eqflib.Euler, Options: eqflib.Options{Warp: warp(warpC)}}}
-	first, err := l.rollout(m, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, log, m, first := rollFMEuler(t, c, "fm")
+	key, _ := l.rolloutKey(m, m.Sampler, l.geometry(m.Depth), 7, false)
 	files, _ := filepath.Glob(filepath.Join(c.CacheDir, "*.gob"))
-	if len(files) != 1 {
-		t.Fatalf("%d cache files after one rollout, want 1", len(files))
+	if len(files) != 1 || files[0] != cachedPath(c.CacheDir, key) {
+		t.Fatalf("cache files after one rollout: %v, want its key's %s alone", files, cachedPath(c.CacheDir, key))
 	}
-	rollouts = &rolloutCache{entries: map[string]*scores{}} // a new process
+	newProcess()
 	log.Reset()
 	again, err := l.rollout(m, 7)
 	if err != nil {
@@ -124,25 +105,17 @@ func TestRolloutCacheOnDisk(t *testing.T) {
 	}
 	for name, damage := range map[string]func() error{
 		"truncated": func() error { return os.Truncate(files[0], 10) },
-		"another key's": func() error {
-			key, _ := l.rolloutKey(m, m.Sampler, l.geometry(m.Depth), 7, false)
-			return writeCached(c.CacheDir, key+" (another)", first) // a valid file for another key…
+		"another key's": func() error { // a valid file of another key, moved over this key's
+			if err := writeCached(c.CacheDir, key+" (another)", first); err != nil {
+				return err
+			}
+			return os.Rename(cachedPath(c.CacheDir, key+" (another)"), files[0])
 		},
 	} {
 		if err := damage(); err != nil {
 			t.Fatal(err)
 		}
-		if name == "another key's" { // …moved over this key's file
-			others, _ := filepath.Glob(filepath.Join(c.CacheDir, "*.gob"))
-			for _, o := range others {
-				if o != files[0] {
-					if err := os.Rename(o, files[0]); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-		}
-		rollouts = &rolloutCache{entries: map[string]*scores{}}
+		newProcess()
 		log.Reset()
 		fresh, err := l.rollout(m, 7)
 		if err != nil {
@@ -158,4 +131,21 @@ func TestRolloutCacheOnDisk(t *testing.T) {
 	if cardID(&card) == cardID(&retrained) {
 		t.Error("a retrained model (another finish time) has the same cache identity")
 	}
+}
+
+// rollFMEuler rolls FM Euler (c-function) out on the quick zoo's evaluation seed 7 with c, its
+// progress lines in log.
+func rollFMEuler(t *testing.T, c Config, models ...string) (l *setup, log *bytes.Buffer, m method, first *scores) {
+	t.Helper()
+	l, err := newSetup(context.Background(), c, models...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log = &bytes.Buffer{}
+	l.cfg.Log = log
+	m = method{Name: "FM Euler", Model: "fm", Sampler: eqflib.FrameSampler{Sampler: eqflib.Euler, Options: eqflib.Options{Warp: warp(warpC)}}}
+	if first, err = l.rollout(m, 7); err != nil {
+		t.Fatal(err)
+	}
+	return l, log, m, first
 }
