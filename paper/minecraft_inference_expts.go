@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,8 @@ import (
 // SD3 r = 3, identity) × feedback (open loop on the warp's schedule, closed loop on h_ω) ×
 // sampler (GD, NAG μ ∈ {0.1, 0.3, 0.5}: the μ values the paper's table names). The paper runs
 // one seed and prints the best μ of each row, which stands beside our row of that μ; full mode
-// runs one evaluation seed unless Config.Seeds says otherwise.
+// runs one evaluation seed unless Config.Seeds says otherwise. The comparisons the paper draws
+// from the table (inferenceClaims) are paired by training seed.
 func MinecraftInferenceExpts(ctx context.Context, c Config) (*Result, error) {
 	if c.Seeds == 0 {
 		c.Seeds = 1
@@ -24,6 +26,24 @@ func MinecraftInferenceExpts(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	rows, err := l.runAll(inferenceMethods())
+	if err != nil {
+		return nil, err
+	}
+	r, err := l.table("minecraft_inference_expts", "EqF inference ablation: η warp × feedback × sampler", "§5.3, Table minecraft_inference_expts", rows)
+	if err != nil {
+		return nil, err
+	}
+	r.Notes = append(r.Notes, "The paper prints, for each warp × feedback × sampler, the FVD of its best μ (in brackets), shown beside our row of that μ; it has no closed-loop GD rows. "+
+		"With the identity warp η ≡ 1, closed and open loop take the same steps (the paper's two 80.25 rows).")
+	r.Numbers = append(r.Numbers, inferencePairs(rows, len(inferenceMethods()))...)
+	l.stampStride(r)
+	return r, nil
+}
+
+// inferenceMethods are the table's rows: warp × feedback (open, closed) × μ (inferenceMomenta),
+// in that order (inferenceRow indexes them).
+func inferenceMethods() []method {
 	var ms []method
 	for i, w := range inferenceWarps {
 		for _, closed := range []bool{false, true} {
@@ -55,17 +75,83 @@ func MinecraftInferenceExpts(ctx context.Context, c Config) (*Result, error) {
 			}
 		}
 	}
-	rows, err := l.runAll(ms)
-	if err != nil {
-		return nil, err
+	return ms
+}
+
+// inferenceRow is the index in inferenceMethods of warp w (an index into inferenceWarps),
+// feedback closed and momentum mu (an element of inferenceMomenta; 0: GD).
+func inferenceRow(w int, closed bool, mu float64) int {
+	k := slices.Index(inferenceMomenta, mu)
+	if k < 0 {
+		panic(fmt.Sprintf("paper: μ = %g is not in the table's grid %v", mu, inferenceMomenta))
 	}
-	r, err := l.table("minecraft_inference_expts", "EqF inference ablation: η warp × feedback × sampler", "§5.3, Table minecraft_inference_expts", rows)
-	if err != nil {
-		return nil, err
+	i := w*2*len(inferenceMomenta) + k
+	if closed {
+		i += len(inferenceMomenta)
 	}
-	r.Notes = append(r.Notes, "The paper prints, for each warp × feedback × sampler, the FVD of its best μ (in brackets), shown beside our row of that μ; it has no closed-loop GD rows. "+
-		"With the identity warp η ≡ 1, closed and open loop take the same steps (the paper's two 80.25 rows).")
-	return r, nil
+	return i
+}
+
+// A cell of Table minecraft_inference_expts: warp (index into inferenceWarps), feedback, μ.
+type inferenceCell struct {
+	warp   int
+	closed bool
+	mu     float64
+}
+
+// inferenceClaims are the comparisons the paper draws from Table minecraft_inference_expts and
+// §5.3's "Closed-loop acceleration with NAG": FVD of a minus FVD of b. Where the paper prints
+// both cells its difference is the claim (and its sign the verdict's side); where it prints
+// one or neither, sign is the claim's side and why says whose words it is.
+var inferenceClaims = []struct {
+	a, b inferenceCell
+	sign float64 // the claim's side when the paper prints no difference
+	why  string
+}{
+	// Caption: "Closed loop inference is necessary for higher settings of μ" (the attractor warps;
+	// the paper prints no open-loop row at μ = 0.3 or 0.5).
+	{inferenceCell{0, false, 0.3}, inferenceCell{0, true, 0.3}, +1, "closed loop needed for higher μ, Table caption"},
+	{inferenceCell{0, false, 0.5}, inferenceCell{0, true, 0.5}, +1, "closed loop needed for higher μ, Table caption"},
+	{inferenceCell{1, false, 0.3}, inferenceCell{1, true, 0.3}, +1, "closed loop needed for higher μ, Table caption"},
+	{inferenceCell{1, false, 0.5}, inferenceCell{1, true, 0.5}, +1, "closed loop needed for higher μ, Table caption"},
+	// §5.3: "The best setting combines attractor-like schedules …, closed-loop prediction, and the
+	// higher μ that closed-loop prediction enables": each attractor warp's best rows.
+	{inferenceCell{0, true, 0.3}, inferenceCell{0, false, 0.1}, -1, "closed-loop NAG best, §5.3"},
+	{inferenceCell{1, true, 0.3}, inferenceCell{1, false, 0.1}, -1, "closed-loop NAG best, §5.3"},
+	// The table's open-loop NAG rows against its GD rows, every warp that has both.
+	{inferenceCell{0, false, 0.1}, inferenceCell{0, false, 0}, -1, "NAG below GD, Table"},
+	{inferenceCell{1, false, 0.1}, inferenceCell{1, false, 0}, -1, "NAG below GD, Table"},
+	{inferenceCell{2, false, 0.1}, inferenceCell{2, false, 0}, -1, "NAG below GD, Table"},
+	// §5.3: SD3 "is prone to overshooting the fixed-point, exhibiting unreliable performance and
+	// lagging behind other schedules".
+	{inferenceCell{2, true, 0.1}, inferenceCell{0, true, 0.3}, +1, "SD3 lags behind, §5.3"},
+	{inferenceCell{2, false, 0.1}, inferenceCell{0, false, 0.1}, +1, "SD3 lags behind, §5.3"},
+	{inferenceCell{2, true, 0.1}, inferenceCell{2, false, 0.1}, +1, "NAG on SD3 overshoots in closed loop, §5.3"},
+}
+
+// inferencePairs is every claim of inferenceClaims within each stride's block of perStride rows
+// (runAll's order): a − b paired by training seed with its 95 % t-interval and the verdict
+// against the paper's difference (or the claim's side).
+func inferencePairs(rows []methodScores, perStride int) []Number {
+	var out []Number
+	for s := 0; s+perStride <= len(rows); s += perStride {
+		for _, c := range inferenceClaims {
+			a, b := rows[s+inferenceRow(c.a.warp, c.a.closed, c.a.mu)], rows[s+inferenceRow(c.b.warp, c.b.closed, c.b.mu)]
+			paper, text := c.sign, "< 0 ("+c.why+")"
+			if c.sign > 0 {
+				text = "> 0 (" + c.why + ")"
+			}
+			if pa, pb := paperValue(a.m.Paper), paperValue(b.m.Paper); !math.IsNaN(pa) && !math.IsNaN(pb) {
+				paper = pa - pb
+				text = fmt.Sprintf("%+.2f (%.2f − %.2f: %s)", paper, pa, pb, c.why)
+			}
+			bName := strings.TrimPrefix(b.m.Name, fmt.Sprintf("S=%d: ", b.m.Stride)) // one stride tag is enough
+			if n, ok := pairOf(fvdOf, a, b, fmt.Sprintf("%s − %s: FVD", a.m.Name, bName), paper, text); ok {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // inferenceMomenta are the rows' μ: 0 (GD) and every μ the paper's table names as a best μ.

@@ -2,6 +2,7 @@ package paper
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -205,5 +206,55 @@ func TestPerSeed(t *testing.T) {
 	s.run = []int{1, 1, 1, 1, 1}
 	if got := s.perSeed(fvdOf); got != nil {
 		t.Errorf("one training seed: perSeed = %v, want nil", got)
+	}
+}
+
+// Table minecraft_inference_expts's comparisons pair the cells they name, within a stride: with
+// every FVD made from its row's index and seed, each difference is known exactly; the paper's
+// value is its printed cells' difference where it prints both, else the claim's side.
+func TestInferencePairs(t *testing.T) {
+	ms := inferenceMethods()
+	if len(ms) != len(inferenceWarps)*2*len(inferenceMomenta) {
+		t.Fatalf("%d rows", len(ms))
+	}
+	var rows []methodScores
+	for _, stride := range []int{2, 1} {
+		for i, m := range ms {
+			m.Stride = stride
+			m.Name = fmt.Sprintf("S=%d: %s", stride, m.Name)
+			s := methodScores{m: m}
+			for seed := 1; seed <= 3; seed++ {
+				s.per, s.run = append(s.per, &scores{FVD: 100*float64(i) + float64(seed*seed)*float64(i%5)}), append(s.run, seed)
+			}
+			rows = append(rows, s)
+		}
+	}
+	got := inferencePairs(rows, len(ms))
+	if len(got) != 2*len(inferenceClaims) {
+		t.Fatalf("%d comparisons, want %d per stride", len(got), len(inferenceClaims))
+	}
+	// c-function closed NAG μ = 0.3 (row 6) − open NAG μ = 0.1 (row 1): the paper's 64.12 − 67.94.
+	n := got[4]
+	a, b := inferenceRow(0, true, 0.3), inferenceRow(0, false, 0.1)
+	if a != 6 || b != 1 {
+		t.Fatalf("rows %d, %d", a, b)
+	}
+	want := []float64{500, 500, 500} // rows 6 and 1: i%5 = 1 for both, so the seed terms cancel
+	if !strings.HasPrefix(n.Name, "S=2: c-function, closed loop, NAG μ=0.3 − c-function, open loop, NAG μ=0.1: FVD") ||
+		fmt.Sprint(n.PerSeed) != fmt.Sprint(want) || !strings.HasPrefix(n.Paper, "-3.82 (64.12 − 67.94") || n.Stride != 2 {
+		t.Errorf("%+v, per seed want %v", n, want)
+	}
+	if n.Verdict != Differs { // +500 on every seed against the paper's −3.82
+		t.Errorf("verdict %q, want %q", n.Verdict, Differs)
+	}
+	// Open − closed at μ = 0.3 (rows 2 and 6: −400 plus seed², below zero on every seed); the
+	// paper prints no open-loop μ = 0.3 cell, so only the side.
+	if n := got[0]; n.Paper != "> 0 (closed loop needed for higher μ, Table caption)" || n.Verdict != Differs {
+		t.Errorf("%+v", n)
+	}
+	for _, n := range got[len(inferenceClaims):] {
+		if n.Stride != 1 || !strings.HasPrefix(n.Name, "S=1: ") || strings.Contains(n.Name, "− S=") {
+			t.Errorf("%q: stride %d", n.Name, n.Stride)
+		}
 	}
 }
