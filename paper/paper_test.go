@@ -141,6 +141,38 @@ func TestResultsDocUpToDate(t *testing.T) {
 	}
 }
 
+// The claims at a glance count every verdict once per protocol and list each comparison with
+// its interval; numbers without a verdict stay out.
+func TestVerdictsAtAGlance(t *testing.T) {
+	rs := []*Result{
+		{Name: "a", Numbers: []Number{{Name: "x: FVD", Ours: 50, Stride: 2}, {Name: "x − y", Ours: -3, Lo: -5, Hi: -1, Paper: "-2.00", Verdict: Agrees, Stride: 2},
+			{Name: "x − z", Ours: 1, Lo: -2, Hi: 4, Paper: "-1.00", Verdict: Inconclusive, Stride: 1}}},
+		{Name: "b", Numbers: []Number{{Name: "|h − g|", Ours: 0.5, Lo: 0.1, Hi: 0.9, Paper: "< 0", Verdict: Differs}}},
+	}
+	var b strings.Builder
+	writeVerdicts(&b, rs)
+	md := b.String()
+	for _, want := range []string{
+		"- Analyses (no rollout stride): 1 comparison with the paper — 0 agree, 1 differ, 0 inconclusive.",
+		"- The paper's rolling staircase (S = 1): 1 comparison with the paper — 0 agree, 0 differ, 1 inconclusive.",
+		"- Chunk by chunk (S = 2): 1 comparison with the paper — 1 agree, 0 differ, 0 inconclusive.",
+		"| a | x − y | 2 | -3 [-5, -1] | -2.00 | agrees |",
+		"| b | \\|h − g\\| | — | 0.5 [0.1, 0.9] | < 0 | differs |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "x: FVD") {
+		t.Error("a number without a verdict is listed")
+	}
+	b.Reset()
+	writeVerdicts(&b, rs[:0])
+	if b.Len() != 0 {
+		t.Errorf("no results: %q", b.String())
+	}
+}
+
 // A saved result loads back with its numbers, intervals, verdicts and training seeds, its
 // figures as data (drawing the same PNG) and its files.
 func TestLoadResult(t *testing.T) {

@@ -119,6 +119,7 @@ func ResultsMarkdown(root string) (string, error) {
 	if len(rs) == 0 {
 		b.WriteString("\nNo experiment has a committed result yet.\n")
 	}
+	writeVerdicts(&b, rs)
 	for _, r := range rs {
 		dir := filepath.Join(root, r.Name)
 		fmt.Fprintf(&b, "\n## %s\n\n%s (paper: %s). Training seeds: %s.\n\n", r.Name, r.Title, r.Where, seedList(r.TrainSeeds))
@@ -134,6 +135,73 @@ func ResultsMarkdown(root string) (string, error) {
 		r.writeNotes(&b)
 	}
 	return b.String(), nil
+}
+
+// writeVerdicts is the section that gathers every comparison with the paper from the committed
+// results, one row each (experiment, comparison, stride, ours with its interval, the paper's,
+// verdict), after a count of each verdict per protocol.
+func writeVerdicts(b *strings.Builder, rs []*Result) {
+	type row struct {
+		exp string
+		n   Number
+	}
+	var rows []row
+	count := map[int]map[string]int{} // stride → verdict → comparisons
+	for _, r := range rs {
+		for _, n := range r.Numbers {
+			if n.Verdict == "" {
+				continue
+			}
+			rows = append(rows, row{r.Name, n})
+			if count[n.Stride] == nil {
+				count[n.Stride] = map[string]int{}
+			}
+			count[n.Stride][n.Verdict]++
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\n## The paper's claims at a glance\n\n")
+	strides := make([]int, 0, len(count))
+	for s := range count {
+		strides = append(strides, s)
+	}
+	sort.Ints(strides)
+	for _, s := range strides {
+		c := count[s]
+		n, noun := c[Agrees]+c[Differs]+c[Inconclusive], "comparisons"
+		if n == 1 {
+			noun = "comparison"
+		}
+		fmt.Fprintf(b, "- %s: %d %s with the paper — %d agree, %d differ, %d inconclusive.\n", strideWords(s), n, noun, c[Agrees], c[Differs], c[Inconclusive])
+	}
+	b.WriteString("\nEach row is a paired difference over training seeds as its experiment's section reports it " +
+		"(S: the rollout stride; the paper's value is its own difference, or the side its text claims).\n\n")
+	b.WriteString("| experiment | comparison | S | ours [95 % interval] | paper | verdict |\n|---|---|---|---|---|---|\n")
+	for _, x := range rows {
+		n := x.n
+		ours := fmt.Sprintf("%.4g", n.Ours)
+		if n.Lo != 0 || n.Hi != 0 {
+			ours += fmt.Sprintf(" [%.3g, %.3g]", n.Lo, n.Hi)
+		}
+		s := "—"
+		if n.Stride > 0 {
+			s = fmt.Sprint(n.Stride)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", x.exp, cell(n.Name), s, ours, cell(orDash(n.Paper)), n.Verdict)
+	}
+}
+
+// strideWords names a protocol by its stride for the verdict counts.
+func strideWords(s int) string {
+	switch s {
+	case 0:
+		return "Analyses (no rollout stride)"
+	case 1:
+		return "The paper's rolling staircase (S = 1)"
+	}
+	return fmt.Sprintf("Chunk by chunk (S = %d)", s)
 }
 
 func seedList(s []int) string {
