@@ -49,6 +49,16 @@ func TestRolloutCache(t *testing.T) {
 	if fresh.FVD != first.FVD || fresh.Agreement != first.Agreement || fresh.Flicker != first.Flicker {
 		t.Errorf("cached scores %+v differ from a fresh rollout's %+v", *again, *fresh)
 	}
+	// A rollout keeps the strip's clip only, computed or cached alike: an experiment holds every
+	// method's scores to the end, and all clips of 72 rollouts once filled 24 GB.
+	if l.p.Clips < 2 {
+		t.Fatalf("quick protocol: %d clips, want several to check that one is kept", l.p.Clips)
+	}
+	for name, s := range map[string]*scores{"computed": fresh, "cached": again, "first": first} {
+		if s.Frames == nil || s.Frames.Batch() != 1 || s.Frames.Frames() != first.Frames.Frames() || !slices.Equal(s.Frames.Data, first.Frames.Data) {
+			t.Errorf("%s rollout: frames %v, want the first clip only, the same for all", name, s.Frames.Shape)
+		}
+	}
 	l.cfg.NoCache = false
 	key := func(m method, seed uint64) string {
 		k, ok := l.rolloutKey(m, m.Sampler, l.geometry(m.Depth), seed, false)

@@ -119,7 +119,7 @@ func (l *setup) replan(m method, tau float64) (methodScores, []float64, error) {
 			// Frame evaluations per committed frame: every generated frame costs D evaluations and
 			// every probe evaluation scores the H − S retained frames.
 			frameNFE := float64(denoised*l.p.Depth+res.ProbeNFE*(g.Horizon-1)) / float64(l.p.Frames)
-			s := &scores{NFEPerFrame: frameNFE, WindowNFE: res.NFEPerFrame(), Frames: res.Frames}
+			s := &scores{NFEPerFrame: frameNFE, WindowNFE: res.NFEPerFrame()}
 			n := 0
 			for _, re := range res.Replanned {
 				if re {
@@ -130,6 +130,7 @@ func (l *setup) replan(m method, tau float64) (methodScores, []float64, error) {
 			if err := l.score(s, cl, res.Frames); err != nil {
 				return err
 			}
+			s.Frames = firstClip(res.Frames)
 			l.logf("  %-40s τ=%-8.3g seed %d: FVD %7.2f  %.1f NFE/frame\n", m.Name, tau, seed, s.FVD, s.NFEPerFrame)
 			out.per, out.run = append(out.per, s), append(out.run, k)
 			for _, v := range res.Scores {

@@ -289,10 +289,10 @@ type method struct {
 type scores struct {
 	FVD, Flicker, Agreement, NFEPerFrame, Seconds float64
 	FVDOverTime                                   []float64
-	Divergence                                    []float64 // |σ_sched − g_φ(x)| per frame, with Probe or closed-loop Euler
-	Replanned                                     float64   // fraction of replanning rounds that regenerated the plan
-	WindowNFE                                     float64   // replanning: window evaluations per frame (NFEPerFrame counts frame evaluations)
-	Frames                                        *eqflib.Window
+	Divergence                                    []float64      // |σ_sched − g_φ(x)| per frame, with Probe or closed-loop Euler
+	Replanned                                     float64        // fraction of replanning rounds that regenerated the plan
+	WindowNFE                                     float64        // replanning: window evaluations per frame (NFEPerFrame counts frame evaluations)
+	Frames                                        *eqflib.Window // the first clip only (firstClip): what the rollout strip shows
 }
 
 // rollout runs a method on one seed's clips and scores it.
@@ -357,6 +357,7 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 		}
 	}
 	l.logf("  %-40s seed %d: FVD %7.2f  agreement %.2f  flicker %.3f  %.1f NFE/frame  %.0f s\n", m.Name, seed, s.FVD, s.Agreement, s.Flicker, s.NFEPerFrame, s.Seconds)
+	s.Frames = firstClip(res.Frames) // the strip's clip: all 64 would keep ~0.3 GB per rollout alive
 	if cacheable {
 		if err := rollouts.put(key, s, dir); err != nil {
 			return nil, err
