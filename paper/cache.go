@@ -59,15 +59,14 @@ func (c *rolloutCache) get(key, dir string) (*scores, bool) {
 	return s, ok
 }
 
-// put keeps s under key in this process and, when dir is not "", on disk.
+// put keeps s (whose Frames hold the strip's clip only: rollout trims them) under key in this
+// process and, when dir is not "", on disk.
 func (c *rolloutCache) put(key string, s *scores, dir string) error {
-	kept := *s
-	kept.Frames = firstClip(s.Frames)
-	c.keep(key, &kept)
+	c.keep(key, s)
 	if dir == "" {
 		return nil
 	}
-	return writeCached(dir, key, &kept)
+	return writeCached(dir, key, s)
 }
 
 func (c *rolloutCache) keep(key string, s *scores) {

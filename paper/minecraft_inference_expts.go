@@ -26,7 +26,8 @@ func MinecraftInferenceExpts(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := l.runAll(inferenceMethods())
+	ms := inferenceMethods()
+	rows, err := l.runAll(ms)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +37,7 @@ func MinecraftInferenceExpts(ctx context.Context, c Config) (*Result, error) {
 	}
 	r.Notes = append(r.Notes, "The paper prints, for each warp × feedback × sampler, the FVD of its best μ (in brackets), shown beside our row of that μ; it has no closed-loop GD rows. "+
 		"With the identity warp η ≡ 1, closed and open loop take the same steps (the paper's two 80.25 rows).")
-	r.Numbers = append(r.Numbers, inferencePairs(rows, len(inferenceMethods()))...)
+	r.Numbers = append(r.Numbers, inferencePairs(rows, len(ms))...)
 	l.stampStride(r)
 	return r, nil
 }
