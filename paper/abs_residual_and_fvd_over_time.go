@@ -40,6 +40,10 @@ func AbsResidualAndFVDOverTime(ctx context.Context, c Config) (*Result, error) {
 			r.Numbers = append(r.Numbers, paired(rows, i)...)
 		}
 	}
+	if eff := strideEffects(rows, ""); len(eff) > 0 { // S = 1 against S = H, when both ran
+		r.Numbers = append(r.Numbers, eff...)
+		r.Notes = append(r.Notes, strideEffectNote)
+	}
 	var div, fvd []plots.Curve
 	for _, row := range rows {
 		f, _, _ := meanCurve(row, func(s *scores) []float64 { return s.FVDOverTime })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -368,7 +369,8 @@ func TestStaircaseQuick(t *testing.T) {
 }
 
 // Both protocols side by side in one result: every method at S = H and S = 1, rows named by
-// their stride, comparisons only within a stride.
+// their stride, comparisons between methods only within a stride, and each method's S = 1
+// against its S = H (strideEffects) with no verdict.
 func TestStridesSideBySideQuick(t *testing.T) {
 	c := quick()
 	c.Strides, c.Seeds = []int{0, 1}, 2 // two evaluation seeds, so that there is something to pair
@@ -383,8 +385,15 @@ func TestStridesSideBySideQuick(t *testing.T) {
 			t.Errorf("S=%d row: stride %d", s, n.Stride)
 		}
 	}
-	pairs := 0
+	pairs, across := 0, 0
 	for _, n := range r.Numbers {
+		if strings.Contains(n.Name, fmt.Sprintf("FVD at S=1 − at S=%d, paired", H)) {
+			across++
+			if n.Verdict != "" || n.Paper != "" || len(n.PerSeed) != 0 && n.Lo == 0 {
+				t.Errorf("%+v: the paper compares no strides", n)
+			}
+			continue
+		}
 		if strings.Contains(n.Name, "paired") {
 			pairs++
 			if want := fmt.Sprintf("S=%d: ", n.Stride); !strings.HasPrefix(n.Name, want) || !strings.Contains(n.Name, "− "+want) {
@@ -394,6 +403,23 @@ func TestStridesSideBySideQuick(t *testing.T) {
 	}
 	if pairs != 4 { // two methods against FM Euler, at each of two strides
 		t.Errorf("%d paired comparisons, want 4", pairs)
+	}
+	if across != 3 || !slices.Contains(r.Notes, strideEffectNote) { // each of the three methods
+		t.Errorf("%d comparisons across strides, want 3 and the note saying what they are", across)
+	}
+	// The compute frontiers pair each method's strides at every depth.
+	f, err := FixedComputeScaling(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	across = 0
+	for _, n := range f.Numbers {
+		if strings.Contains(n.Name, fmt.Sprintf(": FVD at S=1 − at S=%d, paired", H)) {
+			across++
+		}
+	}
+	if want := len(c.depths()) * (len(mainMethods(1)) - 1); across != want { // minecraft_main's methods but Diffusion
+		t.Errorf("fixed_compute_scaling: %d comparisons across strides, want %d (every method at every depth)", across, want)
 	}
 }
 

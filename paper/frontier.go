@@ -99,6 +99,18 @@ func (l *setup) depthFrontier(name, title, where string, ms []method, claims ...
 		return nil, err
 	}
 	r.Numbers = append(r.Numbers, frontierPairs(curves, len(ms), claims)...)
+	for k, d := range depths { // each method's S = 1 against S = H at each depth, when both ran
+		var rows []methodScores
+		for _, cv := range curves {
+			rows = append(rows, cv.points[k])
+		}
+		if eff := strideEffects(rows, fmt.Sprintf(" at D=%d", d)); len(eff) > 0 {
+			r.Numbers = append(r.Numbers, eff...)
+			if k == 0 {
+				r.Notes = append(r.Notes, strideEffectNote)
+			}
+		}
+	}
 	r.Notes = append(r.Notes, fmt.Sprintf("Every curve runs D = %s steps per frame, a point each (the protocol's D above is the tables' default); "+
 		"the paper sweeps 10…50 steps per frame.", andList(depths)))
 	return r, nil

@@ -30,6 +30,10 @@ func MinecraftMain(ctx context.Context, c Config) (*Result, error) {
 			r.Numbers = append(r.Numbers, paired(rows, i)...)
 		}
 	}
+	if eff := strideEffects(rows, ""); len(eff) > 0 { // S = 1 against S = H, when both ran
+		r.Numbers = append(r.Numbers, eff...)
+		r.Notes = append(r.Notes, strideEffectNote)
+	}
 	r.Notes = append(r.Notes, eqmStepNote,
 		"The paper also reports VBench, which needs its pretrained video models; action agreement (the action net's accuracy on the generated transitions over its accuracy on real ones) stands in for consistency here.")
 	l.stampStride(r)

@@ -591,6 +591,37 @@ func paired(rows []methodScores, ref int) []Number {
 	return out
 }
 
+// strideEffectNote says what strideEffects' numbers are, in a result that has them.
+const strideEffectNote = "\"FVD at S=1 − at S=H\" (H the zoo's horizon) is each method's FVD under the paper's staircase (S = 1, with bake-in, App. D) minus its FVD chunk by chunk, " +
+	"paired by training seed over the same clips, actions and noise; the paper runs S = 1 only, so these have no paper value and no verdict."
+
+// strideEffects is, for every method run at several strides (runAll with several
+// Config.Strides), its FVD at each later stride minus its FVD at the first, paired by training
+// seed with the 95 % t-interval: what the paper's staircase (S = 1, bake-in) changes against
+// chunk by chunk (S = H) for the same model, clips, actions and noise. The paper runs one
+// protocol only, so these carry no paper value and no verdict.
+// at names a setting the rows share (" at D=10"; "": none).
+func strideEffects(rows []methodScores, at string) []Number {
+	base := func(r methodScores) string { return strings.TrimPrefix(r.m.Name, fmt.Sprintf("S=%d: ", r.m.Stride)) }
+	first := map[string]int{} // a method's row at the first stride it runs at
+	var out []Number
+	for i, r := range rows {
+		j, ok := first[base(r)]
+		if !ok {
+			first[base(r)] = i
+			continue
+		}
+		if r.m.Stride == rows[j].m.Stride {
+			continue
+		}
+		stem := fmt.Sprintf("%s%s: FVD at S=%d − at S=%d", base(r), at, r.m.Stride, rows[j].m.Stride)
+		if n, ok := pairOf(fvdOf, r, rows[j], stem, math.NaN(), ""); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // pairOf is a's measure (get: FVD, NFE per frame) minus b's, named stem: paired by training
 // seed (each training seed's difference averaged over its evaluation seeds, which share clips,
 // actions and noise across methods), with its 95 % t-interval and the verdict against paper (the

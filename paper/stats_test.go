@@ -258,3 +258,36 @@ func TestInferencePairs(t *testing.T) {
 		}
 	}
 }
+
+// TestStrideEffects: each method's FVD at S = 1 minus its FVD at S = 2, paired by training
+// seed, for rows whose per-seed FVDs are known; a method that ran at one stride only (its own
+// Stride) has none, and no number carries a verdict (the paper compares no strides).
+func TestStrideEffects(t *testing.T) {
+	ms := []method{{Name: "A"}, {Name: "B"}, {Name: "C", Stride: 1}}
+	var rows []methodScores
+	for _, stride := range []int{2, 1} {
+		for i, m := range ms {
+			if m.Stride != 0 && stride != m.Stride {
+				continue
+			}
+			m.Stride = stride
+			m.Name = fmt.Sprintf("S=%d: %s", stride, m.Name)
+			s := methodScores{m: m}
+			for seed := 1; seed <= 3; seed++ { // S = 1 adds seed·(i+1) to S = 2's 10·i
+				s.per, s.run = append(s.per, &scores{FVD: 10*float64(i) + float64(2-stride)*float64(seed*(i+1))}), append(s.run, seed)
+			}
+			rows = append(rows, s)
+		}
+	}
+	got := strideEffects(rows, "")
+	if len(got) != 2 {
+		t.Fatalf("%d effects, want 2 (A and B): %+v", len(got), got)
+	}
+	for i, n := range got {
+		want := fmt.Sprint([]float64{float64(i + 1), float64(2 * (i + 1)), float64(3 * (i + 1))})
+		name := fmt.Sprintf("%s: FVD at S=1 − at S=2, paired by training seed", ms[i].Name)
+		if n.Name != name || fmt.Sprint(n.PerSeed) != want || n.Ours != float64(2*(i+1)) || n.Verdict != "" || n.Paper != "" || !(n.Lo < n.Ours && n.Ours < n.Hi) {
+			t.Errorf("%+v, want %q with per seed %s", n, name, want)
+		}
+	}
+}
