@@ -660,3 +660,61 @@ func TestEarlyStopPairs(t *testing.T) {
 		}
 	}
 }
+
+// Config.Models: minecraft_main and fixed_compute_scaling roll out only the named backbones'
+// methods and say which they left out; an experiment that needs a backbone left out, a model
+// that is no backbone, and fixed_compute_scaling without EqF are errors naming Config.Models.
+func TestModelsSubsetQuick(t *testing.T) {
+	c := quick()
+	c.Models = []string{"fm", "eqf"}
+	r, err := MinecraftMain(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, n := range r.Numbers {
+		if name, ok := strings.CutSuffix(n.Name, ": FVD (maze-I3D)"); ok {
+			rows = append(rows, name)
+		}
+	}
+	var want []string
+	for _, m := range mainMethods(1) {
+		if m.Model == "fm" || m.Model == "eqf" {
+			want = append(want, m.Name)
+		}
+	}
+	if fmt.Sprint(rows) != fmt.Sprint(want) {
+		t.Errorf("rows %q, want %q", rows, want)
+	}
+	if !slices.Contains(r.Notes, "Run with Config.Models (-models) = fm, eqf: EqM NAG μ=0.1 (fixed step); Diffusion DDIM left out.") || slices.Contains(r.Notes, eqmStepNote) {
+		t.Errorf("notes %q: want the methods left out named, and no EqM step", r.Notes)
+	}
+	if _, ok := r.Models["eqm"]; ok {
+		t.Errorf("models %v: EqM was not rolled out", r.Models)
+	}
+	c.Seeds = 2 // something to pair the claims over
+	f, err := FixedComputeScaling(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// FVD and NFE of want's 4 curves at every depth, and the claims against EqF NAG of FM Euler
+	// and NU-FM (EqF GD is the same model, EqM is left out).
+	if n, w := len(f.Numbers), len(c.depths())*(2*len(want)+2); n != w {
+		t.Errorf("fixed_compute_scaling: %d numbers, want %d", n, w)
+	}
+	c.Seeds = 0
+	for _, tc := range []struct {
+		models []string
+		run    func(context.Context, Config) (*Result, error)
+		want   string
+	}{
+		{[]string{"fm"}, FMEqFFieldAgreement, `leaves out "eqf", which this experiment needs`},
+		{[]string{"gphi"}, MinecraftMain, `"gphi" is out of range`},
+		{[]string{"eqm"}, FixedComputeScaling, "must include eqf"},
+	} {
+		c.Models = tc.models
+		if _, err := tc.run(context.Background(), c); err == nil || !strings.Contains(err.Error(), "Config.Models") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Models %v: %v, want an error naming Config.Models: %s", tc.models, err, tc.want)
+		}
+	}
+}

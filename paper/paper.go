@@ -53,6 +53,12 @@ type Config struct {
 	// TrainSeeds is the number of training seeds (the zoo's independent training runs, `make
 	// models SEEDS=N`) whose models each experiment runs; 0: every training seed the zoo has.
 	TrainSeeds int
+	// Models, when set, are the only backbones (zoo DiTs: "eqf", "fm", "eqm", "diffusion",
+	// "fm-eqf") whose methods minecraft_main and fixed_compute_scaling roll out, e.g. FM and EqF
+	// on the paper-8 zoo, where only they need training; the result's notes name the methods
+	// left out. Every other experiment needs all of its backbones and is an error when Models
+	// leaves one out.
+	Models []string
 	// Recipe is the zoo recipe full mode reads: "" or "paper" (C = H = 2, `make models`),
 	// "paper-8" (C = H = 4, `make models ZOO_RECIPE=paper-8`); no other recipe (the guided ones
 	// were chosen for another goal).

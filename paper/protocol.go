@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -112,6 +113,9 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 			return nil, fmt.Errorf("paper: Config.Stride = %d out of range: must be in [0, %d] (0: the horizon H = %d, chunk by chunk; 1: the paper's staircase)", s, H, H)
 		}
 	}
+	if err := c.checkModels(models); err != nil {
+		return nil, err
+	}
 	runs := c.trainSeeds(z, models)
 	if c.Quick {
 		z.Log = c.Log
@@ -153,6 +157,70 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 	}
 	l.use(runs[0])
 	return l, nil
+}
+
+// newPartialSetup is newSetup for an experiment that can run a subset of its methods: it loads
+// the backbones among models that Config.Models names (all of them when it names none), the
+// other models (g_φ) as they are; setup.only then leaves out the methods on the others.
+func newPartialSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
+	if err := c.checkModels(nil); err != nil {
+		return nil, err
+	}
+	var kept []string
+	for _, m := range models {
+		if !isBackbone(m) || len(c.Models) == 0 || slices.Contains(c.Models, m) {
+			kept = append(kept, m)
+		}
+	}
+	if !slices.ContainsFunc(kept, isBackbone) {
+		return nil, fmt.Errorf("paper: Config.Models = %v leaves none of this experiment's backbones (%s)", c.Models, strings.Join(slices.DeleteFunc(slices.Clone(models), func(m string) bool { return !isBackbone(m) }), ", "))
+	}
+	return newSetup(ctx, c, kept...)
+}
+
+// isBackbone is whether a zoo model is a DiT that methods roll out (Config.Models' range).
+func isBackbone(name string) bool {
+	s, err := zoo.SpecByName(name)
+	return err == nil && s.Kind == "dit"
+}
+
+// checkModels checks Config.Models: zoo backbones only, and every backbone of models (what an
+// experiment loads) among them unless it names none.
+func (c Config) checkModels(models []string) error {
+	for _, m := range c.Models {
+		if !isBackbone(m) {
+			var names []string
+			for _, s := range zoo.Specs {
+				if s.Kind == "dit" {
+					names = append(names, s.Name)
+				}
+			}
+			return fmt.Errorf("paper: Config.Models: %q is out of range: must be zoo backbones among %s", m, strings.Join(names, ", "))
+		}
+	}
+	for _, m := range models {
+		if len(c.Models) > 0 && isBackbone(m) && !slices.Contains(c.Models, m) {
+			return fmt.Errorf("paper: Config.Models = %v leaves out %q, which this experiment needs (only minecraft_main and fixed_compute_scaling run a subset of their methods)", c.Models, m)
+		}
+	}
+	return nil
+}
+
+// only is the methods whose backbone the setup loaded (newPartialSetup); note says which were
+// left out and why, "" when none was.
+func (l *setup) only(ms []method) (kept []method, note string) {
+	var left []string
+	for _, m := range ms {
+		if l.models[m.Model] != nil {
+			kept = append(kept, m)
+		} else {
+			left = append(left, m.Name)
+		}
+	}
+	if len(left) > 0 {
+		note = fmt.Sprintf("Run with Config.Models (-models) = %s: %s left out.", strings.Join(l.cfg.Models, ", "), strings.Join(left, "; "))
+	}
+	return kept, note
 }
 
 // use makes training seed k's models the ones rollouts and analyses take.

@@ -107,6 +107,7 @@ func TestBadFlags(t *testing.T) {
 		"oracle-demo -steps":     {"-steps", "0"},
 		"repl -dir":              {"-dir", under},
 		"paper -clips":           {"-clips", "-1"},
+		"paper -models":          {"-models", "fm,gphi", "minecraft_main"},
 		"paper -out":             {"-out", under, "eqm_weighting"},
 		"paper -recipe":          {"-recipe", "cpu", "eqm_weighting"},
 		"paper -resume":          {"-resume=maybe"},

@@ -24,6 +24,7 @@ func runPaper(args []string) error {
 	recipe := fs.String("recipe", zoo.DefaultRecipe, "zoo recipe of full mode: paper (C = H = 2, make models) or paper-8 (C = H = 4, make models ZOO_RECIPE=paper-8)")
 	clips := fs.Int("clips", 0, fmt.Sprintf("rollouts per method, training seed and evaluation seed (0: %d, or 2 with -quick; below 26 FVD over time is not well posed)", paper.DefaultRollouts))
 	trainSeeds := fs.Int("train-seeds", 0, "training seeds 1…N of the zoo (make models SEEDS=N) to run every model-based experiment with (0: all the zoo has)")
+	models := fs.String("models", "", "only these backbones' methods in minecraft_main and fixed_compute_scaling, e.g. fm,eqf on the paper-8 zoo (\"\": all; other experiments need all of theirs)")
 	out := fs.String("out", "out/paper", "output folder (one subfolder per experiment)")
 	resume := fs.Bool("resume", true, "keep every rollout's scores in OUT/.rollouts as they are computed, so that a stopped run started again with the same binary, zoo and flags resumes (false: this process only)")
 	fs.Usage = func() {
@@ -46,6 +47,16 @@ func runPaper(args []string) error {
 			return fmt.Errorf("flag -stride = %q is out of range: must be strides in [0, 64] separated by commas (0: chunk by chunk, 1: the paper's staircase)", *stride)
 		}
 		strides = append(strides, s)
+	}
+	var backbones []string
+	if *models != "" {
+		for _, m := range strings.Split(*models, ",") {
+			m = strings.TrimSpace(m)
+			if s, err := zoo.SpecByName(m); err != nil || s.Kind != "dit" {
+				return fmt.Errorf("flag -models = %q is out of range: must be zoo backbones (eqf, fm, eqm, diffusion, fm-eqf) separated by commas", *models)
+			}
+			backbones = append(backbones, m)
+		}
 	}
 	names := fs.Args()
 	if len(names) == 0 || (len(names) == 1 && names[0] == "list") {
@@ -74,7 +85,7 @@ func runPaper(args []string) error {
 	for _, e := range todo {
 		start := time.Now()
 		fmt.Printf("%s (%s)\n", e.Name, e.Where)
-		c := paper.Config{Quick: *quick, Recipe: *recipe, Seeds: *seeds, Clips: *clips, TrainSeeds: *trainSeeds, Strides: strides, Log: os.Stdout}
+		c := paper.Config{Quick: *quick, Recipe: *recipe, Seeds: *seeds, Clips: *clips, TrainSeeds: *trainSeeds, Strides: strides, Models: backbones, Log: os.Stdout}
 		if *resume {
 			c.CacheDir = filepath.Join(*out, ".rollouts")
 		}
