@@ -179,23 +179,14 @@ func newPartialSetup(ctx context.Context, c Config, models ...string) (*setup, e
 }
 
 // isBackbone is whether a zoo model is a DiT that methods roll out (Config.Models' range).
-func isBackbone(name string) bool {
-	s, err := zoo.SpecByName(name)
-	return err == nil && s.Kind == "dit"
-}
+func isBackbone(name string) bool { return slices.Contains(zoo.Backbones(), name) }
 
 // checkModels checks Config.Models: zoo backbones only, and every backbone of models (what an
 // experiment loads) among them unless it names none.
 func (c Config) checkModels(models []string) error {
 	for _, m := range c.Models {
 		if !isBackbone(m) {
-			var names []string
-			for _, s := range zoo.Specs {
-				if s.Kind == "dit" {
-					names = append(names, s.Name)
-				}
-			}
-			return fmt.Errorf("paper: Config.Models: %q is out of range: must be zoo backbones among %s", m, strings.Join(names, ", "))
+			return fmt.Errorf("paper: Config.Models: %q is out of range: must be zoo backbones among %s", m, strings.Join(zoo.Backbones(), ", "))
 		}
 	}
 	for _, m := range models {

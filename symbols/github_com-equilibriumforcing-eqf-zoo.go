@@ -12,6 +12,7 @@ import (
 func init() {
 	Symbols["github.com/equilibriumforcing/eqf/zoo/zoo"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"Backbones":      reflect.ValueOf(zoo.Backbones),
 		"CondDim":        reflect.ValueOf(constant.MakeFromLiteral("3", token.INT, 0)),
 		"Default":        reflect.ValueOf(zoo.Default),
 		"DefaultRecipe":  reflect.ValueOf(constant.MakeFromLiteral("\"paper\"", token.STRING, 0)),

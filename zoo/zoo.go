@@ -36,6 +36,17 @@ var Specs = []Spec{
 	{Name: "fm-eqf", Kind: "dit", Objective: "eqf", Readout: true, From: "fm"},
 }
 
+// Backbones are the zoo's DiTs, in build order: the models samplers roll out.
+func Backbones() []string {
+	var names []string
+	for _, s := range Specs {
+		if s.Kind == "dit" {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
 // SpecByName returns a zoo model's spec.
 func SpecByName(name string) (Spec, error) {
 	var names []string

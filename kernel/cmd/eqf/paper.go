@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,8 +53,8 @@ func runPaper(args []string) error {
 	if *models != "" {
 		for _, m := range strings.Split(*models, ",") {
 			m = strings.TrimSpace(m)
-			if s, err := zoo.SpecByName(m); err != nil || s.Kind != "dit" {
-				return fmt.Errorf("flag -models = %q is out of range: must be zoo backbones (eqf, fm, eqm, diffusion, fm-eqf) separated by commas", *models)
+			if !slices.Contains(zoo.Backbones(), m) {
+				return fmt.Errorf("flag -models = %q is out of range: must be zoo backbones (%s) separated by commas", *models, strings.Join(zoo.Backbones(), ", "))
 			}
 			backbones = append(backbones, m)
 		}
