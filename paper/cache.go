@@ -33,7 +33,9 @@ import (
 // executable, so that a run that was stopped (Ctrl-C, a session's end, a GPU machine given back)
 // and started again with the same binary, zoo and flags computes only the rollouts it had not
 // finished, and gets the same numbers. The key holds each card's finish time besides its
-// configuration hash, so a model retrained since is a miss; another build of eqf is one too.
+// configuration hash, so a model retrained since is a miss; another build of eqf is one too,
+// unless Config.RolloutsOf names that build (a change that decides no rollout: a figure, a
+// note), and the result's notes then say how many rollouts it gave.
 
 const maxCachedRollouts = 64
 
@@ -45,28 +47,37 @@ type rolloutCache struct {
 
 var rollouts = &rolloutCache{entries: map[string]*scores{}}
 
-// get returns the scores kept under key, from this process or else from dir ("" for none).
-func (c *rolloutCache) get(key, dir string) (*scores, bool) {
+// disk is where rollouts' scores go on disk: the folder (Config.CacheDir; "" for none), the
+// digest of the executable that names the files this process writes, and the digests of other
+// builds whose files it also reads (Config.RolloutsOf).
+type disk struct {
+	dir  string
+	exe  string
+	also []string
+}
+
+// get returns the scores kept under key, from this process or else from d.
+func (c *rolloutCache) get(key string, d disk) (*scores, bool) {
 	c.mu.Lock()
 	s, ok := c.entries[key]
 	c.mu.Unlock()
-	if ok || dir == "" {
+	if ok || d.dir == "" {
 		return s, ok
 	}
-	if s, ok = readCached(dir, key); ok {
+	if s, ok = readCached(d, key); ok {
 		c.keep(key, s)
 	}
 	return s, ok
 }
 
 // put keeps s (whose Frames hold the strip's clip only: rollout trims them) under key in this
-// process and, when dir is not "", on disk.
-func (c *rolloutCache) put(key string, s *scores, dir string) error {
+// process and, when d has a folder, on disk under this executable.
+func (c *rolloutCache) put(key string, s *scores, d disk) error {
 	c.keep(key, s)
-	if dir == "" {
+	if d.dir == "" {
 		return nil
 	}
-	return writeCached(dir, key, s)
+	return writeCached(d, key, s)
 }
 
 func (c *rolloutCache) keep(key string, s *scores) {
@@ -90,21 +101,30 @@ var executableDigest = sync.OnceValue(func() string {
 	if err != nil {
 		return ""
 	}
-	f, err := os.Open(path)
+	d, err := fileDigest(path)
 	if err != nil {
 		return ""
+	}
+	return d
+})
+
+// fileDigest is the SHA-256 of a file, in hex.
+func fileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
 	}
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return ""
+		return "", err
 	}
-	return hex.EncodeToString(h.Sum(nil))
-})
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
 
-// cachedPath is the file of key's scores in dir ("" when the disk cache is off).
-func cachedPath(dir, key string) string {
-	exe := executableDigest()
+// cachedPath is the file of key's scores in dir as the executable of digest exe writes it (""
+// when the disk cache is off).
+func cachedPath(dir, exe, key string) string {
 	if exe == "" {
 		return ""
 	}
@@ -119,30 +139,38 @@ type cachedScores struct {
 	Scores scores
 }
 
-// readCached reads key's scores from dir; a missing, unreadable or foreign file is a miss.
-func readCached(dir, key string) (*scores, bool) {
-	path := cachedPath(dir, key)
-	if path == "" {
-		return nil, false
+// readCached reads key's scores from d, as this executable wrote them or else as another build
+// of d.also did (the scores then say which: scores.from); a missing, unreadable or foreign file
+// is a miss.
+func readCached(d disk, key string) (*scores, bool) {
+	for i, exe := range append([]string{d.exe}, d.also...) {
+		path := cachedPath(d.dir, exe, key)
+		if path == "" {
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		var c cachedScores
+		if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&c); err != nil || c.Key != key {
+			continue
+		}
+		if i > 0 {
+			c.Scores.from = exe
+		}
+		return &c.Scores, true
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, false
-	}
-	var c cachedScores
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&c); err != nil || c.Key != key {
-		return nil, false
-	}
-	return &c.Scores, true
+	return nil, false
 }
 
-// writeCached writes key's scores to dir atomically.
-func writeCached(dir, key string, s *scores) error {
-	path := cachedPath(dir, key)
+// writeCached writes key's scores to d's folder atomically, under this executable.
+func writeCached(d disk, key string, s *scores) error {
+	path := cachedPath(d.dir, d.exe, key)
 	if path == "" {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(d.dir, 0o755); err != nil {
 		return fmt.Errorf("paper: Config.CacheDir: %w", err)
 	}
 	var b bytes.Buffer

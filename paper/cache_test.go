@@ -100,8 +100,8 @@ func TestRolloutCacheOnDisk(t *testing.T) {
 	l, log, m, first := rollFMEuler(t, c, "fm")
 	key, _ := l.rolloutKey(m, m.Sampler, l.geometry(m.Depth), 7, false)
 	files, _ := filepath.Glob(filepath.Join(c.CacheDir, "*.gob"))
-	if len(files) != 1 || files[0] != cachedPath(c.CacheDir, key) {
-		t.Fatalf("cache files after one rollout: %v, want its key's %s alone", files, cachedPath(c.CacheDir, key))
+	if len(files) != 1 || files[0] != cachedPath(c.CacheDir, l.disk.exe, key) {
+		t.Fatalf("cache files after one rollout: %v, want its key's %s alone", files, cachedPath(c.CacheDir, l.disk.exe, key))
 	}
 	newProcess()
 	log.Reset()
@@ -116,10 +116,10 @@ func TestRolloutCacheOnDisk(t *testing.T) {
 	for name, damage := range map[string]func() error{
 		"truncated": func() error { return os.Truncate(files[0], 10) },
 		"another key's": func() error { // a valid file of another key, moved over this key's
-			if err := writeCached(c.CacheDir, key+" (another)", first); err != nil {
+			if err := writeCached(l.disk, key+" (another)", first); err != nil {
 				return err
 			}
-			return os.Rename(cachedPath(c.CacheDir, key+" (another)"), files[0])
+			return os.Rename(cachedPath(c.CacheDir, l.disk.exe, key+" (another)"), files[0])
 		},
 	} {
 		if err := damage(); err != nil {
@@ -140,6 +140,59 @@ func TestRolloutCacheOnDisk(t *testing.T) {
 	retrained.Finished = card.Finished.Add(time.Second)
 	if cardID(&card) == cardID(&retrained) {
 		t.Error("a retrained model (another finish time) has the same cache identity")
+	}
+}
+
+// Config.RolloutsOf reads another build's rollouts from CacheDir as this build's, and the
+// protocol note counts them; without it another build's file is a miss. It needs CacheDir and
+// a readable file.
+func TestRolloutsOfAnotherBuild(t *testing.T) {
+	saved := rollouts
+	defer func() { rollouts = saved }()
+	newProcess := func() { rollouts = &rolloutCache{entries: map[string]*scores{}} }
+	newProcess()
+	c := quick()
+	c.CacheDir = t.TempDir()
+	l, log, m, first := rollFMEuler(t, c, "fm")
+	key, _ := l.rolloutKey(m, m.Sampler, l.geometry(m.Depth), 7, false)
+	// "Another build" wrote this rollout (marked: its FVD 1000 higher); this build's file is gone.
+	other := filepath.Join(t.TempDir(), "eqf-other")
+	if err := os.WriteFile(other, []byte("another eqf executable"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	otherDigest, err := fileDigest(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := *first
+	marked.FVD += 1000
+	if err := writeCached(disk{dir: c.CacheDir, exe: otherDigest}, key, &marked); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(cachedPath(c.CacheDir, l.disk.exe, key)); err != nil {
+		t.Fatal(err)
+	}
+	newProcess()
+	log.Reset()
+	if s, err := l.rollout(m, 7); err != nil || s.FVD != first.FVD || strings.Contains(log.String(), "computed earlier") {
+		t.Errorf("without RolloutsOf another build's file was read (FVD %v, %v):\n%s", s.FVD, err, log.String())
+	}
+	if err := os.Remove(cachedPath(c.CacheDir, l.disk.exe, key)); err != nil { // computed again and saved: remove it again
+		t.Fatal(err)
+	}
+	newProcess()
+	c.RolloutsOf = other
+	lo, log2, _, got := rollFMEuler(t, c, "fm")
+	if got.FVD != marked.FVD || !strings.Contains(log2.String(), "computed earlier") || lo.borrowed != 1 || lo.rolled != 1 {
+		t.Errorf("with RolloutsOf: FVD %g (want the other build's %g), borrowed %d of %d:\n%s", got.FVD, marked.FVD, lo.borrowed, lo.rolled, log2.String())
+	}
+	if note := lo.protocolNote(); !strings.Contains(note, "1 of the 1 rollouts' scores were read from the disk cache of another eqf build (executable SHA-256 "+otherDigest[:16]) {
+		t.Errorf("protocol note %q does not count the borrowed rollout", note)
+	}
+	for _, bad := range []Config{{Quick: true, Zoo: quickZoo, RolloutsOf: other}, {Quick: true, Zoo: quickZoo, CacheDir: c.CacheDir, RolloutsOf: other + ".missing"}} {
+		if _, err := newSetup(context.Background(), bad, "fm"); err == nil || !strings.Contains(err.Error(), "Config.RolloutsOf") {
+			t.Errorf("%+v: %v, want an error naming Config.RolloutsOf", bad, err)
+		}
 	}
 }
 

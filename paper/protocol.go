@@ -87,6 +87,10 @@ type setup struct {
 	models  map[string]*zoo.Model
 	gphi    *eqflib.NoisePredictor
 	clips   map[uint64]*zoo.Clips
+	disk    disk // the rollout cache on disk (Config.CacheDir, Config.RolloutsOf)
+	// rolled counts the rollouts asked for, borrowed those whose scores another build's disk
+	// cache gave (Config.RolloutsOf; protocolNote says so).
+	rolled, borrowed int
 }
 
 // runModels are the models of one training seed.
@@ -116,6 +120,10 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 	if err := c.checkModels(models); err != nil {
 		return nil, err
 	}
+	d, err := c.disk()
+	if err != nil {
+		return nil, err
+	}
 	runs := c.trainSeeds(z, models)
 	if c.Quick {
 		z.Log = c.Log
@@ -130,7 +138,7 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 	if len(c.Strides) > 0 {
 		p.Stride = c.Strides[0]
 	}
-	l := &setup{ctx: ctx, cfg: c, z: z, p: p, runs: runs, byRun: map[int]*runModels{}, clips: map[uint64]*zoo.Clips{}}
+	l := &setup{ctx: ctx, cfg: c, z: z, p: p, runs: runs, byRun: map[int]*runModels{}, clips: map[uint64]*zoo.Clips{}, disk: d}
 	if l.net, err = z.LoadActionNet(); err != nil {
 		return nil, err
 	}
@@ -157,6 +165,25 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 	}
 	l.use(runs[0])
 	return l, nil
+}
+
+// disk is the rollout cache on disk that Config.CacheDir and Config.RolloutsOf ask for.
+func (c Config) disk() (disk, error) {
+	d := disk{dir: c.CacheDir, exe: executableDigest()}
+	if c.RolloutsOf == "" {
+		return d, nil
+	}
+	if c.CacheDir == "" {
+		return d, fmt.Errorf("paper: Config.RolloutsOf = %q needs Config.CacheDir: the folder whose rollouts it reads", c.RolloutsOf)
+	}
+	other, err := fileDigest(c.RolloutsOf)
+	if err != nil {
+		return d, fmt.Errorf("paper: Config.RolloutsOf: %w", err)
+	}
+	if other != d.exe {
+		d.also = []string{other}
+	}
+	return d, nil
 }
 
 // newPartialSetup is newSetup for an experiment that can run a subset of its methods: it loads
@@ -352,6 +379,7 @@ type scores struct {
 	Replanned                                     float64        // fraction of replanning rounds that regenerated the plan
 	WindowNFE                                     float64        // replanning: window evaluations per frame (NFEPerFrame counts frame evaluations)
 	Frames                                        *eqflib.Window // the first clip only (firstClip): what the rollout strip shows
+	from                                          string         // the digest of the other build whose disk cache gave these scores (Config.RolloutsOf); "": this one's
 }
 
 // rollout runs a method on one seed's clips and scores it.
@@ -388,12 +416,16 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 	}
 	keepTrace := m.Probe || (m.GPhi && fs.Sampler == eqflib.Euler)
 	key, cacheable := l.rolloutKey(m, fs, geom, seed, keepTrace)
-	dir := l.cfg.CacheDir
+	d := l.disk
 	if fs.Schedule != nil {
-		dir = "" // a custom diffusion schedule is known to the key by its address only
+		d.dir = "" // a custom diffusion schedule is known to the key by its address only
 	}
+	l.rolled++
 	if cacheable {
-		if s, ok := rollouts.get(key, dir); ok {
+		if s, ok := rollouts.get(key, d); ok {
+			if s.from != "" {
+				l.borrowed++
+			}
 			l.logf("  %-40s seed %d: FVD %7.2f  agreement %.2f  flicker %.3f  %.1f NFE/frame  (computed earlier)\n", m.Name, seed, s.FVD, s.Agreement, s.Flicker, s.NFEPerFrame)
 			return s, nil
 		}
@@ -418,7 +450,7 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 	l.logf("  %-40s seed %d: FVD %7.2f  agreement %.2f  flicker %.3f  %.1f NFE/frame  %.0f s\n", m.Name, seed, s.FVD, s.Agreement, s.Flicker, s.NFEPerFrame, s.Seconds)
 	s.Frames = firstClip(res.Frames) // the strip's clip: all 64 would keep ~0.3 GB per rollout alive
 	if cacheable {
-		if err := rollouts.put(key, s, dir); err != nil {
+		if err := rollouts.put(key, s, d); err != nil {
 			return nil, err
 		}
 	}
@@ -830,8 +862,18 @@ func (l *setup) protocolNote() string {
 	}
 	return fmt.Sprintf("Protocol: %s zoo, training seeds %v, %d rollouts per evaluation seed × %d evaluation seed(s), %d frames each from %d real context frames under the clips' actions; "+
 		"window C = %d, H = %d, S = %s, D = %d steps per frame; FVD in the maze-I3D features (the zoo's action net) over %d-frame clips "+
-		"(paper: I3D features, 256 Minecraft videos of 275 frames, 25-frame horizon, S = 1). %s %s",
-		l.z.Recipe.Name, l.runs, l.p.Clips, len(l.cfg.seeds()), l.p.Frames, g.Context, g.Context, g.Horizon, andList(l.strides()), l.p.Depth, l.p.FVDClip, over, l.fvdNote())
+		"(paper: I3D features, 256 Minecraft videos of 275 frames, 25-frame horizon, S = 1). %s %s%s",
+		l.z.Recipe.Name, l.runs, l.p.Clips, len(l.cfg.seeds()), l.p.Frames, g.Context, g.Context, g.Horizon, andList(l.strides()), l.p.Depth, l.p.FVDClip, over, l.fvdNote(), l.borrowedNote())
+}
+
+// borrowedNote says how many rollouts' scores came from another build's disk cache
+// (Config.RolloutsOf), "" when none did.
+func (l *setup) borrowedNote() string {
+	if l.borrowed == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %d of the %d rollouts' scores were read from the disk cache of another eqf build (executable SHA-256 %.16s…, Config.RolloutsOf), "+
+		"taken as this build's because the change between them decides no rollout.", l.borrowed, l.rolled, l.disk.also[0])
 }
 
 // fvdNote says on how many clips per side FVD and each chunk of FVD over time rest, against the

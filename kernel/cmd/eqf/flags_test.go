@@ -109,6 +109,7 @@ func TestBadFlags(t *testing.T) {
 		"paper -clips":           {"-clips", "-1"},
 		"paper -models":          {"-models", "fm,gphi", "minecraft_main"},
 		"paper -out":             {"-out", under, "eqm_weighting"},
+		"paper -rollouts-of":     {"-quick", "-rollouts-of", under, "bowls"},
 		"paper -recipe":          {"-recipe", "cpu", "eqm_weighting"},
 		"paper -resume":          {"-resume=maybe"},
 		"paper -quick":           {"-quick=maybe"},

@@ -27,6 +27,7 @@ func runPaper(args []string) error {
 	trainSeeds := fs.Int("train-seeds", 0, "training seeds 1…N of the zoo (make models SEEDS=N) to run every model-based experiment with (0: all the zoo has)")
 	models := fs.String("models", "", "only these backbones' methods in minecraft_main and fixed_compute_scaling, e.g. fm,eqf on the paper-8 zoo (\"\": all; other experiments need all of theirs)")
 	out := fs.String("out", "out/paper", "output folder (one subfolder per experiment)")
+	rolloutsOf := fs.String("rollouts-of", "", "another eqf executable whose rollouts in OUT/.rollouts this run reads as its own, for a change that decides no rollout (a figure, a note); the result's notes count them")
 	resume := fs.Bool("resume", true, "keep every rollout's scores in OUT/.rollouts as they are computed, so that a stopped run started again with the same binary, zoo and flags resumes (false: this process only)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all")
@@ -48,6 +49,16 @@ func runPaper(args []string) error {
 			return fmt.Errorf("flag -stride = %q is out of range: must be strides in [0, 64] separated by commas (0: chunk by chunk, 1: the paper's staircase)", *stride)
 		}
 		strides = append(strides, s)
+	}
+	if *rolloutsOf != "" {
+		if st, err := os.Stat(*rolloutsOf); err != nil {
+			return fmt.Errorf("flag -rollouts-of: %w", err)
+		} else if !st.Mode().IsRegular() {
+			return fmt.Errorf("flag -rollouts-of = %q is out of range: must be an eqf executable, not a folder", *rolloutsOf)
+		}
+		if !*resume {
+			return fmt.Errorf("flag -rollouts-of needs -resume (the rollouts it reads are in OUT/.rollouts)")
+		}
 	}
 	var backbones []string
 	if *models != "" {
@@ -90,6 +101,7 @@ func runPaper(args []string) error {
 		if *resume {
 			c.CacheDir = filepath.Join(*out, ".rollouts")
 		}
+		c.RolloutsOf = *rolloutsOf
 		r, err := e.Run(ctx, c)
 		if err != nil && ctx.Err() != nil && c.CacheDir != "" {
 			// A stop signal: the rollout in flight stopped at its next network evaluation.
