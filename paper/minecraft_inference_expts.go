@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/plots"
 )
 
 // MinecraftInferenceExpts is Table minecraft_inference_expts (§5.3, "Closed-loop acceleration
@@ -38,8 +39,99 @@ func MinecraftInferenceExpts(ctx context.Context, c Config) (*Result, error) {
 	r.Notes = append(r.Notes, "The paper prints, for each warp × feedback × sampler, the FVD of its best μ (in brackets), shown beside our row of that μ; it has no closed-loop GD rows. "+
 		"With the identity warp η ≡ 1, closed and open loop take the same steps (the paper's two 80.25 rows).")
 	r.Numbers = append(r.Numbers, inferencePairs(rows, len(ms))...)
+	r.Figures["fvd"], r.Figures["fvd_over_time"] = inferenceFigures(rows, len(ms), l.p.Chunk, l.p.Frames)
 	l.stampStride(r)
 	return r, nil
+}
+
+// inferenceFigures draw the table as the paper lays it out, in place of the generic figures'
+// 32 numbered methods: fvd has a panel per warp, FVD against the sampler (GD, NAG μ) with open
+// and closed loop side by side (mean ± standard error over training seeds, log scale: the
+// rows span 20 to 600); fvd_over_time has a panel per warp and feedback (and stride), a curve
+// per sampler. rows come stride by stride, perStride each, in inferenceMethods' order.
+func inferenceFigures(rows []methodScores, perStride, chunk, frames int) (fvd, over *plots.Figure) {
+	strides := len(rows) / perStride
+	ticks := []string{"GD"}
+	for _, mu := range inferenceMomenta[1:] {
+		ticks = append(ticks, fmt.Sprintf("NAG μ=%.1f", mu))
+	}
+	fvd = &plots.Figure{Title: "EqF inference ablation: FVD by η warp, feedback and sampler", Cols: len(inferenceWarps), Width: 3.6, Height: 3.4}
+	over = &plots.Figure{Title: fmt.Sprintf("FVD over time, %d-frame rollouts, by η warp, feedback and sampler", frames), Cols: len(inferenceWarps), Width: 3.6, Height: 3}
+	legend := func(first bool) string {
+		if first {
+			return ""
+		}
+		return "none" // the panels share their series: one legend
+	}
+	for w, wp := range inferenceWarps {
+		p := plots.Panel{Title: wp.name, XLabel: "sampler", YLabel: "FVD (maze-I3D features)", LogY: true, XTicks: ticks, Legend: legend(w == 0)}
+		k := 0
+		for s := range strides {
+			for _, closed := range []bool{false, true} {
+				name := map[bool]string{false: "open loop", true: "closed loop"}[closed]
+				var ser plots.Series
+				ser.Name, ser.Style, ser.Color = name, plots.Points, 1+k
+				for j, mu := range inferenceMomenta {
+					row := rows[s*perStride+inferenceRow(w, closed, mu)]
+					if strides > 1 {
+						ser.Name = fmt.Sprintf("%s, S=%d", name, row.m.Stride)
+					}
+					m, se := row.of(fvdOf)
+					x := float64(j+1) + 0.3*(float64(k)+0.5)/float64(2*strides) - 0.15 // side by side within a sampler
+					ser.X, ser.Y = append(ser.X, x), append(ser.Y, m)
+					ser.Lo, ser.Hi = append(ser.Lo, max(m-se, m/10)), append(ser.Hi, m+se) // a log axis: the bar stays above zero
+				}
+				p.Series = append(p.Series, ser)
+				k++
+			}
+		}
+		fvd.Panels = append(fvd.Panels, p)
+	}
+	for s := range strides {
+		for _, closed := range []bool{false, true} {
+			for w, wp := range inferenceWarps {
+				p := plots.Panel{Title: wp.name + map[bool]string{false: ", open loop", true: ", closed loop"}[closed],
+					XLabel: fmt.Sprintf("rollout frame (chunks of %d)", chunk), YLabel: "FVD (maze-I3D features)", LogY: true, Legend: legend(s == 0 && !closed && w == 0)}
+				if strides > 1 && w == 0 { // each row of panels names its stride once
+					p.Title = fmt.Sprintf("S=%d: %s", rows[s*perStride].m.Stride, p.Title)
+				}
+				for j, mu := range inferenceMomenta {
+					row := rows[s*perStride+inferenceRow(w, closed, mu)]
+					c, _, _ := meanCurve(row, func(sc *scores) []float64 { return sc.FVDOverTime })
+					ser := plots.Series{Name: ticks[j], Y: c, Style: plots.LinePoints, Color: 1 + j}
+					for i := range c {
+						ser.X = append(ser.X, float64((i+1)*chunk))
+					}
+					p.Series = append(p.Series, ser)
+				}
+				over.Panels = append(over.Panels, p)
+			}
+		}
+	}
+	shareY(fvd)
+	shareY(over)
+	return fvd, over
+}
+
+// shareY gives every panel of f the y range of all its data (error bars included), with a
+// margin on a log axis, so that panels compare at a glance.
+func shareY(f *plots.Figure) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range f.Panels {
+		for _, s := range p.Series {
+			for _, v := range slices.Concat(s.Y, s.Lo, s.Hi) {
+				if v > 0 && !math.IsInf(v, 0) {
+					lo, hi = min(lo, v), max(hi, v)
+				}
+			}
+		}
+	}
+	if !(lo < hi) {
+		return
+	}
+	for i := range f.Panels {
+		f.Panels[i].YMin, f.Panels[i].YMax = lo/1.15, hi*1.15
+	}
 }
 
 // inferenceMethods are the table's rows: warp × feedback (open, closed) × μ (inferenceMomenta),

@@ -438,7 +438,7 @@ func (decadeTicks) Ticks(min, max float64) []plot.Tick {
 			m := int(math.Round(math.Pow(10, out[i].Value-math.Floor(out[i].Value+1e-9))))
 			out[i].Label = ""
 			if every || m == 1 || m == 2 || m == 5 {
-				out[i].Label = strconv.FormatFloat(math.Pow(10, out[i].Value), 'g', 2, 64)
+				out[i].Label = twoDigits(math.Pow(10, out[i].Value))
 				n++
 			}
 		}
@@ -448,6 +448,12 @@ func (decadeTicks) Ticks(min, max float64) []plot.Tick {
 		label(true)
 	}
 	return out
+}
+
+// twoDigits writes v rounded to two significant digits without an exponent ("200", "0.05").
+func twoDigits(v float64) string {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 2, 64), 64) // the rounding, exactly as written
+	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
 // emptiestCorner is the legend corner ("tr", "tl", "br", "bl", in that order of preference)

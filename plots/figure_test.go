@@ -83,6 +83,8 @@ func TestDecadeTicksLabels(t *testing.T) {
 		{0.13, 4.5, "[0.2 0.5 1 2]"},
 		{0.3, 0.45, "[0.3 0.4]"},
 		{0.001, 0.5, "[0.001 0.01 0.1]"},
+		{20, 600, "[20 50 100 200 500]"}, // never "1e+02"
+		{0.013, 0.045, "[0.02 0.03 0.04]"},
 	} {
 		if got := fmt.Sprint(labels(c.lo, c.hi)); got != c.want {
 			t.Errorf("log axis [%g, %g]: labels %s, want %s", c.lo, c.hi, got, c.want)
