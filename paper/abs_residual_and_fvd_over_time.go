@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
-	"github.com/equilibriumforcing/eqf/plots"
 )
 
 // AbsResidualAndFVDOverTime is Fig. abs_residual_and_fvd_over_time (§3, Fig. 3): over long
@@ -44,22 +43,18 @@ func AbsResidualAndFVDOverTime(ctx context.Context, c Config) (*Result, error) {
 		r.Numbers = append(r.Numbers, eff...)
 		r.Notes = append(r.Notes, strideEffectNote)
 	}
-	var div, fvd []plots.Curve
 	for _, row := range rows {
-		f, _, _ := meanCurve(row, func(s *scores) []float64 { return s.FVDOverTime })
-		fvd = append(fvd, plots.Curve{Name: shortName(row.m.Name), Values: f, Color: row.m.Color})
 		if row.per[0].Divergence == nil {
 			continue
 		}
 		d, _, _ := meanCurve(row, func(s *scores) []float64 { return s.Divergence })
-		div = append(div, plots.Curve{Name: shortName(row.m.Name), Values: d, Color: row.m.Color})
 		first, last := chunkMean(d, 0, l.p.Chunk), chunkMean(d, len(d)-l.p.Chunk, len(d))
 		r.Numbers = append(r.Numbers,
-			Number{Name: row.m.Name + fmt.Sprintf(": |σ_sched − g_φ(x)|, frames 1–%d", l.p.Chunk), Ours: first},
-			Number{Name: row.m.Name + fmt.Sprintf(": |σ_sched − g_φ(x)|, frames %d–%d", len(d)-l.p.Chunk+1, len(d)), Ours: last,
+			Number{Name: row.m.Name + fmt.Sprintf(": |σ_sched − g_φ(x)|, frames 1–%d", l.p.Chunk), Ours: first, Stride: row.m.Stride},
+			Number{Name: row.m.Name + fmt.Sprintf(": |σ_sched − g_φ(x)|, frames %d–%d", len(d)-l.p.Chunk+1, len(d)), Ours: last, Stride: row.m.Stride,
 				Paper: map[bool]string{true: "grows over the rollout (Fig. 3 left)", false: ""}[row.m.Model == "fm"]})
 	}
-	fig, err := plots.RolloutFigure(div, fvd, l.p.Chunk, "maze-I3D")
+	fig, err := rolloutFigure(rows, true, l.p.Chunk)
 	if err != nil {
 		return nil, err
 	}

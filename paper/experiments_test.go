@@ -407,6 +407,15 @@ func TestStridesSideBySideQuick(t *testing.T) {
 	if across != 3 || !slices.Contains(r.Notes, strideEffectNote) { // each of the three methods
 		t.Errorf("%d comparisons across strides, want 3 and the note saying what they are", across)
 	}
+	// The figures put the strides side by side: a point per method and stride, and a row of
+	// panels per stride on shared y axes (one per quantity), the methods named without a tag.
+	if f := r.Figures["fvd"]; len(f.Panels[0].Series) != 2 || f.Panels[0].Series[1].Name != "S=1" || len(f.Panels[0].XTicks) != 3 {
+		t.Errorf("fvd: %d series, ticks %q: want one series per stride over the 3 methods", len(f.Panels[0].Series), f.Panels[0].XTicks)
+	}
+	if f := r.Figures["abs_residual_and_fvd_over_time"]; len(f.Panels) != 4 || f.Cols != 2 || !strings.HasPrefix(f.Panels[2].Title, "S=1: ") || f.Panels[0].YMax != f.Panels[2].YMax ||
+		f.Panels[1].YMax != f.Panels[3].YMax || f.Panels[0].YMax == f.Panels[1].YMax || strings.HasPrefix(f.Panels[1].Series[0].Name, "S=") {
+		t.Errorf("divergence and FVD over time: want a row of 2 panels per stride, each column on one y range")
+	}
 	// The compute frontiers pair each method's strides at every depth.
 	f, err := FixedComputeScaling(context.Background(), c)
 	if err != nil {

@@ -113,27 +113,6 @@ func inferenceFigures(rows []methodScores, perStride, chunk, frames int) (fvd, o
 	return fvd, over
 }
 
-// shareY gives every panel of f the y range of all its data (error bars included), with a
-// margin on a log axis, so that panels compare at a glance.
-func shareY(f *plots.Figure) {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, p := range f.Panels {
-		for _, s := range p.Series {
-			for _, v := range slices.Concat(s.Y, s.Lo, s.Hi) {
-				if v > 0 && !math.IsInf(v, 0) {
-					lo, hi = min(lo, v), max(hi, v)
-				}
-			}
-		}
-	}
-	if !(lo < hi) {
-		return
-	}
-	for i := range f.Panels {
-		f.Panels[i].YMin, f.Panels[i].YMax = lo/1.15, hi*1.15
-	}
-}
-
 // inferenceMethods are the table's rows: warp × feedback (open, closed) × μ (inferenceMomenta),
 // in that order (inferenceRow indexes them).
 func inferenceMethods() []method {

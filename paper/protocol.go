@@ -755,26 +755,6 @@ func meanCurve(r methodScores, get func(*scores) []float64) (mean, lo, hi []floa
 	return
 }
 
-// fvdBars is a bar-like figure of FVD per method (points with ± bands are drawn as one series
-// per method at its index), the summary figure of a results table.
-func fvdBars(title string, rows []methodScores) (*plots.Figure, error) {
-	p := plots.Panel{XLabel: "method (in the order of the table)", YLabel: "FVD (maze-I3D features)", Legend: "none"}
-	labels := make([]string, len(rows))
-	var xs, ys, lo, hi []float64
-	for i, r := range rows {
-		m, se := r.of(fvdOf)
-		xs, ys, lo, hi = append(xs, float64(i+1)), append(ys, m), append(lo, m-se), append(hi, m+se)
-		labels[i] = fmt.Sprintf("%.1f", m)
-		name := shortName(r.m.Name)
-		if len(rows) > 8 { // too many names for the axis: number them as the table's rows
-			name = strconv.Itoa(i + 1)
-		}
-		p.XTicks = append(p.XTicks, name)
-	}
-	p.Series = []plots.Series{{Name: "FVD", X: xs, Y: ys, Lo: lo, Hi: hi, Style: plots.Points, Labels: labels}}
-	return &plots.Figure{Title: title, Panels: []plots.Panel{p}, Width: 7, Height: 4.2}, nil
-}
-
 // shortName keeps a method's name up to its first parenthesis.
 func shortName(s string) string { return strings.TrimSpace(strings.SplitN(s, " (", 2)[0]) }
 
@@ -813,12 +793,7 @@ func (l *setup) table(name, title, where string, rows []methodScores) (*Result, 
 		return nil, err
 	}
 	r.Figures["fvd"] = fig
-	var curves []plots.Curve
-	for _, row := range rows {
-		m, _, _ := meanCurve(row, func(s *scores) []float64 { return s.FVDOverTime })
-		curves = append(curves, plots.Curve{Name: shortName(row.m.Name), Values: m, Color: row.m.Color})
-	}
-	over, err := plots.RolloutFigure(nil, curves, l.p.Chunk, "maze-I3D")
+	over, err := rolloutFigure(rows, false, l.p.Chunk)
 	if err != nil {
 		return nil, err
 	}
