@@ -181,15 +181,15 @@ func TestRolloutsOfAnotherBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	newProcess()
-	c.RolloutsOf = other
+	c.RolloutsOf = []string{other}
 	lo, log2, _, got := rollFMEuler(t, c, "fm")
 	if got.FVD != marked.FVD || !strings.Contains(log2.String(), "computed earlier") || lo.borrowed != 1 || lo.rolled != 1 {
 		t.Errorf("with RolloutsOf: FVD %g (want the other build's %g), borrowed %d of %d:\n%s", got.FVD, marked.FVD, lo.borrowed, lo.rolled, log2.String())
 	}
-	if note := lo.protocolNote(); !strings.Contains(note, "1 of the 1 rollouts' scores were read from the disk cache of another eqf build (executable SHA-256 "+otherDigest[:16]) {
+	if note := lo.protocolNote(); !strings.Contains(note, "1 of the 1 rollouts' scores were read from the disk cache of other eqf builds (executable SHA-256 "+otherDigest[:16]) {
 		t.Errorf("protocol note %q does not count the borrowed rollout", note)
 	}
-	for _, bad := range []Config{{Quick: true, Zoo: quickZoo, RolloutsOf: other}, {Quick: true, Zoo: quickZoo, CacheDir: c.CacheDir, RolloutsOf: other + ".missing"}} {
+	for _, bad := range []Config{{Quick: true, Zoo: quickZoo, RolloutsOf: []string{other}}, {Quick: true, Zoo: quickZoo, CacheDir: c.CacheDir, RolloutsOf: []string{other, other + ".missing"}}} {
 		if _, err := newSetup(context.Background(), bad, "fm"); err == nil || !strings.Contains(err.Error(), "Config.RolloutsOf") {
 			t.Errorf("%+v: %v, want an error naming Config.RolloutsOf", bad, err)
 		}

@@ -50,11 +50,11 @@ type Config struct {
 	// (cache.go), so that a stopped run started again with the same eqf binary, zoo and
 	// settings resumes where it stopped; "" keeps them in this process only.
 	CacheDir string
-	// RolloutsOf, with CacheDir, names another eqf executable whose rollouts in CacheDir this run
-	// reads as its own (a rollout it lacks is computed and saved under this executable): for a
-	// change between the two builds that decides no rollout (a figure, a note, a comparison), as
-	// whoever sets it vouches. The protocol note says how many rollouts it gave.
-	RolloutsOf string
+	// RolloutsOf, with CacheDir, names other eqf executables whose rollouts in CacheDir this run
+	// reads as its own (a rollout none of them saved is computed and saved under this
+	// executable): for changes between the builds that decide no rollout (a figure, a note, a
+	// comparison), as whoever sets it vouches. The protocol note says how many rollouts they gave.
+	RolloutsOf []string
 	// TrainSeeds is the number of training seeds (the zoo's independent training runs, `make
 	// models SEEDS=N`) whose models each experiment runs; 0: every training seed the zoo has.
 	TrainSeeds int

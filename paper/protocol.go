@@ -170,18 +170,17 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 // disk is the rollout cache on disk that Config.CacheDir and Config.RolloutsOf ask for.
 func (c Config) disk() (disk, error) {
 	d := disk{dir: c.CacheDir, exe: executableDigest()}
-	if c.RolloutsOf == "" {
-		return d, nil
-	}
-	if c.CacheDir == "" {
+	if len(c.RolloutsOf) > 0 && c.CacheDir == "" {
 		return d, fmt.Errorf("paper: Config.RolloutsOf = %q needs Config.CacheDir: the folder whose rollouts it reads", c.RolloutsOf)
 	}
-	other, err := fileDigest(c.RolloutsOf)
-	if err != nil {
-		return d, fmt.Errorf("paper: Config.RolloutsOf: %w", err)
-	}
-	if other != d.exe {
-		d.also = []string{other}
+	for _, path := range c.RolloutsOf {
+		other, err := fileDigest(path)
+		if err != nil {
+			return d, fmt.Errorf("paper: Config.RolloutsOf: %w", err)
+		}
+		if other != d.exe && !slices.Contains(d.also, other) {
+			d.also = append(d.also, other)
+		}
 	}
 	return d, nil
 }
@@ -847,8 +846,12 @@ func (l *setup) borrowedNote() string {
 	if l.borrowed == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" %d of the %d rollouts' scores were read from the disk cache of another eqf build (executable SHA-256 %.16s…, Config.RolloutsOf), "+
-		"taken as this build's because the change between them decides no rollout.", l.borrowed, l.rolled, l.disk.also[0])
+	var builds []string
+	for _, d := range l.disk.also {
+		builds = append(builds, d[:16]+"…")
+	}
+	return fmt.Sprintf(" %d of the %d rollouts' scores were read from the disk cache of other eqf builds (executable SHA-256 %s, Config.RolloutsOf), "+
+		"taken as this build's because the changes since decide no rollout.", l.borrowed, l.rolled, strings.Join(builds, ", "))
 }
 
 // fvdNote says on how many clips per side FVD and each chunk of FVD over time rest, against the

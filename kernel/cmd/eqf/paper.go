@@ -27,7 +27,7 @@ func runPaper(args []string) error {
 	trainSeeds := fs.Int("train-seeds", 0, "training seeds 1…N of the zoo (make models SEEDS=N) to run every model-based experiment with (0: all the zoo has)")
 	models := fs.String("models", "", "only these backbones' methods in minecraft_main and fixed_compute_scaling, e.g. fm,eqf on the paper-8 zoo (\"\": all; other experiments need all of theirs)")
 	out := fs.String("out", "out/paper", "output folder (one subfolder per experiment)")
-	rolloutsOf := fs.String("rollouts-of", "", "another eqf executable whose rollouts in OUT/.rollouts this run reads as its own, for a change that decides no rollout (a figure, a note); the result's notes count them")
+	rolloutsOf := fs.String("rollouts-of", "", "other eqf executables (separated by commas) whose rollouts in OUT/.rollouts this run reads as its own, for changes that decide no rollout (a figure, a note); the result's notes count them")
 	resume := fs.Bool("resume", true, "keep every rollout's scores in OUT/.rollouts as they are computed, so that a stopped run started again with the same binary, zoo and flags resumes (false: this process only)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all")
@@ -50,11 +50,15 @@ func runPaper(args []string) error {
 		}
 		strides = append(strides, s)
 	}
+	var others []string
 	if *rolloutsOf != "" {
-		if st, err := os.Stat(*rolloutsOf); err != nil {
-			return fmt.Errorf("flag -rollouts-of: %w", err)
-		} else if !st.Mode().IsRegular() {
-			return fmt.Errorf("flag -rollouts-of = %q is out of range: must be an eqf executable, not a folder", *rolloutsOf)
+		for _, path := range strings.Split(*rolloutsOf, ",") {
+			if st, err := os.Stat(path); err != nil {
+				return fmt.Errorf("flag -rollouts-of: %w", err)
+			} else if !st.Mode().IsRegular() {
+				return fmt.Errorf("flag -rollouts-of = %q is out of range: must be eqf executables, not folders", *rolloutsOf)
+			}
+			others = append(others, path)
 		}
 		if !*resume {
 			return fmt.Errorf("flag -rollouts-of needs -resume (the rollouts it reads are in OUT/.rollouts)")
@@ -101,7 +105,7 @@ func runPaper(args []string) error {
 		if *resume {
 			c.CacheDir = filepath.Join(*out, ".rollouts")
 		}
-		c.RolloutsOf = *rolloutsOf
+		c.RolloutsOf = others
 		r, err := e.Run(ctx, c)
 		if err != nil && ctx.Err() != nil && c.CacheDir != "" {
 			// A stop signal: the rollout in flight stopped at its next network evaluation.
