@@ -121,7 +121,9 @@ func rolloutFigure(rows []methodScores, divergence bool, chunk int) (*plots.Figu
 }
 
 // shareY gives the panels of f at the given indices (none: every panel) the y range of all
-// their data (error bars and bands included), with a margin, so that they compare at a glance.
+// their data (error bars and bands included), with a margin, so that they compare at a glance,
+// and room at the top for the tallest legend among them (plots.LegendHeight), so that it
+// covers no data.
 func shareY(f *plots.Figure, panels ...int) {
 	if len(panels) == 0 {
 		for i := range f.Panels {
@@ -142,13 +144,20 @@ func shareY(f *plots.Figure, panels ...int) {
 	if !(lo < hi) {
 		return
 	}
+	legend := 0.0
+	for _, i := range panels {
+		legend = max(legend, plots.LegendHeight(f.Panels[i]))
+	}
+	legend = min(legend, 0.6) // a legend taller than that shares the panel with the data
 	for _, i := range panels {
 		p := &f.Panels[i]
 		if p.LogY {
-			p.YMin, p.YMax = lo/1.15, hi*1.15
+			a, b := math.Log10(lo/1.15), math.Log10(hi*1.15)
+			p.YMin, p.YMax = math.Pow(10, a), math.Pow(10, a+(b-a)/(1-legend))
 		} else {
 			pad := 0.05 * (hi - lo)
-			p.YMin, p.YMax = lo-pad, hi+pad
+			a, b := lo-pad, hi+pad
+			p.YMin, p.YMax = a, a+(b-a)/(1-legend)
 		}
 	}
 }

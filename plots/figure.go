@@ -456,17 +456,28 @@ func twoDigits(v float64) string {
 	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
+// LegendHeight is the share of a panel's height its legend takes (0 with Legend "none"): 5 %
+// plus 6 % per named series, at most all of it.
+func LegendHeight(p Panel) float64 {
+	named := 0
+	for _, s := range p.Series {
+		if s.Name != "" {
+			named++
+		}
+	}
+	if p.Legend == "none" || named == 0 {
+		return 0
+	}
+	return min(1, 0.05+0.06*float64(named))
+}
+
 // emptiestCorner is the legend corner ("tr", "tl", "br", "bl", in that order of preference)
 // whose box holds the fewest of the panel's data points (in the axes' own, possibly logarithmic,
 // coordinates). The box approximates the legend: 45 % of the axes' width and, per named series,
 // 6 % of their height plus 5 %.
 func emptiestCorner(p Panel, tx, ty func(float64) float64) string {
 	var xs, ys []float64
-	named := 0
 	for _, s := range p.Series {
-		if s.Name != "" {
-			named++
-		}
 		for i := range min(len(s.X), len(s.Y)) {
 			x, y := tx(s.X[i]), ty(s.Y[i])
 			if !math.IsNaN(x) && !math.IsInf(x, 0) && !math.IsNaN(y) && !math.IsInf(y, 0) {
@@ -484,7 +495,7 @@ func emptiestCorner(p Panel, tx, ty func(float64) float64) string {
 	if p.YMin < p.YMax {
 		y0, y1 = ty(p.YMin), ty(p.YMax)
 	}
-	width, height := 0.45, min(1, 0.05+0.06*float64(named))
+	width, height := 0.45, LegendHeight(p)
 	best, fewest := "tr", -1
 	for _, c := range []string{"tr", "tl", "br", "bl"} {
 		n := 0

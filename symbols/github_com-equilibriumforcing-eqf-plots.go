@@ -23,6 +23,7 @@ func init() {
 		"FrontierFigure":    reflect.ValueOf(plots.FrontierFigure),
 		"GIF":               reflect.ValueOf(plots.GIF),
 		"GIFBytes":          reflect.ValueOf(plots.GIFBytes),
+		"LegendHeight":      reflect.ValueOf(plots.LegendHeight),
 		"Line":              reflect.ValueOf(plots.Line),
 		"LinePoints":        reflect.ValueOf(plots.LinePoints),
 		"LossCurves":        reflect.ValueOf(plots.LossCurves),
