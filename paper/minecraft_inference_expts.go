@@ -217,7 +217,7 @@ func inferencePairs(rows []methodScores, perStride int) []Number {
 				paper = pa - pb
 				text = fmt.Sprintf("%+.2f (%.2f − %.2f: %s)", paper, pa, pb, c.why)
 			}
-			bName := strings.TrimPrefix(b.m.Name, fmt.Sprintf("S=%d: ", b.m.Stride)) // one stride tag is enough
+			bName := baseName(b) // one stride tag is enough
 			if n, ok := pairOf(fvdOf, a, b, fmt.Sprintf("%s − %s: FVD", a.m.Name, bName), paper, text); ok {
 				out = append(out, n)
 			}

@@ -692,19 +692,18 @@ const strideEffectNote = "\"FVD at S=1 − at S=H\" (H the zoo's horizon) is eac
 // protocol only, so these carry no paper value and no verdict.
 // at names a setting the rows share (" at D=10"; "": none).
 func strideEffects(rows []methodScores, at string) []Number {
-	base := func(r methodScores) string { return strings.TrimPrefix(r.m.Name, fmt.Sprintf("S=%d: ", r.m.Stride)) }
 	first := map[string]int{} // a method's row at the first stride it runs at
 	var out []Number
 	for i, r := range rows {
-		j, ok := first[base(r)]
+		j, ok := first[baseName(r)]
 		if !ok {
-			first[base(r)] = i
+			first[baseName(r)] = i
 			continue
 		}
 		if r.m.Stride == rows[j].m.Stride {
 			continue
 		}
-		stem := fmt.Sprintf("%s%s: FVD at S=%d − at S=%d", base(r), at, r.m.Stride, rows[j].m.Stride)
+		stem := fmt.Sprintf("%s%s: FVD at S=%d − at S=%d", baseName(r), at, r.m.Stride, rows[j].m.Stride)
 		if n, ok := pairOf(fvdOf, r, rows[j], stem, math.NaN(), ""); ok {
 			out = append(out, n)
 		}
