@@ -91,14 +91,7 @@ func TestRolloutCache(t *testing.T) {
 // numbers and strip; a damaged file or one written for another key is a miss, recomputed; a
 // retrained model (another finish time on its card) is another key.
 func TestRolloutCacheOnDisk(t *testing.T) {
-	saved := rollouts
-	defer func() { rollouts = saved }()
-	newProcess := func() { rollouts = &rolloutCache{entries: map[string]*scores{}} }
-	newProcess()
-	c := quick()
-	c.CacheDir = t.TempDir()
-	l, log, m, first := rollFMEuler(t, c, "fm")
-	key, _ := l.rolloutKey(m, m.Sampler, l.geometry(m.Depth), 7, false)
+	c, l, log, m, first, key, newProcess := rollFMEulerOnDisk(t)
 	files, _ := filepath.Glob(filepath.Join(c.CacheDir, "*.gob"))
 	if len(files) != 1 || files[0] != cachedPath(c.CacheDir, l.disk.exe, key) {
 		t.Fatalf("cache files after one rollout: %v, want its key's %s alone", files, cachedPath(c.CacheDir, l.disk.exe, key))
@@ -147,14 +140,7 @@ func TestRolloutCacheOnDisk(t *testing.T) {
 // protocol note counts them; without it another build's file is a miss. It needs CacheDir and
 // a readable file.
 func TestRolloutsOfAnotherBuild(t *testing.T) {
-	saved := rollouts
-	defer func() { rollouts = saved }()
-	newProcess := func() { rollouts = &rolloutCache{entries: map[string]*scores{}} }
-	newProcess()
-	c := quick()
-	c.CacheDir = t.TempDir()
-	l, log, m, first := rollFMEuler(t, c, "fm")
-	key, _ := l.rolloutKey(m, m.Sampler, l.geometry(m.Depth), 7, false)
+	c, l, log, m, first, key, newProcess := rollFMEulerOnDisk(t)
 	// "Another build" wrote this rollout (marked: its FVD 1000 higher); this build's file is gone.
 	other := filepath.Join(t.TempDir(), "eqf-other")
 	if err := os.WriteFile(other, []byte("another eqf executable"), 0o755); err != nil {
@@ -194,6 +180,22 @@ func TestRolloutsOfAnotherBuild(t *testing.T) {
 			t.Errorf("%+v: %v, want an error naming Config.RolloutsOf", bad, err)
 		}
 	}
+}
+
+// rollFMEulerOnDisk is rollFMEuler with its scores cached in a fresh folder (c.CacheDir) and a
+// fresh in-process cache, which newProcess empties again (the shared one is restored when the
+// test ends); key is the rollout's cache key.
+func rollFMEulerOnDisk(t *testing.T) (c Config, l *setup, log *bytes.Buffer, m method, first *scores, key string, newProcess func()) {
+	t.Helper()
+	saved := rollouts
+	t.Cleanup(func() { rollouts = saved })
+	newProcess = func() { rollouts = &rolloutCache{entries: map[string]*scores{}} }
+	newProcess()
+	c = quick()
+	c.CacheDir = t.TempDir()
+	l, log, m, first = rollFMEuler(t, c, "fm")
+	key, _ = l.rolloutKey(m, m.Sampler, l.geometry(m.Depth), 7, false)
+	return c, l, log, m, first, key, newProcess
 }
 
 // rollFMEuler rolls FM Euler (c-function) out on the quick zoo's evaluation seed 7 with c, its
