@@ -101,11 +101,10 @@ func runPaper(args []string) error {
 	for _, e := range todo {
 		start := time.Now()
 		fmt.Printf("%s (%s)\n", e.Name, e.Where)
-		c := paper.Config{Quick: *quick, Recipe: *recipe, Seeds: *seeds, Clips: *clips, TrainSeeds: *trainSeeds, Strides: strides, Models: backbones, Log: os.Stdout}
+		c := paper.Config{Quick: *quick, Recipe: *recipe, Seeds: *seeds, Clips: *clips, TrainSeeds: *trainSeeds, Strides: strides, Models: backbones, RolloutsOf: others, Log: os.Stdout}
 		if *resume {
 			c.CacheDir = filepath.Join(*out, ".rollouts")
 		}
-		c.RolloutsOf = others
 		r, err := e.Run(ctx, c)
 		if err != nil && ctx.Err() != nil && c.CacheDir != "" {
 			// A stop signal: the rollout in flight stopped at its next network evaluation.
