@@ -214,3 +214,51 @@ func rollFMEuler(t *testing.T, c Config, models ...string) (l *setup, log *bytes
 	}
 	return l, log, m, first
 }
+
+// Replanning goes through the disk cache too: a planning_threshold run started again with the
+// same executable and flags reads every replan back (the τ = 0 calibration included) and gives
+// the same numbers.
+func TestReplansResumeFromDisk(t *testing.T) {
+	saved := rollouts
+	t.Cleanup(func() { rollouts = saved })
+	e, err := ByName("planning_threshold")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := quick()
+	c.CacheDir = t.TempDir()
+	var logs [2]bytes.Buffer
+	var rs [2]*Result
+	for i := range rs {
+		rollouts = &rolloutCache{entries: map[string]*scores{}} // a new process
+		c.Log = &logs[i]
+		if rs[i], err = e.Run(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := func(b *bytes.Buffer) (replans, earlier int) {
+		for _, line := range strings.Split(b.String(), "\n") {
+			if strings.Contains(line, "τ=") && strings.Contains(line, "NFE/frame") {
+				replans++
+				if strings.Contains(line, "computed earlier") {
+					earlier++
+				}
+			}
+		}
+		return
+	}
+	if n, earlier := lines(&logs[0]); n == 0 || earlier != 0 {
+		t.Fatalf("first run: %d replans, %d read back, want some, none:\n%s", n, earlier, logs[0].String())
+	}
+	files, _ := filepath.Glob(filepath.Join(c.CacheDir, "*.gob"))
+	n0, _ := lines(&logs[0])
+	if n, earlier := lines(&logs[1]); n != n0 || earlier != n {
+		t.Errorf("second run: %d of %d replans read back, want all %d:\n%s", earlier, n, n0, logs[1].String())
+	}
+	if len(files) != n0 {
+		t.Errorf("%d cache files after %d replans", len(files), n0)
+	}
+	if !reflect.DeepEqual(rs[0].Numbers, rs[1].Numbers) {
+		t.Errorf("numbers differ when read back:\n%+v\n%+v", rs[0].Numbers, rs[1].Numbers)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/zoo"
@@ -99,45 +100,14 @@ func (l *setup) replan(m method, tau float64) (methodScores, []float64, error) {
 	out := methodScores{m: m}
 	out.m.tau = tau
 	var all []float64
-	g := l.geometry(0)
 	err := l.eachRun(func(k int) error {
-		zm := l.models[m.Model]
-		return l.eachSeed(zm, func(seed uint64, cl *zoo.Clips) error {
-			denoised := 0 // frames generated, summed over every MaskedDenoise
-			res, err := eqflib.Replan(zm.DiT, cl.All, eqflib.ReplanOptions{Context: g.Context, Horizon: g.Horizon, Stride: 1, Frames: l.p.Frames,
-				Sampler: withDepth(m.Sampler, l.p.Depth), Tau: tau, Conditions: cl.Timeline(g.Horizon, 1), CondDim: zoo.CondDim, Seed: seed,
-				OnDenoise: func(_ int, _ *eqflib.Window, mask []bool) {
-					for _, on := range mask {
-						if on {
-							denoised++
-						}
-					}
-				}})
+		return l.eachSeed(l.models[m.Model], func(seed uint64, cl *zoo.Clips) error {
+			s, err := l.replanOnce(m, cl, seed, tau)
 			if err != nil {
-				return fmt.Errorf("paper: %s, τ = %g: %w", m.Name, tau, err)
-			}
-			// Frame evaluations per committed frame: every generated frame costs D evaluations and
-			// every probe evaluation scores the H − S retained frames.
-			frameNFE := float64(denoised*l.p.Depth+res.ProbeNFE*(g.Horizon-1)) / float64(l.p.Frames)
-			s := &scores{NFEPerFrame: frameNFE, WindowNFE: res.NFEPerFrame()}
-			n := 0
-			for _, re := range res.Replanned {
-				if re {
-					n++
-				}
-			}
-			s.Replanned = float64(n) / float64(max(len(res.Replanned), 1))
-			if err := l.score(s, cl, res.Frames); err != nil {
 				return err
 			}
-			s.Frames = firstClip(res.Frames)
-			l.logf("  %-40s τ=%-8.3g seed %d: FVD %7.2f  %.1f NFE/frame\n", m.Name, tau, seed, s.FVD, s.NFEPerFrame)
 			out.per, out.run = append(out.per, s), append(out.run, k)
-			for _, v := range res.Scores {
-				if v == v {
-					all = append(all, v)
-				}
-			}
+			all = append(all, s.Compat...)
 			return nil
 		})
 	})
@@ -147,22 +117,80 @@ func (l *setup) replan(m method, tau float64) (methodScores, []float64, error) {
 	if tau == 0 && len(all) == 0 {
 		// Always replanning needs no score: compute them once with τ just above 0 to calibrate,
 		// with the first training seed's model (eachRun restores it).
-		zm := l.models[m.Model]
-		for _, seed := range l.cfg.seeds() {
-			cl := l.clips[seed]
-			res, err := eqflib.Replan(zm.DiT, cl.All, eqflib.ReplanOptions{Context: g.Context, Horizon: g.Horizon, Stride: 1, Frames: l.p.Frames,
-				Sampler: withDepth(m.Sampler, l.p.Depth), Tau: math.SmallestNonzeroFloat64, Conditions: cl.Timeline(g.Horizon, 1), CondDim: zoo.CondDim, Seed: seed})
-			if err != nil {
-				return out, nil, err
-			}
-			for _, v := range res.Scores {
-				if v == v {
-					all = append(all, v)
-				}
-			}
+		err := l.eachSeed(l.models[m.Model], func(seed uint64, cl *zoo.Clips) error {
+			s, err := l.replanOnce(m, cl, seed, math.SmallestNonzeroFloat64)
+			all = append(all, s.Compat...)
+			return err
+		})
+		if err != nil {
+			return out, nil, err
 		}
 	}
 	return out, all, nil
+}
+
+// replanOnce replans one evaluation seed's clips with the current training seed's model at
+// threshold tau and scores the committed frames. Its scores go through the rollout cache (on
+// disk with Config.CacheDir), keyed as a rollout of the same method with Stride 1 and the
+// threshold, so that a stopped run resumes where it was.
+func (l *setup) replanOnce(m method, cl *zoo.Clips, seed uint64, tau float64) (*scores, error) {
+	zm := l.models[m.Model]
+	g := l.geometry(0)
+	g.Stride = 1
+	fs := withDepth(m.Sampler, l.p.Depth)
+	key, cacheable := l.rolloutKey(m, fs, g, seed, false)
+	key += fmt.Sprintf(" | replan τ %v", tau)
+	l.rolled++
+	if cacheable {
+		if s, ok := rollouts.get(key, l.disk); ok {
+			if s.from != "" {
+				l.borrowed++
+			}
+			l.logf("  %-40s τ=%-8.3g seed %d: FVD %7.2f  %.1f NFE/frame  (computed earlier)\n", m.Name, tau, seed, s.FVD, s.NFEPerFrame)
+			return s, nil
+		}
+	}
+	start := time.Now()
+	denoised := 0 // frames generated, summed over every MaskedDenoise
+	res, err := eqflib.Replan(zm.DiT, cl.All, eqflib.ReplanOptions{Context: g.Context, Horizon: g.Horizon, Stride: 1, Frames: l.p.Frames,
+		Sampler: fs, Tau: tau, Conditions: cl.Timeline(g.Horizon, 1), CondDim: zoo.CondDim, Seed: seed,
+		OnDenoise: func(_ int, _ *eqflib.Window, mask []bool) {
+			for _, on := range mask {
+				if on {
+					denoised++
+				}
+			}
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("paper: %s, τ = %g: %w", m.Name, tau, err)
+	}
+	// Frame evaluations per committed frame: every generated frame costs D evaluations and
+	// every probe evaluation scores the H − S retained frames.
+	frameNFE := float64(denoised*l.p.Depth+res.ProbeNFE*(g.Horizon-1)) / float64(l.p.Frames)
+	s := &scores{NFEPerFrame: frameNFE, WindowNFE: res.NFEPerFrame(), Seconds: time.Since(start).Seconds()}
+	n := 0
+	for _, re := range res.Replanned {
+		if re {
+			n++
+		}
+	}
+	s.Replanned = float64(n) / float64(max(len(res.Replanned), 1))
+	for _, v := range res.Scores {
+		if v == v {
+			s.Compat = append(s.Compat, v)
+		}
+	}
+	if err := l.score(s, cl, res.Frames); err != nil {
+		return nil, err
+	}
+	s.Frames = firstClip(res.Frames)
+	l.logf("  %-40s τ=%-8.3g seed %d: FVD %7.2f  %.1f NFE/frame  %.0f s\n", m.Name, tau, seed, s.FVD, s.NFEPerFrame, s.Seconds)
+	if cacheable {
+		if err := rollouts.put(key, s, l.disk); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 func withDepth(fs eqflib.FrameSampler, d int) eqflib.FrameSampler {

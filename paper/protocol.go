@@ -377,6 +377,7 @@ type scores struct {
 	Divergence                                    []float64      // |σ_sched − g_φ(x)| per frame, with Probe or closed-loop Euler
 	Replanned                                     float64        // fraction of replanning rounds that regenerated the plan
 	WindowNFE                                     float64        // replanning: window evaluations per frame (NFEPerFrame counts frame evaluations)
+	Compat                                        []float64      // replanning: the plan's compatibility scores seen (calibrate τ)
 	Frames                                        *eqflib.Window // the first clip only (firstClip): what the rollout strip shows
 	from                                          string         // the digest of the other build whose disk cache gave these scores (Config.RolloutsOf); "": this one's
 }
