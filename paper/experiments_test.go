@@ -430,6 +430,21 @@ func TestStridesSideBySideQuick(t *testing.T) {
 	if want := len(c.depths()) * (len(mainMethods(1)) - 1); across != want { // minecraft_main's methods but Diffusion
 		t.Errorf("fixed_compute_scaling: %d comparisons across strides, want %d (every method at every depth)", across, want)
 	}
+	// Its figure: a panel per stride on shared axes, a curve per method named without its tag,
+	// the legend in the first panel only.
+	g := f.Figures["fixed_compute_scaling"]
+	if len(g.Panels) != 2 || g.Cols != 2 || g.Panels[0].Title != fmt.Sprintf("S = %d: chunk by chunk", H) || g.Panels[1].Title != "S = 1: the paper's staircase" {
+		t.Fatalf("fixed_compute_scaling: %d panels in %d columns, titled %q, %q: want one per stride", len(g.Panels), g.Cols, g.Panels[0].Title, g.Panels[len(g.Panels)-1].Title)
+	}
+	a, b := g.Panels[0], g.Panels[1]
+	if a.YMin != b.YMin || a.YMax != b.YMax || a.XMin != b.XMin || a.XMax != b.XMax || !(a.XMin < a.XMax) || a.Legend == "none" || b.Legend != "none" {
+		t.Errorf("fixed_compute_scaling: the stride panels do not share their axes and legend: %+v / %+v", a, b)
+	}
+	for _, p := range g.Panels {
+		if len(p.Series) != len(mainMethods(1))-1 || strings.HasPrefix(p.Series[0].Name, "S=") {
+			t.Errorf("fixed_compute_scaling panel %q: %d curves, the first %q: want one per method, untagged", p.Title, len(p.Series), p.Series[0].Name)
+		}
+	}
 }
 
 // checkTerminationPairs checks unfinished_denoising's paired rows against its per-method rows:

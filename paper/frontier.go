@@ -7,6 +7,8 @@ package paper
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/plots"
@@ -23,9 +25,11 @@ type curve struct {
 // frontier reports every point's FVD and NFE per frame and draws FVD against NFE per frame.
 func (l *setup) frontier(name, title, where string, curves []curve) (*Result, error) {
 	r := &Result{Name: name, Title: title, Where: where, Figures: map[string]*plots.Figure{}, Models: l.provenance(), TrainSeeds: l.usedRuns()}
-	var fs []plots.FrontierSeries
+	var strides []int // in the order they first appear
+	fs := map[int][]plots.FrontierSeries{}
 	for _, c := range curves {
-		s := plots.FrontierSeries{Name: c.name, Labels: c.labels, Color: c.color}
+		stride := c.points[0].m.Stride
+		s := plots.FrontierSeries{Name: strings.TrimPrefix(c.name, fmt.Sprintf("S=%d: ", stride)), Labels: c.labels, Color: c.color}
 		for i, p := range c.points {
 			fvd, se := p.of(fvdOf)
 			nfe, nse := p.of(nfeOf)
@@ -34,9 +38,12 @@ func (l *setup) frontier(name, title, where string, curves []curve) (*Result, er
 				Number{Name: fmt.Sprintf("%s, %s: NFE per frame", c.name, c.labels[i]), Ours: nfe, Err: nse, PerSeed: p.perSeed(nfeOf), Stride: p.m.Stride})
 			s.NFE, s.FVD = append(s.NFE, nfe), append(s.FVD, fvd)
 		}
-		fs = append(fs, s)
+		if !slices.Contains(strides, stride) {
+			strides = append(strides, stride)
+		}
+		fs[stride] = append(fs[stride], s)
 	}
-	fig, err := plots.FrontierFigure(title, "maze-I3D", fs)
+	fig, err := frontierFigure(title, strides, fs, l.geometry(0).Horizon)
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +51,46 @@ func (l *setup) frontier(name, title, where string, curves []curve) (*Result, er
 	r.Notes = append(r.Notes, l.protocolNote())
 	l.stampStride(r)
 	return r, nil
+}
+
+// frontierFigure draws FVD against NFE per frame, a curve per method (plots.FrontierFigure);
+// with several strides a panel per stride, side by side on shared axes, the methods named
+// without their stride tag and in the first panel's legend only (the panels share colours).
+func frontierFigure(title string, strides []int, series map[int][]plots.FrontierSeries, horizon int) (*plots.Figure, error) {
+	if len(strides) == 1 {
+		return plots.FrontierFigure(title, "maze-I3D", series[strides[0]])
+	}
+	f := &plots.Figure{Title: title, Cols: len(strides), Width: 5.5, Height: 4.2}
+	xlo, xhi := math.Inf(1), math.Inf(-1)
+	for k, s := range strides {
+		g, err := plots.FrontierFigure(title, "maze-I3D", series[s])
+		if err != nil {
+			return nil, err
+		}
+		p := g.Panels[0]
+		p.Title = fmt.Sprintf("S = %d: chunk by chunk", s)
+		if s == 1 {
+			p.Title = "S = 1: the paper's staircase"
+		} else if s != horizon {
+			p.Title = fmt.Sprintf("S = %d", s)
+		}
+		if k > 0 {
+			p.Legend = "none"
+		}
+		for _, ser := range p.Series {
+			for _, x := range ser.X {
+				xlo, xhi = min(xlo, x), max(xhi, x)
+			}
+		}
+		f.Panels = append(f.Panels, p)
+	}
+	shareY(f)
+	if pad := 0.05 * (xhi - xlo); pad > 0 {
+		for i := range f.Panels {
+			f.Panels[i].XMin, f.Panels[i].XMax = xlo-pad, xhi+pad
+		}
+	}
+	return f, nil
 }
 
 // atDepths runs a method at every depth D.
