@@ -48,7 +48,7 @@ func Bowls(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "bowls", Title: "FM's loss when told a wrong noise level", Where: "App. B.2, Fig. bowls", Figures: map[string]*plots.Figure{}}
+	r := l.withProvenance(&Result{Name: "bowls", Title: "FM's loss when told a wrong noise level", Where: "App. B.2, Fig. bowls", Figures: map[string]*plots.Figure{}})
 	var named []plots.NamedBowls
 	for li, s := range levels {
 		mean := &eqflib.BowlCurves{Delta: deltas}

@@ -39,7 +39,7 @@ func ForwardCompute(ctx context.Context, c Config) (*Result, error) {
 		proj = eqflib.DefaultReadoutProj
 	}
 	h := ReadoutFLOPs(cfg.Depth, cfg.Hidden, proj) * float64(T)
-	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "forward_compute", Title: "Compute per forward pass", Where: "App. D.6, Table forward_compute", Figures: map[string]*plots.Figure{}}
+	r := l.withProvenance(&Result{Name: "forward_compute", Title: "Compute per forward pass", Where: "App. D.6, Table forward_compute", Figures: map[string]*plots.Figure{}})
 	r.Numbers = []Number{
 		{Name: "FM backbone (GFLOPs/forward)", Ours: fm / 1e9, Paper: "6895.50"},
 		{Name: "EqF backbone (GFLOPs/forward)", Ours: eq / 1e9, Paper: "6895.50"},
@@ -157,7 +157,7 @@ func SamplingRuntime(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "sampling_runtime", Title: "Wall-clock time per sampling step", Where: "App. D.6, Table sampling_runtime", Figures: map[string]*plots.Figure{}}
+	r := l.withProvenance(&Result{Name: "sampling_runtime", Title: "Wall-clock time per sampling step", Where: "App. D.6, Table sampling_runtime", Figures: map[string]*plots.Figure{}})
 	p := plots.Panel{XLabel: "method", YLabel: "ms per sampling step (batch 1)", Legend: "none"}
 	for i, m := range ms {
 		fs := m.Sampler

@@ -40,8 +40,8 @@ func FMEqFFieldAgreement(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "fm_eqf_field_agreement", Title: "FM and EqF fields on identical noisy inputs", Where: "§5.5, App. A.4, Table fm_eqf_field_agreement, Prop. 4.1",
-		Figures: map[string]*plots.Figure{}}
+	r := l.withProvenance(&Result{Name: "fm_eqf_field_agreement", Title: "FM and EqF fields on identical noisy inputs", Where: "§5.5, App. A.4, Table fm_eqf_field_agreement, Prop. 4.1",
+		Figures: map[string]*plots.Figure{}})
 	for _, q := range []struct {
 		name, paper string
 		f           func(*eqflib.Agreement) float64

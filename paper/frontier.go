@@ -24,7 +24,7 @@ type curve struct {
 
 // frontier reports every point's FVD and NFE per frame and draws FVD against NFE per frame.
 func (l *setup) frontier(name, title, where string, curves []curve) (*Result, error) {
-	r := &Result{Name: name, Title: title, Where: where, Figures: map[string]*plots.Figure{}, Models: l.provenance(), TrainSeeds: l.usedRuns()}
+	r := l.withProvenance(&Result{Name: name, Title: title, Where: where, Figures: map[string]*plots.Figure{}})
 	var strides []int // in the order they first appear
 	fs := map[int][]plots.FrontierSeries{}
 	for _, c := range curves {

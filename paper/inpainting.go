@@ -67,8 +67,8 @@ func Inpainting(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "inpainting", Title: "Inpainting the frames between a known first and last frame", Where: "App. C.3, Table re10k_inpaint",
-		Figures: map[string]*plots.Figure{}, Files: map[string][]byte{}}
+	r := l.withProvenance(&Result{Name: "inpainting", Title: "Inpainting the frames between a known first and last frame", Where: "App. C.3, Table re10k_inpaint",
+		Figures: map[string]*plots.Figure{}, Files: map[string][]byte{}})
 	p := plots.Panel{XLabel: "method", YLabel: "PSNR of the generated frames (dB)", Legend: "none"}
 	for i, m := range ms {
 		mean, se := runStat(psnr[i])

@@ -118,7 +118,7 @@ func NLE(ctx context.Context, c Config) (*Result, error) {
 		m, se := each(f)
 		return Number{Name: name, Ours: m, Err: se, Paper: paper, Note: note}
 	}
-	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "nle", Title: "Training dynamics of the noise-level estimators", Where: "App. F.2, Fig. nle", Figures: map[string]*plots.Figure{}}
+	r := l.withProvenance(&Result{Name: "nle", Title: "Training dynamics of the noise-level estimators", Where: "App. F.2, Fig. nle", Figures: map[string]*plots.Figure{}})
 	r.Numbers = []Number{
 		num(fmt.Sprintf("h_ω held-out σ MAE after %d steps", int(at[last])), func(cv curves) float64 { return cv.maeH[last] }, "", ""),
 		num(fmt.Sprintf("g_φ held-out σ MAE after %d steps", int(at[last])), func(cv curves) float64 { return cv.maeG[last] }, "", ""),
@@ -192,7 +192,7 @@ func MargRed(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "margred", Title: "Marginalised residuals of the noise-level estimators", Where: "App. F.2, Fig. margred", Figures: map[string]*plots.Figure{}}
+	r := l.withProvenance(&Result{Name: "margred", Title: "Marginalised residuals of the noise-level estimators", Where: "App. F.2, Fig. margred", Figures: map[string]*plots.Figure{}})
 	inBin := func(s float64, b int) bool { return int(math.Min(s*bins, bins-1)) == b }
 	var panels []plots.Panel
 	var nearZero [][]float64 // [estimator][training seed]: mean |σ̂ − σ| for σ in [0, 0.1)

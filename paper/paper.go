@@ -105,8 +105,12 @@ type Result struct {
 	Models map[string]string `json:"models,omitempty"`
 	// TrainSeeds are the zoo's training seeds the numbers come from (none for the analytic
 	// experiments).
-	TrainSeeds []int                    `json:"train_seeds,omitempty"`
-	Figures    map[string]*plots.Figure `json:"-"` // by file stem
+	TrainSeeds []int `json:"train_seeds,omitempty"`
+	// Recipe is the zoo recipe of those models ("paper", "paper-8"; "quick" in quick mode; none
+	// for the analytic experiments). A committed result of another recipe than the paper's
+	// lives in results/<experiment>-<recipe>/.
+	Recipe  string                   `json:"recipe,omitempty"`
+	Figures map[string]*plots.Figure `json:"-"` // by file stem
 	// Files are further outputs by file name: rollout strips (PNG, ground truth on top), video
 	// players (HTML). results.md shows the PNGs and links the rest.
 	Files map[string][]byte `json:"-"`

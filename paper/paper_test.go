@@ -207,6 +207,52 @@ func TestLoadResult(t *testing.T) {
 	}
 }
 
+// A result of another recipe than the paper's (paper-8) is committed beside the paper recipe's
+// under results/<experiment>-<recipe>/: both load, the paper recipe's first, and the docs name
+// the recipe in the heading, the verdict rows and the figures' paths. A result in another
+// experiment's or recipe's folder is an error naming the right one.
+func TestResultsOfTwoRecipes(t *testing.T) {
+	root := t.TempDir()
+	fig := &plots.Figure{Title: "FVD", Panels: []plots.Panel{{XLabel: "method", YLabel: "FVD", Series: []plots.Series{{Name: "FM", X: []float64{1}, Y: []float64{50}}}}}}
+	mk := func(recipe string, fvd float64) *Result {
+		return &Result{Name: "minecraft_main", Title: "t", Where: "w", Recipe: recipe, TrainSeeds: []int{1, 2, 3},
+			Numbers: []Number{{Name: "EqF − FM: FVD", Ours: fvd, Lo: fvd - 1, Hi: fvd + 1, Verdict: Agrees, Paper: "-39.8", Stride: 1}},
+			Figures: map[string]*plots.Figure{"fvd": fig}}
+	}
+	eight, paperR := mk("paper-8", -20), mk("paper", -10)
+	if eight.Dir() != "minecraft_main-paper-8" || paperR.Dir() != "minecraft_main" || mk("quick", 0).Dir() != "minecraft_main" {
+		t.Fatalf("folders %q, %q: want minecraft_main-paper-8 and minecraft_main", eight.Dir(), paperR.Dir())
+	}
+	for _, r := range []*Result{eight, paperR} {
+		if err := r.Save(filepath.Join(root, r.Dir())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs, err := LoadResults(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || rs[0].Recipe != "paper" || rs[1].Recipe != "paper-8" {
+		t.Fatalf("loaded %d results, recipes %v: want the paper recipe's, then paper-8's", len(rs), []string{rs[0].Recipe, rs[len(rs)-1].Recipe})
+	}
+	md, err := ResultsMarkdown(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\n## minecraft_main\n", "\n## minecraft_main (recipe paper-8)\n", "](../results/minecraft_main-paper-8/fvd.png)",
+		"| minecraft_main (recipe paper-8) | EqF − FM: FVD | 1 | -20 [-21, -19] |", "| minecraft_main | EqF − FM: FVD | 1 | -10 [-11, -9] |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("docs lack %q:\n%s", want, md)
+		}
+	}
+	if err := os.Rename(filepath.Join(root, "minecraft_main-paper-8"), filepath.Join(root, "minecraft_main-8")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadResults(root); err == nil || !strings.Contains(err.Error(), "belongs in "+filepath.Join(root, "minecraft_main-paper-8")) {
+		t.Errorf("a paper-8 result in minecraft_main-8/: %v, want an error naming its folder", err)
+	}
+}
+
 // RunFullOrQuick runs full mode where the paper recipe's zoo has the models (an analytic
 // experiment needs none) and falls back to quick mode, saying so, where it lacks one.
 func TestRunFullOrQuick(t *testing.T) {

@@ -264,6 +264,13 @@ func (c Config) trainSeeds(z *zoo.Zoo, models []string) []int {
 	return runs
 }
 
+// withProvenance gives r what the setup knows about where its numbers come from: the models
+// (provenance), the training seeds used and the zoo's recipe.
+func (l *setup) withProvenance(r *Result) *Result {
+	r.Models, r.TrainSeeds, r.Recipe = l.provenance(), l.usedRuns(), l.z.Recipe.Name
+	return r
+}
+
 // provenance says which zoo models a result was computed with (Result.Models): for each model
 // the setup loaded and each training seed, its recipe, steps, configuration hash and training
 // date from its card.
@@ -786,7 +793,7 @@ const (
 // table builds the Result of a results-table experiment: every method's numbers, the FVD
 // summary, FVD over time, and the rollout strip of the first clip.
 func (l *setup) table(name, title, where string, rows []methodScores) (*Result, error) {
-	r := &Result{Name: name, Title: title, Where: where, Numbers: numbers(rows), Figures: map[string]*plots.Figure{}, Files: map[string][]byte{}, Models: l.provenance(), TrainSeeds: l.usedRuns()}
+	r := l.withProvenance(&Result{Name: name, Title: title, Where: where, Numbers: numbers(rows), Figures: map[string]*plots.Figure{}, Files: map[string][]byte{}})
 	fig, err := fvdBars(title, rows)
 	if err != nil {
 		return nil, err

@@ -94,10 +94,42 @@ func LoadResults(root string) ([]*Result, error) {
 		if _, ok := order[r.Name]; !ok {
 			return nil, fmt.Errorf("paper: %s holds a result of %q, which is no experiment", filepath.Join(root, e.Name()), r.Name)
 		}
+		if want := r.Dir(); e.Name() != want {
+			return nil, fmt.Errorf("paper: %s holds a result of %s: it belongs in %s", filepath.Join(root, e.Name()), r.label(), filepath.Join(root, want))
+		}
 		out = append(out, r)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return order[out[i].Name] < order[out[j].Name] })
+	sort.SliceStable(out, func(i, j int) bool { // the paper's order; the paper recipe's result first
+		if order[out[i].Name] != order[out[j].Name] {
+			return order[out[i].Name] < order[out[j].Name]
+		}
+		return out[i].Dir() == out[i].Name && out[j].Dir() != out[j].Name
+	})
 	return out, nil
+}
+
+// paperRecipe says whether a result's models are the paper recipe's (or the quick zoo's, which
+// checks the code, or it has none).
+func (r *Result) paperRecipe() bool {
+	return r.Recipe == "" || r.Recipe == zoo.DefaultRecipe || r.Recipe == "quick"
+}
+
+// Dir is the folder a result is saved in (`eqf paper -out`) and committed in (results/): the
+// experiment's name, with the recipe after it when that is not the paper's (for example
+// minecraft_main-paper-8), so that results of two recipes stand side by side.
+func (r *Result) Dir() string {
+	if r.paperRecipe() {
+		return r.Name
+	}
+	return r.Name + "-" + r.Recipe
+}
+
+// label names a result in the docs: the experiment, and its recipe when that is not the paper's.
+func (r *Result) label() string {
+	if r.paperRecipe() {
+		return r.Name
+	}
+	return fmt.Sprintf("%s (recipe %s)", r.Name, r.Recipe)
 }
 
 // ResultsMarkdown is docs/results.md: every committed result's numbers beside the paper's (with
@@ -121,8 +153,8 @@ func ResultsMarkdown(root string) (string, error) {
 	}
 	writeVerdicts(&b, rs)
 	for _, r := range rs {
-		dir := filepath.Join(root, r.Name)
-		fmt.Fprintf(&b, "\n## %s\n\n%s (paper: %s). Training seeds: %s.\n\n", r.Name, r.Title, r.Where, seedList(r.TrainSeeds))
+		dir := filepath.Join(root, r.Dir())
+		fmt.Fprintf(&b, "\n## %s\n\n%s (paper: %s). Training seeds: %s.\n\n", r.label(), r.Title, r.Where, seedList(r.TrainSeeds))
 		if run := Run(dir); run != "" {
 			fmt.Fprintf(&b, "Run: %s\n\n", run)
 		}
@@ -130,7 +162,7 @@ func ResultsMarkdown(root string) (string, error) {
 		pngs, _ := filepath.Glob(filepath.Join(dir, "*.png"))
 		for _, p := range pngs {
 			name := filepath.Base(p)
-			fmt.Fprintf(&b, "![%s](../results/%s/%s)\n\n", strings.TrimSuffix(name, ".png"), r.Name, name)
+			fmt.Fprintf(&b, "![%s](../results/%s/%s)\n\n", strings.TrimSuffix(name, ".png"), r.Dir(), name)
 		}
 		r.writeNotes(&b)
 	}
@@ -152,7 +184,7 @@ func writeVerdicts(b *strings.Builder, rs []*Result) {
 			if n.Verdict == "" {
 				continue
 			}
-			rows = append(rows, row{r.Name, n})
+			rows = append(rows, row{r.label(), n})
 			if count[n.Stride] == nil {
 				count[n.Stride] = map[string]int{}
 			}

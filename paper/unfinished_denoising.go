@@ -81,8 +81,8 @@ func UnfinishedDenoising(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Models: l.provenance(), TrainSeeds: l.usedRuns(), Name: "unfinished_denoising", Title: "Where sampling ends: the noise level g_φ reads", Where: "App. B.1, B.4, Figs. unfinished_denoising, unfinished_denoising_comparison",
-		Figures: map[string]*plots.Figure{}}
+	r := l.withProvenance(&Result{Name: "unfinished_denoising", Title: "Where sampling ends: the noise level g_φ reads", Where: "App. B.1, B.4, Figs. unfinished_denoising, unfinished_denoising_comparison",
+		Figures: map[string]*plots.Figure{}})
 	over := plots.Panel{Title: "readout over sampling", XLabel: "sampling step of the frame", YLabel: "σ (mean over frames)"}
 	miss := plots.Panel{Title: "miss rates", XLabel: "noise level σ", YLabel: "fraction of frames ending above σ", LogX: true, Legend: "none"}
 	// perRun is a statistic of each training seed's termination levels (one value per seed).

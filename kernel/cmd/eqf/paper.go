@@ -113,7 +113,7 @@ func runPaper(args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}
-		dir := filepath.Join(*out, e.Name)
+		dir := filepath.Join(*out, r.Dir()) // the experiment's name, and the recipe after it when that is not the paper's
 		if err := r.Save(dir); err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}
