@@ -119,8 +119,11 @@ func (l *setup) replan(m method, tau float64) (methodScores, []float64, error) {
 		// with the first training seed's model (eachRun restores it).
 		err := l.eachSeed(l.models[m.Model], func(seed uint64, cl *zoo.Clips) error {
 			s, err := l.replanOnce(m, cl, seed, math.SmallestNonzeroFloat64)
+			if err != nil {
+				return err
+			}
 			all = append(all, s.Compat...)
-			return err
+			return nil
 		})
 		if err != nil {
 			return out, nil, err
