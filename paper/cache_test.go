@@ -247,11 +247,11 @@ func TestReplansResumeFromDisk(t *testing.T) {
 		}
 		return
 	}
-	if n, earlier := lines(&logs[0]); n == 0 || earlier != 0 {
-		t.Fatalf("first run: %d replans, %d read back, want some, none:\n%s", n, earlier, logs[0].String())
+	n0, earlier0 := lines(&logs[0])
+	if n0 == 0 || earlier0 != 0 {
+		t.Fatalf("first run: %d replans, %d read back, want some, none:\n%s", n0, earlier0, logs[0].String())
 	}
 	files, _ := filepath.Glob(filepath.Join(c.CacheDir, "*.gob"))
-	n0, _ := lines(&logs[0])
 	if n, earlier := lines(&logs[1]); n != n0 || earlier != n {
 		t.Errorf("second run: %d of %d replans read back, want all %d:\n%s", earlier, n, n0, logs[1].String())
 	}
