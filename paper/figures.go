@@ -30,8 +30,11 @@ func strideBlocks(rows []methodScores) (strides []int, blocks [][]methodScores) 
 }
 
 // baseName is a row's method name without its stride tag ("S=1: ").
-func baseName(r methodScores) string {
-	return strings.TrimPrefix(r.m.Name, fmt.Sprintf("S=%d: ", r.m.Stride))
+func baseName(r methodScores) string { return untagged(r.m.Name, r.m.Stride) }
+
+// untagged is a name without the stride tag ("S=1: ") that atStrides put before it.
+func untagged(name string, stride int) string {
+	return strings.TrimPrefix(name, fmt.Sprintf("S=%d: ", stride))
 }
 
 // fvdBars is a bar-like figure of FVD per method (mean ± standard error as a point with an

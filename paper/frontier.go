@@ -29,7 +29,7 @@ func (l *setup) frontier(name, title, where string, curves []curve) (*Result, er
 	fs := map[int][]plots.FrontierSeries{}
 	for _, c := range curves {
 		stride := c.points[0].m.Stride
-		s := plots.FrontierSeries{Name: strings.TrimPrefix(c.name, fmt.Sprintf("S=%d: ", stride)), Labels: c.labels, Color: c.color}
+		s := plots.FrontierSeries{Name: untagged(c.name, stride), Labels: c.labels, Color: c.color}
 		for i, p := range c.points {
 			fvd, se := p.of(fvdOf)
 			nfe, nse := p.of(nfeOf)
@@ -208,7 +208,7 @@ func frontierPairs(curves []curve, perStride int, claims []claim) []Number {
 			ca, cb := curves[s+c.a], curves[s+c.b]
 			for k := range min(len(ca.points), len(cb.points)) {
 				a, b := ca.points[k], cb.points[k]
-				bName := strings.TrimPrefix(cb.name, fmt.Sprintf("S=%d: ", b.m.Stride)) // one stride tag is enough
+				bName := untagged(cb.name, b.m.Stride) // one stride tag is enough
 				if n, ok := pairOf(fvdOf, a, b, fmt.Sprintf("%s − %s at %s: FVD", ca.name, bName, ca.labels[k]), c.sign, c.paper); ok {
 					out = append(out, n)
 				}

@@ -143,15 +143,9 @@ func (l *setup) replanOnce(m method, cl *zoo.Clips, seed uint64, tau float64) (*
 	fs := withDepth(m.Sampler, l.p.Depth)
 	key, cacheable := l.rolloutKey(m, fs, g, seed, false)
 	key += fmt.Sprintf(" | replan τ %v", tau)
-	l.rolled++
-	if cacheable {
-		if s, ok := rollouts.get(key, l.disk); ok {
-			if s.from != "" {
-				l.borrowed++
-			}
-			l.logf("  %-40s τ=%-8.3g seed %d: FVD %7.2f  %.1f NFE/frame  (computed earlier)\n", m.Name, tau, seed, s.FVD, s.NFEPerFrame)
-			return s, nil
-		}
+	if s, ok := l.fromCache(key, cacheable, l.disk); ok {
+		l.logf("  %-40s τ=%-8.3g seed %d: FVD %7.2f  %.1f NFE/frame  (computed earlier)\n", m.Name, tau, seed, s.FVD, s.NFEPerFrame)
+		return s, nil
 	}
 	start := time.Now()
 	denoised := 0 // frames generated, summed over every MaskedDenoise

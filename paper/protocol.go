@@ -427,15 +427,9 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 	if fs.Schedule != nil {
 		d.dir = "" // a custom diffusion schedule is known to the key by its address only
 	}
-	l.rolled++
-	if cacheable {
-		if s, ok := rollouts.get(key, d); ok {
-			if s.from != "" {
-				l.borrowed++
-			}
-			l.logf("  %-40s seed %d: FVD %7.2f  agreement %.2f  flicker %.3f  %.1f NFE/frame  (computed earlier)\n", m.Name, seed, s.FVD, s.Agreement, s.Flicker, s.NFEPerFrame)
-			return s, nil
-		}
+	if s, ok := l.fromCache(key, cacheable, d); ok {
+		l.logf("  %-40s seed %d: FVD %7.2f  agreement %.2f  flicker %.3f  %.1f NFE/frame  (computed earlier)\n", m.Name, seed, s.FVD, s.Agreement, s.Flicker, s.NFEPerFrame)
+		return s, nil
 	}
 	start := time.Now()
 	res, err := cl.Roll(zm.DiT, eqflib.RollOptions{RollConfig: geom, Sampler: fs, Seed: seed, KeepTrace: keepTrace, Done: l.ctx.Done()})
@@ -462,6 +456,21 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 		}
 	}
 	return s, nil
+}
+
+// fromCache counts a rollout (or replan) of the run and returns its scores when the cache has
+// them under key (cacheable false: never), counting those another build computed
+// (Config.RolloutsOf) for the protocol note.
+func (l *setup) fromCache(key string, cacheable bool, d disk) (*scores, bool) {
+	l.rolled++
+	if !cacheable {
+		return nil, false
+	}
+	s, ok := rollouts.get(key, d)
+	if ok && s.from != "" {
+		l.borrowed++
+	}
+	return s, ok
 }
 
 // score fills FVD, FVD over time, flicker and action agreement of generated frames gen

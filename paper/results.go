@@ -104,7 +104,7 @@ func LoadResults(root string) ([]*Result, error) {
 		if order[out[i].Name] != order[out[j].Name] {
 			return order[out[i].Name] < order[out[j].Name]
 		}
-		return out[i].Dir() == out[i].Name && out[j].Dir() != out[j].Name
+		return out[i].paperRecipe() && !out[j].paperRecipe()
 	})
 	return out, nil
 }
