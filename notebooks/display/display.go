@@ -190,26 +190,56 @@ func Result(r *paper.Result, from string) error {
 
 // Committed shows an experiment's committed full result (results/<name>/, paper.LoadResult):
 // where and how it ran (its run.txt) and its training seeds, then its figures, numbers and
-// notes; or says that there is none yet and how to make one. It needs no zoo.
+// notes; or says that there is none yet and how to make one. Results of the same experiment on
+// another zoo recipe (results/<name>-<recipe>/, such as the 8-frame models' paper-8) follow it.
+// It needs no zoo.
 func Committed(name string) error {
 	if _, err := paper.ByName(name); err != nil {
 		return shown(err)
 	}
-	dir := filepath.Join(paper.ResultsDir(), name)
-	r, err := paper.LoadResult(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	root := paper.ResultsDir()
+	r, err := paper.LoadResult(filepath.Join(root, name))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		out.markdown(fmt.Sprintf("**No committed result of %s yet.** `make models SEEDS=3`, then `eqf paper %s` and commit `out/paper/%s` "+
 			"as `results/%s` (`go generate ./paper ./notebooks`); or rerun it below.", name, name, name, name))
-		return shown(nil)
+		if err := shown(nil); err != nil {
+			return err
+		}
+	case err != nil:
+		return shown(err)
+	default:
+		if err := Result(r, committedFrom(r, "")); err != nil {
+			return err
+		}
 	}
+	others, err := filepath.Glob(filepath.Join(root, name+"-*")) // experiment names have no '-'
 	if err != nil {
 		return shown(err)
 	}
+	for _, dir := range others {
+		o, err := paper.LoadResult(dir)
+		if err != nil {
+			return shown(err)
+		}
+		if o.Name != name {
+			continue
+		}
+		if err := Result(o, committedFrom(o, fmt.Sprintf(" on the zoo recipe %s", o.Recipe))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// committedFrom is the line above a committed result: its folder, training seeds and run.txt.
+func committedFrom(r *paper.Result, recipe string) string {
 	seeds := "none (analytic: exact, no model)"
 	if len(r.TrainSeeds) > 0 {
 		seeds = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(r.TrainSeeds)), ", "), "[]")
 	}
-	return Result(r, fmt.Sprintf("**Committed result** (`results/%s/`; training seeds: %s). %s", name, seeds, paper.Run(dir)))
+	dir := r.Dir()
+	return fmt.Sprintf("**Committed result%s** (`results/%s/`; training seeds: %s). %s", recipe, dir, seeds, paper.Run(filepath.Join(paper.ResultsDir(), dir)))
 }
 
 // Must returns v when err is nil; otherwise it shows err in the notebook and ends the cell.

@@ -3,6 +3,7 @@ package display
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,20 @@ func TestCommitted(t *testing.T) {
 	}
 	for _, res := range rs {
 		have[res.Name] = true
+	}
+	// A result on another zoo recipe (results/<experiment>-<recipe>/) follows the paper recipe's.
+	for _, res := range rs {
+		if res.Dir() == res.Name {
+			continue
+		}
+		if err := Committed(res.Name); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("md:**Committed result on the zoo recipe %s** (`results/%s/`", res.Recipe, res.Dir())
+		if i := slices.IndexFunc(r.got, func(s string) bool { return strings.HasPrefix(s, want) }); i < 1 || !strings.HasPrefix(r.got[0], "md:**Committed result** (`results/"+res.Name+"/`") {
+			t.Errorf("Committed(%s) showed %.200q, want the paper recipe's result and then %q", res.Name, r.got, want)
+		}
+		r.got = nil
 	}
 	for _, e := range paper.Experiments {
 		if have[e.Name] {
