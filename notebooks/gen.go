@@ -219,14 +219,32 @@ display.Result(r, label)`, e.Name)))
 
 // committedSummary says what an experiment's committed result shows, from its results.json: the
 // training seeds, where it ran, and its comparisons (paired differences with their intervals
-// and verdicts) and FVDs; or that there is none yet.
+// and verdicts) and FVDs; or that there is none yet. Results on another zoo recipe
+// (results/<name>-<recipe>/) follow, said the same way.
 func committedSummary(name string) (summary, status string) {
-	const maxStatusComparisons = 5
 	r, err := paper.LoadResult(filepath.Join("..", "results", name))
 	if err != nil {
-		return "None yet on the paper recipe (the older single-seed runs on the guided cpu zoo are in docs/paper.md); the cell says how to make one.",
+		summary, status = "None yet on the paper recipe (the older single-seed runs on the guided cpu zoo are in docs/paper.md); the cell says how to make one.",
 			"— (no committed result yet)"
+	} else {
+		summary, status = describeResult(r)
 	}
+	others, _ := filepath.Glob(filepath.Join("..", "results", name+"-*")) // experiment names have no '-'
+	for _, dir := range others {
+		o, err := paper.LoadResult(dir)
+		if err != nil || o.Name != name {
+			continue
+		}
+		sum, st := describeResult(o)
+		summary += fmt.Sprintf("\n\nOn the zoo recipe %s: %s", o.Recipe, sum)
+		status += fmt.Sprintf("; recipe %s: %s", o.Recipe, st)
+	}
+	return summary, status
+}
+
+// describeResult is committedSummary's text for one committed result.
+func describeResult(r *paper.Result) (summary, status string) {
+	const maxStatusComparisons = 5
 	const maxInlineFVDs = 6 // more (a sweep's every point) are counted; the cell below shows them
 	var fvds, comps, bullets []string
 	verdicts := map[string]int{}
@@ -248,14 +266,15 @@ func committedSummary(name string) (summary, status string) {
 	for i, k := range r.TrainSeeds {
 		seeds[i] = fmt.Sprint(k)
 	}
+	dir := r.Dir()
 	if len(seeds) == 0 { // an analytic experiment: exact, no model
-		return fmt.Sprintf("`results/%s/` (docs/results.md): analytic, exact (no model, no seed). The cell shows it: how it ran, its figures (drawn from the saved data) and our numbers beside the paper's.", name), "committed (analytic, exact)"
+		return fmt.Sprintf("`results/%s/` (docs/results.md): analytic, exact (no model, no seed). The cell shows it: how it ran, its figures (drawn from the saved data) and our numbers beside the paper's.", dir), "committed (analytic, exact)"
 	}
 	shown := strings.Join(fvds, "; ")
 	if len(fvds) > maxInlineFVDs {
 		shown = fmt.Sprintf("%d FVD values (one per method and setting)", len(fvds))
 	}
-	summary = fmt.Sprintf("`results/%s/` (docs/results.md), training seeds %s: %s. The cell shows it: where and how it ran, its figures (drawn from the saved data) and our numbers beside the paper's.", name, strings.Join(seeds, ", "), shown)
+	summary = fmt.Sprintf("`results/%s/` (docs/results.md), training seeds %s: %s. The cell shows it: where and how it ran, its figures (drawn from the saved data) and our numbers beside the paper's.", dir, strings.Join(seeds, ", "), shown)
 	if len(bullets) > 0 {
 		summary += fmt.Sprintf("\n\nIts paired comparisons (mean ± SE over training seeds [95 %% t-interval] — the verdict against the sign of the paper's difference, where it has one):\n\n%s", strings.Join(bullets, "\n"))
 	}
