@@ -229,12 +229,8 @@ func committedSummary(name string) (summary, status string) {
 	} else {
 		summary, status = describeResult(r)
 	}
-	others, _ := filepath.Glob(filepath.Join("..", "results", name+"-*")) // experiment names have no '-'
-	for _, dir := range others {
-		o, err := paper.LoadResult(dir)
-		if err != nil || o.Name != name {
-			continue
-		}
+	others, _ := paper.LoadOtherRecipes(filepath.Join("..", "results"), name) // a broken one fails docs/results.md's generation
+	for _, o := range others {
 		sum, st := describeResult(o)
 		summary += fmt.Sprintf("\n\nOn the zoo recipe %s: %s", o.Recipe, sum)
 		status += fmt.Sprintf("; recipe %s: %s", o.Recipe, st)

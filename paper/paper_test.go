@@ -245,6 +245,12 @@ func TestResultsOfTwoRecipes(t *testing.T) {
 			t.Errorf("docs lack %q:\n%s", want, md)
 		}
 	}
+	if o, err := LoadOtherRecipes(root, "minecraft_main"); err != nil || len(o) != 1 || o[0].Recipe != "paper-8" {
+		t.Errorf("LoadOtherRecipes(minecraft_main): %d results, %v: want paper-8's alone", len(o), err)
+	}
+	if o, err := LoadOtherRecipes(root, "fixed_compute_scaling"); err != nil || len(o) != 0 {
+		t.Errorf("LoadOtherRecipes(fixed_compute_scaling): %d results, %v: want none", len(o), err)
+	}
 	if err := os.Rename(filepath.Join(root, "minecraft_main-paper-8"), filepath.Join(root, "minecraft_main-8")); err != nil {
 		t.Fatal(err)
 	}

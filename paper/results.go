@@ -109,6 +109,27 @@ func LoadResults(root string) ([]*Result, error) {
 	return out, nil
 }
 
+// LoadOtherRecipes reads the committed results of experiment name on zoo recipes other than the
+// paper's (root/<name>-<recipe>/, Result.Dir), in the order of their folders' names; none is
+// not an error.
+func LoadOtherRecipes(root, name string) ([]*Result, error) {
+	dirs, err := filepath.Glob(filepath.Join(root, name+"-*")) // experiment names have no '-'
+	if err != nil {
+		return nil, err
+	}
+	var out []*Result
+	for _, dir := range dirs {
+		r, err := LoadResult(dir)
+		if err != nil {
+			return nil, err
+		}
+		if r.Name == name {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
 // paperRecipe says whether a result's models are the paper recipe's (or the quick zoo's, which
 // checks the code, or it has none).
 func (r *Result) paperRecipe() bool {

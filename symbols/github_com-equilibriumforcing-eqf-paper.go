@@ -34,6 +34,7 @@ func init() {
 		"Inconclusive":              reflect.ValueOf(constant.MakeFromLiteral("\"inconclusive\"", token.STRING, 0)),
 		"InferenceScheduleVis":      reflect.ValueOf(paper.InferenceScheduleVis),
 		"Inpainting":                reflect.ValueOf(paper.Inpainting),
+		"LoadOtherRecipes":          reflect.ValueOf(paper.LoadOtherRecipes),
 		"LoadResult":                reflect.ValueOf(paper.LoadResult),
 		"LoadResults":               reflect.ValueOf(paper.LoadResults),
 		"MCEqFinetune":              reflect.ValueOf(paper.MCEqFinetune),

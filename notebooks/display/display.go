@@ -213,18 +213,11 @@ func Committed(name string) error {
 			return err
 		}
 	}
-	others, err := filepath.Glob(filepath.Join(root, name+"-*")) // experiment names have no '-'
+	others, err := paper.LoadOtherRecipes(root, name)
 	if err != nil {
 		return shown(err)
 	}
-	for _, dir := range others {
-		o, err := paper.LoadResult(dir)
-		if err != nil {
-			return shown(err)
-		}
-		if o.Name != name {
-			continue
-		}
+	for _, o := range others {
 		if err := Result(o, committedFrom(o, fmt.Sprintf(" on the zoo recipe %s", o.Recipe))); err != nil {
 			return err
 		}
