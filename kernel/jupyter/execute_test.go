@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/equilibriumforcing/eqf/paper"
 )
 
 // TestExecuteQuickstart executes notebooks/00-quickstart.ipynb headless on the "Go (eqf)"
@@ -191,9 +193,12 @@ func TestExecuteNotebooks(t *testing.T) {
 		// on other zoo recipes (results/<experiment>-<recipe>/), or says it has none; one that
 		// rolls a model out shows the player and the strip.
 		exp := experimentOf(name)
-		_, err := os.Stat(filepath.Join(root, "results", exp, "results.json"))
-		others, _ := filepath.Glob(filepath.Join(root, "results", exp+"-*", "results.json"))
-		if committed := err == nil; committed && (pngs == 0 || tables != 1+len(others)) {
+		_, statErr := os.Stat(filepath.Join(root, "results", exp, "results.json"))
+		others, err := paper.LoadOtherRecipes(filepath.Join(root, "results"), exp)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if committed := statErr == nil; committed && (pngs == 0 || tables != 1+len(others)) {
 			t.Errorf("%s: %d figures and %d results tables displayed, want the committed results' (≥ 1 and %d)", name, pngs, tables, 1+len(others))
 		} else if !committed && !strings.Contains(shownMarkdown(nb), "No committed result of "+exp) {
 			t.Errorf("%s: no committed result, and the notebook does not say so", name)

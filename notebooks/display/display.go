@@ -209,7 +209,7 @@ func Committed(name string) error {
 	case err != nil:
 		return shown(err)
 	default:
-		if err := Result(r, committedFrom(r, "")); err != nil {
+		if err := Result(r, committedFrom(root, r, "")); err != nil {
 			return err
 		}
 	}
@@ -218,21 +218,22 @@ func Committed(name string) error {
 		return shown(err)
 	}
 	for _, o := range others {
-		if err := Result(o, committedFrom(o, fmt.Sprintf(" on the zoo recipe %s", o.Recipe))); err != nil {
+		if err := Result(o, committedFrom(root, o, fmt.Sprintf(" on the zoo recipe %s", o.Recipe))); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// committedFrom is the line above a committed result: its folder, training seeds and run.txt.
-func committedFrom(r *paper.Result, recipe string) string {
+// committedFrom is the line above a result committed under root: its folder, training seeds and
+// run.txt.
+func committedFrom(root string, r *paper.Result, recipe string) string {
 	seeds := "none (analytic: exact, no model)"
 	if len(r.TrainSeeds) > 0 {
 		seeds = strings.Trim(strings.Join(strings.Fields(fmt.Sprint(r.TrainSeeds)), ", "), "[]")
 	}
 	dir := r.Dir()
-	return fmt.Sprintf("**Committed result%s** (`results/%s/`; training seeds: %s). %s", recipe, dir, seeds, paper.Run(filepath.Join(paper.ResultsDir(), dir)))
+	return fmt.Sprintf("**Committed result%s** (`results/%s/`; training seeds: %s). %s", recipe, dir, seeds, paper.Run(filepath.Join(root, dir)))
 }
 
 // Must returns v when err is nil; otherwise it shows err in the notebook and ends the cell.
