@@ -3,6 +3,7 @@ package paper
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
@@ -34,9 +35,35 @@ func AbsResidualAndFVDOverTime(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, row := range rows { // each row's FVD against FM Euler's at the same stride
-		if row.m.Model == "fm" && !row.m.GPhi {
-			r.Numbers = append(r.Numbers, paired(rows, i)...)
+	// The figure's claims (§3 and the caption of Fig. 3), at every stride: FM's divergence grows
+	// over the rollout and so does its FVD; conditioning FM on g_φ's estimate helps slightly;
+	// EqF does best. Each is a difference paired by training seed, signed as the paper states it.
+	for i, row := range rows {
+		if row.m.Model != "fm" || row.m.GPhi {
+			continue
+		}
+		for j, other := range rows {
+			if j == i || other.m.Stride != row.m.Stride {
+				continue
+			}
+			stem := fmt.Sprintf("%s: FVD − %s's", other.m.Name, shortName(row.m.Name))
+			text := "< 0 (EqF best, Fig. 3 right)"
+			if other.m.GPhi {
+				text = "< 0 (conditioning on g_φ helps slightly, Fig. 3 right)"
+			}
+			if n, ok := pairOf(fvdOf, other, row, stem, -1, text); ok {
+				r.Numbers = append(r.Numbers, n)
+			}
+			if other.m.Model == "eqf" { // EqF against FM on g_φ, the better-informed baseline
+				for _, g := range rows {
+					if g.m.GPhi && g.m.Stride == row.m.Stride {
+						stem := fmt.Sprintf("%s: FVD − %s's", other.m.Name, g.m.Name)
+						if n, ok := pairOf(fvdOf, other, g, stem, -1, "< 0 (EqF best, Fig. 3 right)"); ok {
+							r.Numbers = append(r.Numbers, n)
+						}
+					}
+				}
+			}
 		}
 	}
 	if eff := strideEffects(rows, ""); len(eff) > 0 { // S = 1 against S = H, when both ran
@@ -44,15 +71,28 @@ func AbsResidualAndFVDOverTime(ctx context.Context, c Config) (*Result, error) {
 		r.Notes = append(r.Notes, strideEffectNote)
 	}
 	for _, row := range rows {
+		// The paper's claims of growth are FM's, told its schedule: the divergence from it
+		// (Fig. 3 left) and FVD (right) rise over the rollout.
+		told := row.m.Model == "fm" && !row.m.GPhi
+		if fot := row.per[0].FVDOverTime; len(fot) > 1 {
+			stem := fmt.Sprintf("%s: FVD of frames %d–%d − of frames 1–%d", row.m.Name, (len(fot)-1)*l.p.Chunk+1, len(fot)*l.p.Chunk, l.p.Chunk)
+			if n, ok := growth(row, stem, func(s *scores) []float64 { return s.FVDOverTime }, 1, told, "> 0 (FM's FVD worsens over the rollout, Fig. 3 right)"); ok {
+				r.Numbers = append(r.Numbers, n)
+			}
+		}
 		if row.per[0].Divergence == nil {
 			continue
 		}
 		d, _, _ := meanCurve(row, func(s *scores) []float64 { return s.Divergence })
 		first, last := chunkMean(d, 0, l.p.Chunk), chunkMean(d, len(d)-l.p.Chunk, len(d))
+		name := func(a, b int) string { return fmt.Sprintf("|σ_sched − g_φ(x)|, frames %d–%d", a, b) }
 		r.Numbers = append(r.Numbers,
-			Number{Name: row.m.Name + fmt.Sprintf(": |σ_sched − g_φ(x)|, frames 1–%d", l.p.Chunk), Ours: first, Stride: row.m.Stride},
-			Number{Name: row.m.Name + fmt.Sprintf(": |σ_sched − g_φ(x)|, frames %d–%d", len(d)-l.p.Chunk+1, len(d)), Ours: last, Stride: row.m.Stride,
-				Paper: map[bool]string{true: "grows over the rollout (Fig. 3 left)", false: ""}[row.m.Model == "fm"]})
+			Number{Name: row.m.Name + ": " + name(1, l.p.Chunk), Ours: first, Stride: row.m.Stride},
+			Number{Name: row.m.Name + ": " + name(len(d)-l.p.Chunk+1, len(d)), Ours: last, Stride: row.m.Stride})
+		stem := fmt.Sprintf("%s: %s − %s", row.m.Name, name(len(d)-l.p.Chunk+1, len(d)), name(1, l.p.Chunk))
+		if n, ok := growth(row, stem, func(s *scores) []float64 { return s.Divergence }, l.p.Chunk, told, "> 0 (grows over the rollout, Fig. 3 left)"); ok {
+			r.Numbers = append(r.Numbers, n)
+		}
 	}
 	fig, err := rolloutFigure(rows, true, l.p.Chunk)
 	if err != nil {
@@ -67,6 +107,38 @@ func AbsResidualAndFVDOverTime(ctx context.Context, c Config) (*Result, error) {
 		"its divergence measures how far ahead of the schedule its own readout drives the sample, not a conditioning error (EqF is told no level).")
 	l.stampStride(r)
 	return r, nil
+}
+
+// growth is a row's last chunk of a per-frame (chunk = frames a value) or per-chunk (chunk = 1)
+// curve minus its first, per rollout set, with the 95 % t-interval over training seeds (with one
+// training seed, the mean and standard error over evaluation seeds, as pairOf); claimed
+// says the paper states it positive for this row (then text is the paper's column and the
+// number gets a verdict).
+func growth(row methodScores, stem string, curve func(*scores) []float64, chunk int, claimed bool, text string) (Number, bool) {
+	d := make([]float64, len(row.per))
+	for j, p := range row.per {
+		v := curve(p)
+		d[j] = chunkMean(v, len(v)-chunk, len(v)) - chunkMean(v, 0, chunk)
+	}
+	sign := math.NaN()
+	if !claimed {
+		text = ""
+	} else {
+		sign = 1
+	}
+	n := Number{Name: stem + ", paired by training seed", Paper: text, Stride: row.m.Stride}
+	if runs := row.runMeans(d); len(runs) > 1 {
+		return pairedDiff(n, runs, sign), true
+	}
+	if len(d) < 2 {
+		return Number{}, false
+	}
+	n.Name = stem + ", paired by evaluation seed (one training seed)" // as pairOf
+	n.Ours, n.Err = stat(d)
+	if claimed {
+		n.Verdict = Inconclusive
+	}
+	return n, true
 }
 
 // chunkMean is the mean of v[a:b], skipping NaN.

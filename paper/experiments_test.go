@@ -380,13 +380,24 @@ func TestStridesSideBySideQuick(t *testing.T) {
 	}
 	H := quickZoo.Recipe.Frames - quickZoo.Recipe.Context
 	for _, s := range []int{H, 1} {
-		n := num(t, r, fmt.Sprintf("S=%d: FM Euler (c-function)", s), "FVD")
+		n := num(t, r, fmt.Sprintf("S=%d: FM Euler (c-function)", s), "FVD (maze")
 		if n.Stride != s {
 			t.Errorf("S=%d row: stride %d", s, n.Stride)
 		}
 	}
-	pairs, across := 0, 0
+	pairs, across, growths, claimed := 0, 0, 0, 0
 	for _, n := range r.Numbers {
+		if strings.Contains(n.Name, "frames 1–") && strings.Contains(n.Name, "paired") { // a curve's last chunk − its first
+			growths++
+			told := strings.Contains(n.Name, "FM Euler (c-function)")
+			if told != (n.Paper != "") || told != (n.Verdict != "") {
+				t.Errorf("%+v: the paper claims growth for FM told its schedule only", n)
+			}
+			if told {
+				claimed++
+			}
+			continue
+		}
 		if strings.Contains(n.Name, fmt.Sprintf("FVD at S=1 − at S=%d, paired", H)) {
 			across++
 			if n.Verdict != "" || n.Paper != "" || len(n.PerSeed) != 0 && n.Lo == 0 {
@@ -401,8 +412,11 @@ func TestStridesSideBySideQuick(t *testing.T) {
 			}
 		}
 	}
-	if pairs != 4 { // two methods against FM Euler, at each of two strides
-		t.Errorf("%d paired comparisons, want 4", pairs)
+	if pairs != 6 { // FM on g_φ and EqF against FM Euler, EqF against FM on g_φ, at each of two strides
+		t.Errorf("%d paired comparisons, want 6", pairs)
+	}
+	if growths != 12 || claimed != 4 { // FVD and divergence of each method at each stride; FM Euler's claimed
+		t.Errorf("%d growths over the rollout (%d with the paper's claim), want 12 (4)", growths, claimed)
 	}
 	if across != 3 || !slices.Contains(r.Notes, strideEffectNote) { // each of the three methods
 		t.Errorf("%d comparisons across strides, want 3 and the note saying what they are", across)
