@@ -109,11 +109,11 @@ func AbsResidualAndFVDOverTime(ctx context.Context, c Config) (*Result, error) {
 	return r, nil
 }
 
-// growth is a row's last chunk of a per-frame (chunk = frames a value) or per-chunk (chunk = 1)
-// curve minus its first, per rollout set, with the 95 % t-interval over training seeds (with one
-// training seed, the mean and standard error over evaluation seeds, as pairOf); claimed
-// says the paper states it positive for this row (then text is the paper's column and the
-// number gets a verdict).
+// growth is how much a row's curve rises over the rollout: the mean of its last chunk points
+// minus that of its first (chunk: the protocol's chunk for a per-frame curve, 1 for a per-chunk
+// one), per rollout set, with the 95 % t-interval over training seeds (with one training seed,
+// the mean and standard error over evaluation seeds, as pairOf). claimed says the paper states
+// it positive for this row: text is then the paper's column and the number gets a verdict.
 func growth(row methodScores, stem string, curve func(*scores) []float64, chunk int, claimed bool, text string) (Number, bool) {
 	d := make([]float64, len(row.per))
 	for j, p := range row.per {
@@ -121,10 +121,10 @@ func growth(row methodScores, stem string, curve func(*scores) []float64, chunk 
 		d[j] = chunkMean(v, len(v)-chunk, len(v)) - chunkMean(v, 0, chunk)
 	}
 	sign := math.NaN()
-	if !claimed {
-		text = ""
-	} else {
+	if claimed {
 		sign = 1
+	} else {
+		text = ""
 	}
 	n := Number{Name: stem + ", paired by training seed", Paper: text, Stride: row.m.Stride}
 	if runs := row.runMeans(d); len(runs) > 1 {
