@@ -257,6 +257,9 @@ func TestResultsOfTwoRecipes(t *testing.T) {
 	if _, err := LoadResults(root); err == nil || !strings.Contains(err.Error(), "belongs in "+filepath.Join(root, "minecraft_main-paper-8")) {
 		t.Errorf("a paper-8 result in minecraft_main-8/: %v, want an error naming its folder", err)
 	}
+	if _, err := LoadOtherRecipes(root, "minecraft_main"); err == nil || !strings.Contains(err.Error(), "belongs in "+filepath.Join(root, "minecraft_main-paper-8")) {
+		t.Errorf("LoadOtherRecipes with a paper-8 result in minecraft_main-8/: %v, want the same error", err)
+	}
 }
 
 // RunFullOrQuick runs full mode where the paper recipe's zoo has the models (an analytic

@@ -88,15 +88,9 @@ func LoadResults(root string) ([]*Result, error) {
 		if !e.IsDir() {
 			continue
 		}
-		r, err := LoadResult(filepath.Join(root, e.Name()))
+		r, err := loadPlaced(root, e.Name())
 		if err != nil {
 			return nil, err
-		}
-		if _, ok := order[r.Name]; !ok {
-			return nil, fmt.Errorf("paper: %s holds a result of %q, which is no experiment", filepath.Join(root, e.Name()), r.Name)
-		}
-		if want := r.Dir(); e.Name() != want {
-			return nil, fmt.Errorf("paper: %s holds a result of %s: it belongs in %s", filepath.Join(root, e.Name()), r.label(), filepath.Join(root, want))
 		}
 		out = append(out, r)
 	}
@@ -111,7 +105,7 @@ func LoadResults(root string) ([]*Result, error) {
 
 // LoadOtherRecipes reads the committed results of experiment name on zoo recipes other than the
 // paper's (root/<name>-<recipe>/, Result.Dir), in the order of their folders' names; none is
-// not an error.
+// not an error, a folder that holds another result is (as in LoadResults).
 func LoadOtherRecipes(root, name string) ([]*Result, error) {
 	dirs, err := filepath.Glob(filepath.Join(root, name+"-*")) // experiment names have no '-'
 	if err != nil {
@@ -119,15 +113,29 @@ func LoadOtherRecipes(root, name string) ([]*Result, error) {
 	}
 	var out []*Result
 	for _, dir := range dirs {
-		r, err := LoadResult(dir)
+		r, err := loadPlaced(root, filepath.Base(dir))
 		if err != nil {
 			return nil, err
 		}
-		if r.Name == name {
-			out = append(out, r)
-		}
+		out = append(out, r)
 	}
 	return out, nil
+}
+
+// loadPlaced reads the committed result in root/dir and checks that it is an experiment's and
+// sits in its own folder (Result.Dir).
+func loadPlaced(root, dir string) (*Result, error) {
+	r, err := LoadResult(filepath.Join(root, dir))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ByName(r.Name); err != nil {
+		return nil, fmt.Errorf("paper: %s holds a result of %q, which is no experiment", filepath.Join(root, dir), r.Name)
+	}
+	if want := r.Dir(); dir != want {
+		return nil, fmt.Errorf("paper: %s holds a result of %s: it belongs in %s", filepath.Join(root, dir), r.label(), filepath.Join(root, want))
+	}
+	return r, nil
 }
 
 // paperRecipe says whether a result's models are the paper recipe's (or the quick zoo's, which
