@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
@@ -36,33 +37,37 @@ func AbsResidualAndFVDOverTime(ctx context.Context, c Config) (*Result, error) {
 		return nil, err
 	}
 	// The figure's claims (§3 and the caption of Fig. 3), at every stride: FM's divergence grows
-	// over the rollout and so does its FVD; conditioning FM on g_φ's estimate helps slightly;
-	// EqF does best. Each is a difference paired by training seed, signed as the paper states it.
-	for i, row := range rows {
-		if row.m.Model != "fm" || row.m.GPhi {
+	// over the rollout and so does its FVD (growth, below); conditioning FM on g_φ's estimate
+	// helps slightly; EqF does best. Each is a difference paired by training seed, signed as the
+	// paper states it.
+	for _, fm := range rows {
+		if fm.m.Model != "fm" || fm.m.GPhi {
 			continue
 		}
-		for j, other := range rows {
-			if j == i || other.m.Stride != row.m.Stride {
+		at := func(ok func(method) bool) (methodScores, bool) { // the row at fm's stride
+			i := slices.IndexFunc(rows, func(r methodScores) bool { return r.m.Stride == fm.m.Stride && ok(r.m) })
+			if i < 0 {
+				return methodScores{}, false
+			}
+			return rows[i], true
+		}
+		g, hasG := at(func(m method) bool { return m.GPhi })
+		e, hasE := at(func(m method) bool { return m.Model == "eqf" })
+		for _, c := range []struct {
+			a, b  methodScores
+			ok    bool
+			bName string
+			claim string
+		}{
+			{g, fm, hasG, shortName(fm.m.Name), "< 0 (conditioning on g_φ helps slightly, Fig. 3 right)"},
+			{e, fm, hasE, shortName(fm.m.Name), "< 0 (EqF best, Fig. 3 right)"},
+			{e, g, hasE && hasG, g.m.Name, "< 0 (EqF best, Fig. 3 right)"},
+		} {
+			if !c.ok {
 				continue
 			}
-			stem := fmt.Sprintf("%s: FVD − %s's", other.m.Name, shortName(row.m.Name))
-			text := "< 0 (EqF best, Fig. 3 right)"
-			if other.m.GPhi {
-				text = "< 0 (conditioning on g_φ helps slightly, Fig. 3 right)"
-			}
-			if n, ok := pairOf(fvdOf, other, row, stem, -1, text); ok {
+			if n, ok := pairOf(fvdOf, c.a, c.b, fmt.Sprintf("%s: FVD − %s's", c.a.m.Name, c.bName), -1, c.claim); ok {
 				r.Numbers = append(r.Numbers, n)
-			}
-			if other.m.Model == "eqf" { // EqF against FM on g_φ, the better-informed baseline
-				for _, g := range rows {
-					if g.m.GPhi && g.m.Stride == row.m.Stride {
-						stem := fmt.Sprintf("%s: FVD − %s's", other.m.Name, g.m.Name)
-						if n, ok := pairOf(fvdOf, other, g, stem, -1, "< 0 (EqF best, Fig. 3 right)"); ok {
-							r.Numbers = append(r.Numbers, n)
-						}
-					}
-				}
 			}
 		}
 	}
