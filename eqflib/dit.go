@@ -46,6 +46,11 @@ type DiTConfig struct {
 	// times wider (C·4p² outputs a token). Omitted from JSON when false, so configurations
 	// without it hash as before.
 	OverlapHead bool `json:",omitempty"`
+	// OverlapEmbed is the same on the way in: each token embeds its 2p×2p neighbourhood,
+	// centred on its patch, under the tent window (unfoldOverlap), so that no pixel change
+	// reaches one token and not its neighbour; the patch embedding is four times wider
+	// (C·4p² inputs a token). Omitted from JSON when false.
+	OverlapEmbed bool `json:",omitempty"`
 
 	// backward is set only on the copy of the configuration that a training step's graph builds
 	// its forward pass with (Trainer.lossGraph): dense layers and attention then take the forms
@@ -218,7 +223,12 @@ func (c DiTConfig) forward(scope *model.Scope, x, level, cond, mod *Node) (v *No
 
 	// Tokens are token-major inside the backbone, [N, B, T, D]: per-frame vectors then
 	// broadcast over a leading axis (see perToken); attention sees the same T·N tokens.
-	h := c.patchify(x)                                       // [N, B, T, C·p·p]
+	var h *Node
+	if c.OverlapEmbed {
+		h = c.unfoldOverlap(x) // [N, B, T, C·2p·2p]
+	} else {
+		h = c.patchify(x) // [N, B, T, C·p·p]
+	}
 	h = c.dense(scope.In("patch_embed"), h, c.Hidden, false) // [N, B, T, D]
 	pos := InsertAxes(c.positions(x.Graph(), T, x), 1)       // [N, 1, T, D]
 	h = Add(h, BroadcastToDims(pos, h.Shape().Dimensions...))
@@ -315,20 +325,8 @@ func (c DiTConfig) foldOverlap(h *Node) *Node {
 	dims := h.Shape().Dimensions
 	N, B, T := dims[0], dims[1], dims[2]
 	p, C, H, W := c.Patch, c.Channels, c.Height, c.Width
-	tent := func(i int) float64 {
-		if i < p {
-			return (float64(i) + 0.5) / float64(p)
-		}
-		return (float64(2*p-i) - 0.5) / float64(p)
-	}
-	window := make([]float64, 4*p*p) // [2p, 2p]
-	for i := range 2 * p {
-		for j := range 2 * p {
-			window[i*2*p+j] = tent(i) * tent(j)
-		}
-	}
 	h = Reshape(h, N, B, T, C, 2, p, 2, p) // [N, B, T, C, a, i, b, j]: row a·p + i, column b·p + j
-	h = Mul(h, BroadcastToDims(Const(h.Graph(), toTensorAs(h.DType(), window, 1, 1, 1, 1, 2, p, 2, p)), h.Shape().Dimensions...))
+	h = Mul(h, BroadcastToDims(Const(h.Graph(), toTensorAs(h.DType(), tentWindow(p), 1, 1, 1, 1, 2, p, 2, p)), h.Shape().Dimensions...))
 	var canvas *Node // [B, T, C, H + p, W + p]
 	zero := ScalarZero(h.Graph(), h.DType())
 	for a := range 2 {
@@ -350,7 +348,7 @@ func (c DiTConfig) foldOverlap(h *Node) *Node {
 		s := 0.0
 		for r := 0; r < n/p; r++ {
 			if i := y + p/2 - r*p; i >= 0 && i < 2*p {
-				s += tent(i)
+				s += tent(p, i)
 			}
 		}
 		return s
@@ -361,6 +359,50 @@ func (c DiTConfig) foldOverlap(h *Node) *Node {
 		}
 	}
 	return Mul(frame, BroadcastToDims(Const(h.Graph(), toTensorAs(h.DType(), total, 1, 1, 1, H, W)), frame.Shape().Dimensions...))
+}
+
+// unfoldOverlap is the overlapping embedding's patchify: each token's 2p×2p window of x
+// [B, T, C, H, W], centred on its patch (rows r·p − p/2 … r·p + 3p/2 for token row r, zeros
+// outside the frame), weighted by foldOverlap's tent window → [N, B, T, C·2p·2p], laid out
+// [C, a, i, b, j] for window row a·p + i and column b·p + j.
+func (c DiTConfig) unfoldOverlap(x *Node) *Node {
+	B, T := x.Shape().Dimensions[0], x.Shape().Dimensions[1]
+	p, C, H, W := c.Patch, c.Channels, c.Height, c.Width
+	N := (H / p) * (W / p)
+	zero := ScalarZero(x.Graph(), x.DType())
+	canvas := Pad(x, zero, compute.PadAxis{}, compute.PadAxis{}, compute.PadAxis{}, compute.PadAxis{Start: p / 2, End: p / 2}, compute.PadAxis{Start: p / 2, End: p / 2}) // [B, T, C, H + p, W + p]
+	rows := make([]*Node, 2)
+	for a := range 2 {
+		cols := make([]*Node, 2)
+		for b := range 2 {
+			q := Slice(canvas, AxisRange(), AxisRange(), AxisRange(), AxisRange(a*p, a*p+H), AxisRange(b*p, b*p+W)) // [B, T, C, H, W]
+			cols[b] = Reshape(c.patchify(q), N, B, T, C, 1, p, 1, p)
+		}
+		rows[a] = Concatenate(cols, 6)
+	}
+	h := Concatenate(rows, 4) // [N, B, T, C, 2, p, 2, p]
+	h = Mul(h, BroadcastToDims(Const(h.Graph(), toTensorAs(h.DType(), tentWindow(p), 1, 1, 1, 1, 2, p, 2, p)), h.Shape().Dimensions...))
+	return Reshape(h, N, B, T, C*4*p*p)
+}
+
+// tentWindow is the 2p×2p window tent(i)·tent(j) of foldOverlap and unfoldOverlap, row-major.
+func tentWindow(p int) []float64 {
+	window := make([]float64, 4*p*p)
+	for i := range 2 * p {
+		for j := range 2 * p {
+			window[i*2*p+j] = tent(p, i) * tent(p, j)
+		}
+	}
+	return window
+}
+
+// tent is the weight of row (or column) i of a 2p-wide window: (i + ½)/p below p and
+// (2p − i − ½)/p from p on, so that tent(i) + tent(i + p) = 1.
+func tent(p, i int) float64 {
+	if i < p {
+		return (float64(i) + 0.5) / float64(p)
+	}
+	return (float64(2*p-i) - 0.5) / float64(p)
 }
 
 // frameConditioning is the per-frame vector every block is modulated by: the noise-level

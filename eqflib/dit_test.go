@@ -156,9 +156,9 @@ func maxAbsDiff(a, b []float64) float64 {
 // The whole backbone differentiates correctly (float64 finite differences through patchify,
 // positions, AdaLN, attention, MLP, head and unpatchify).
 func TestDiTGradientCheck(t *testing.T) {
-	for _, overlap := range []bool{false, true} {
-		t.Run(fmt.Sprintf("OverlapHead=%v", overlap), func(t *testing.T) {
-			checkDiTGradient(t, DiTConfig{Channels: 2, Height: 8, Width: 8, Patch: 4, Hidden: 8, Depth: 2, Heads: 2, MLPRatio: 2, CondDim: 2, LevelFreqs: 4, OverlapHead: overlap})
+	for _, overlap := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+		t.Run(fmt.Sprintf("OverlapHead=%v,OverlapEmbed=%v", overlap[0], overlap[1]), func(t *testing.T) {
+			checkDiTGradient(t, DiTConfig{Channels: 2, Height: 8, Width: 8, Patch: 4, Hidden: 8, Depth: 2, Heads: 2, MLPRatio: 2, CondDim: 2, LevelFreqs: 4, OverlapHead: overlap[0], OverlapEmbed: overlap[1]})
 		})
 	}
 }
@@ -376,6 +376,52 @@ func TestDiTPositions(t *testing.T) {
 			}
 			if got > tol {
 				t.Errorf("%s, %s: positions differ from sinusoidal's features by %g (tolerance %g)", name, dt, got, tol)
+			}
+		}
+	}
+}
+
+// TestUnfoldOverlap: the overlapping embedding gives each token its 2p×2p window centred on its
+// patch, weighted by the tent, with zeros outside the frame (a host loop over every entry).
+func TestUnfoldOverlap(t *testing.T) {
+	cfg := DiTConfig{Channels: 2, Height: 8, Width: 12, Patch: 4, OverlapEmbed: true}
+	p, C, H, W := cfg.Patch, cfg.Channels, cfg.Height, cfg.Width
+	N, B, T := cfg.Tokens(), 2, 1
+	x := make([]float64, B*T*C*H*W)
+	for i := range x {
+		x[i] = float64(i%97) - 40
+	}
+	backend, _ := Backend()
+	e, err := graph.NewExec(backend, func(x *graph.Node) *graph.Node { return cfg.unfoldOverlap(x) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.Exec(toTensorAs(dtypes.Float64, x, B, T, C, H, W))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := tensors.CopyFlatData[float64](out[0])
+	tent := tentWindow(p)
+	if len(got) != N*B*T*C*4*p*p {
+		t.Fatalf("unfold gives %d values, want %d", len(got), N*B*T*C*4*p*p)
+	}
+	for n := range N {
+		r, c := n/(W/p), n%(W/p)
+		for bt := range B * T {
+			for ch := range C {
+				for i := range 2 * p {
+					for j := range 2 * p {
+						y, xx := r*p-p/2+i, c*p-p/2+j
+						want := 0.0
+						if y >= 0 && y < H && xx >= 0 && xx < W {
+							want = x[((bt*C+ch)*H+y)*W+xx] * tent[i*2*p+j]
+						}
+						k := (((n*B*T+bt)*C+ch)*2*p+i)*2*p + j
+						if got[k] != want {
+							t.Fatalf("token %d, frame %d, channel %d, window (%d, %d): %g, want %g", n, bt, ch, i, j, got[k], want)
+						}
+					}
+				}
 			}
 		}
 	}

@@ -35,6 +35,8 @@ func (c DiTConfig) Validate() error {
 		return paramErr("DiTConfig.Patch", c.Patch, "≥ 1")
 	case c.OverlapHead && c.Patch%2 != 0:
 		return paramErr("DiTConfig.OverlapHead", true, fmt.Sprintf("false with the odd Patch = %d (its windows are centred p/2 pixels out)", c.Patch))
+	case c.OverlapEmbed && c.Patch%2 != 0:
+		return paramErr("DiTConfig.OverlapEmbed", true, fmt.Sprintf("false with the odd Patch = %d (its windows are centred p/2 pixels out)", c.Patch))
 	case c.Height < c.Patch || c.Height%c.Patch != 0:
 		return paramErr("DiTConfig.Height", c.Height, fmt.Sprintf("a positive multiple of Patch = %d", c.Patch))
 	case c.Width < c.Patch || c.Width%c.Patch != 0:
@@ -70,6 +72,9 @@ func (c DiTConfig) NumParams() int {
 	d, pp := c.Hidden, c.Channels*c.Patch*c.Patch
 	mlp := int(c.MLPRatio * float64(d))
 	n := pp*d + d // patch embedding
+	if c.OverlapEmbed {
+		n += 3 * pp * d
+	}
 	n += c.LevelFreqs*d + d + d*d + d
 	if c.CondDim > 0 {
 		n += c.CondDim*d + d
@@ -97,7 +102,14 @@ func (c DiTConfig) FLOPs(T int) float64 {
 	mlp := float64(int(c.MLPRatio * float64(c.Hidden)))
 	L := float64(T * (c.Height / c.Patch) * (c.Width / c.Patch)) // tokens in the window
 	frames := float64(T)
-	perToken := pp*d + float64(c.Depth)*(3*d*d+d*d+2*d*mlp) + d*pp // patch, qkv, proj, MLP, head
+	in, out := pp, pp // the patch embedding's inputs and the head's outputs a token
+	if c.OverlapEmbed {
+		in *= 4
+	}
+	if c.OverlapHead {
+		out *= 4
+	}
+	perToken := in*d + float64(c.Depth)*(3*d*d+d*d+2*d*mlp) + d*out // patch, qkv, proj, MLP, head
 	perFrame := float64(c.LevelFreqs)*d + d*d + float64(c.CondDim)*d + float64(c.Depth)*6*d*d + 2*d*d
 	return 2*(perToken*L+perFrame*frames) + float64(c.Depth)*2*2*L*L*d
 }

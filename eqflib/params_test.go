@@ -40,17 +40,18 @@ func TestConfigFieldsBadInput(t *testing.T) {
 	}
 	anyValue := errors.New("any value is valid")
 	rows := map[string][]func() error{
-		"DiTConfig.Channels":    {func() error { return dit(func(c *DiTConfig) { c.Channels = 0 }) }},
-		"DiTConfig.Height":      {func() error { return dit(func(c *DiTConfig) { c.Height = 18 }) }, func() error { return dit(func(c *DiTConfig) { c.Height = 1 << 20 }) }},
-		"DiTConfig.Width":       {func() error { return dit(func(c *DiTConfig) { c.Width = 0 }) }},
-		"DiTConfig.Patch":       {func() error { return dit(func(c *DiTConfig) { c.Patch = 0 }) }},
-		"DiTConfig.Hidden":      {func() error { return dit(func(c *DiTConfig) { c.Hidden = 50 }) }},
-		"DiTConfig.Depth":       {func() error { return dit(func(c *DiTConfig) { c.Depth = 0 }) }},
-		"DiTConfig.Heads":       {func() error { return dit(func(c *DiTConfig) { c.Heads = 0 }) }},
-		"DiTConfig.MLPRatio":    {func() error { return dit(func(c *DiTConfig) { c.MLPRatio = 0 }) }, func() error { return dit(func(c *DiTConfig) { c.MLPRatio = nan }) }, func() error { return dit(func(c *DiTConfig) { c.MLPRatio = inf }) }},
-		"DiTConfig.CondDim":     {func() error { return dit(func(c *DiTConfig) { c.CondDim = -1 }) }},
-		"DiTConfig.LevelFreqs":  {func() error { return dit(func(c *DiTConfig) { c.LevelFreqs = 0 }) }},
-		"DiTConfig.OverlapHead": {func() error { return dit(func(c *DiTConfig) { c.Patch, c.OverlapHead = 1, true }) }},
+		"DiTConfig.Channels":     {func() error { return dit(func(c *DiTConfig) { c.Channels = 0 }) }},
+		"DiTConfig.Height":       {func() error { return dit(func(c *DiTConfig) { c.Height = 18 }) }, func() error { return dit(func(c *DiTConfig) { c.Height = 1 << 20 }) }},
+		"DiTConfig.Width":        {func() error { return dit(func(c *DiTConfig) { c.Width = 0 }) }},
+		"DiTConfig.Patch":        {func() error { return dit(func(c *DiTConfig) { c.Patch = 0 }) }},
+		"DiTConfig.Hidden":       {func() error { return dit(func(c *DiTConfig) { c.Hidden = 50 }) }},
+		"DiTConfig.Depth":        {func() error { return dit(func(c *DiTConfig) { c.Depth = 0 }) }},
+		"DiTConfig.Heads":        {func() error { return dit(func(c *DiTConfig) { c.Heads = 0 }) }},
+		"DiTConfig.MLPRatio":     {func() error { return dit(func(c *DiTConfig) { c.MLPRatio = 0 }) }, func() error { return dit(func(c *DiTConfig) { c.MLPRatio = nan }) }, func() error { return dit(func(c *DiTConfig) { c.MLPRatio = inf }) }},
+		"DiTConfig.CondDim":      {func() error { return dit(func(c *DiTConfig) { c.CondDim = -1 }) }},
+		"DiTConfig.LevelFreqs":   {func() error { return dit(func(c *DiTConfig) { c.LevelFreqs = 0 }) }},
+		"DiTConfig.OverlapHead":  {func() error { return dit(func(c *DiTConfig) { c.Patch, c.OverlapHead = 1, true }) }},
+		"DiTConfig.OverlapEmbed": {func() error { return dit(func(c *DiTConfig) { c.Patch, c.OverlapEmbed = 1, true }) }},
 
 		"TrainConfig.Objective": {func() error { return train(func(c *TrainConfig) { c.Objective = Objective{Kind: 99} }) }},
 
