@@ -58,9 +58,9 @@ type Recipe struct {
 // Recipes are the named recipes: "paper" (the zoo the paper's experiments read, about half an
 // hour per training seed on two cores), "paper-8" (the same on 8-frame windows, C = H = 4), "cpu"
 // (the same backbone trained for guided rollouts), "demo" (make demo: the cpu recipe's backbone
-// with overlapping patches, the "cpu" training preset with its EMA decay 0.999 and condition dropout 0.1, so that the
-// demo's rollouts can be guided, for 3,000 steps) and "quick" (tiny models in minutes, for tests
-// and CI).
+// with overlapping patches, the "cpu" training preset with its EMA decay 0.999 and condition
+// dropout 0.1, so that the demo's rollouts can be guided, for 3,000 steps) and "quick" (tiny
+// models in minutes, for tests and CI).
 //
 // The paper recipe follows the paper's Minecraft training wherever it scales to the maze
 // (eqflib.ScalePaperPreset: no condition dropout, independent per-frame levels, the paper's
