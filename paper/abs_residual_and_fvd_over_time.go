@@ -116,34 +116,18 @@ func AbsResidualAndFVDOverTime(ctx context.Context, c Config) (*Result, error) {
 
 // growth is how much a row's curve rises over the rollout: the mean of its last chunk points
 // minus that of its first (chunk: the protocol's chunk for a per-frame curve, 1 for a per-chunk
-// one), per rollout set, with the 95 % t-interval over training seeds (with one training seed,
-// the mean and standard error over evaluation seeds, as pairOf). claimed says the paper states
-// it positive for this row: text is then the paper's column and the number gets a verdict.
+// one), per rollout set, paired as pairedNumber pairs. claimed says the paper states it positive
+// for this row: text is then the paper's column and the number gets a verdict.
 func growth(row methodScores, stem string, curve func(*scores) []float64, chunk int, claimed bool, text string) (Number, bool) {
 	d := make([]float64, len(row.per))
 	for j, p := range row.per {
 		v := curve(p)
 		d[j] = chunkMean(v, len(v)-chunk, len(v)) - chunkMean(v, 0, chunk)
 	}
-	sign := math.NaN()
-	if claimed {
-		sign = 1
-	} else {
-		text = ""
+	if !claimed {
+		return pairedNumber(row, d, stem, math.NaN(), "")
 	}
-	n := Number{Name: stem + ", paired by training seed", Paper: text, Stride: row.m.Stride}
-	if runs := row.runMeans(d); len(runs) > 1 {
-		return pairedDiff(n, runs, sign), true
-	}
-	if len(d) < 2 {
-		return Number{}, false
-	}
-	n.Name = stem + ", paired by evaluation seed (one training seed)" // as pairOf
-	n.Ours, n.Err = stat(d)
-	if claimed {
-		n.Verdict = Inconclusive
-	}
-	return n, true
+	return pairedNumber(row, d, stem, 1, text)
 }
 
 // chunkMean is the mean of v[a:b], skipping NaN.

@@ -736,15 +736,26 @@ func strideEffects(rows []methodScores, at string) []Number {
 // paper has a value. ok is false when a and b do not pair (a different number of rollout sets,
 // or one set: no spread to pair over).
 func pairOf(get func(*scores) float64, a, b methodScores, stem string, paper float64, paperText string) (n Number, ok bool) {
-	if len(a.per) != len(b.per) || len(a.per) < 2 {
+	if len(a.per) != len(b.per) {
 		return Number{}, false
 	}
-	n = Number{Name: stem + ", paired by training seed", Paper: paperText, Stride: a.m.Stride}
 	d := make([]float64, len(a.per))
 	for j := range a.per {
 		d[j] = get(a.per[j]) - get(b.per[j])
 	}
-	if runs := a.runMeans(d); len(runs) > 1 {
+	return pairedNumber(a, d, stem, paper, paperText)
+}
+
+// pairedNumber is the Number of differences d, one per rollout set of row, named stem: their
+// training seeds' means with the 95 % t-interval and the verdict against paper (NaN: none), or,
+// with one training seed, their mean and standard error over evaluation seeds, inconclusive
+// where the paper has a value. ok is false with fewer than two sets.
+func pairedNumber(row methodScores, d []float64, stem string, paper float64, paperText string) (Number, bool) {
+	if len(d) < 2 {
+		return Number{}, false
+	}
+	n := Number{Name: stem + ", paired by training seed", Paper: paperText, Stride: row.m.Stride}
+	if runs := row.runMeans(d); len(runs) > 1 {
 		return pairedDiff(n, runs, paper), true
 	}
 	n.Name = stem + ", paired by evaluation seed (one training seed)"
