@@ -83,6 +83,10 @@ func TestNextChunkErrorAlignsFrames(t *testing.T) {
 	assertParamErr(t, "short cond", second(NextChunkError(&truthField{truth: clips}, clips, cond[:5], opts, 4)), "cond")
 }
 
+// TestColourDrift: identical or reordered clips have none, clips that swap their colours do; one
+// pixel against another matches the sliced distance worked by hand; pixel noise moves it by at
+// most 0.8 of the noise's standard deviation (where the old 8-bin histogram distance read 0.2
+// for 2 % noise on the maze); recolouring moves it far; bad input is named.
 func TestColourDrift(t *testing.T) {
 	x, _ := Randn(NewRNG(5), 4, 10, 3, 8, 8)
 	same, err := ColourDrift(x, x, 5, -2, 2)
@@ -99,29 +103,82 @@ func TestColourDrift(t *testing.T) {
 	if d, _ := ColourDrift(back, x, 10, -2, 2); d[0] > 1e-12 {
 		t.Errorf("backwards clip: drift %g, want 0", d[0])
 	}
-	// Recoloured (red and blue swapped, then brightened): a large drift; one flat colour: ≈ 1.
-	re := x.Clone()
-	hw := 64
-	for f := 0; f < re.NumFrames(); f++ {
-		fr := re.Frame(f)
-		for i := 0; i < hw; i++ {
-			fr[i], fr[2*hw+i] = fr[2*hw+i]+1, fr[i]+1
+	// Clips 0 and 1 exchanged: the batch's colours pooled are the same, each clip's are not.
+	swapped := x.Clone()
+	copy(swapped.Data[:10*x.FrameSize()], x.Data[10*x.FrameSize():20*x.FrameSize()])
+	copy(swapped.Data[10*x.FrameSize():20*x.FrameSize()], x.Data[:10*x.FrameSize()])
+	if d, _ := ColourDrift(swapped, x, 10, -2, 2); d[0] < 1e-3 {
+		t.Errorf("clips 0 and 1 swapped: drift %g, want > 0 (each clip against its own)", d[0])
+	}
+	// One red pixel against one black: |u·(1, 0, 0)| over the 13 directions is 1 on the red
+	// axis, 1/√2 on the 4 face diagonals and 1/√3 on the 4 body diagonals with a red component,
+	// 0 on the other 4.
+	red, _ := NewWindow(1, 1, 3, 1, 1)
+	red.Data[0] = 1
+	black, _ := NewWindow(1, 1, 3, 1, 1)
+	want := (1 + 4/math.Sqrt2 + 4/math.Sqrt(3)) / 13
+	if d, err := ColourDrift(red, black, 1, 0, 1); err != nil || math.Abs(d[0]-want) > 1e-12 {
+		t.Errorf("red against black: drift %v (%v), want %.12f", d, err, want)
+	}
+	for C, n := range map[int]int{1: 1, 2: 4, 3: 13, 4: 40} {
+		dirs := driftDirections(C)
+		for _, u := range dirs {
+			var norm float64
+			for _, v := range u {
+				norm += v * v
+			}
+			if math.Abs(norm-1) > 1e-12 {
+				t.Errorf("C = %d: direction %v is not a unit vector", C, u)
+			}
+		}
+		if len(dirs) != n {
+			t.Errorf("C = %d: %d directions, want %d", C, len(dirs), n)
 		}
 	}
-	flat := NewWindowLike(x)
-	for i := range flat.Data {
-		flat.Data[i] = 1.9
+	// A clip of four flat colours on the old histogram's bin edges (0.25, 0.75, as the maze's
+	// wall palette): pixel noise of 2 % of the range moves it by at most E|u·n| = 0.8 · 0.02
+	// (up to the sample's 1.5 % error); painting the sand pixels blue moves it far.
+	palette := [][3]float64{{0.75, 0.25, 0.25}, {0.25, 0.5, 0.75}, {0.25, 0.75, 0.25}, {0.75, 0.75, 0.25}}
+	flat, _ := NewWindow(4, 10, 3, 8, 8)
+	rng := NewRNG(9)
+	hw := 64
+	kind := make([]int, flat.NumFrames()*hw)
+	for f := 0; f < flat.NumFrames(); f++ {
+		fr := flat.Frame(f)
+		for i := 0; i < hw; i++ {
+			k := rng.IntN(len(palette))
+			kind[f*hw+i] = k
+			for c := 0; c < 3; c++ {
+				fr[c*hw+i] = palette[k][c]
+			}
+		}
 	}
-	dr, _ := ColourDrift(re, x, 10, -2, 2)
-	df, _ := ColourDrift(flat, x, 10, -2, 2)
-	t.Logf("drift: recoloured %.3f, one colour %.3f", dr[0], df[0])
-	if dr[0] < 0.3 || df[0] < 0.95 || df[0] > 1 {
-		t.Errorf("recoloured drift %.3f (want ≥ 0.3), one-colour drift %.3f (want in [0.95, 1])", dr[0], df[0])
+	noisy, blue := flat.Clone(), flat.Clone()
+	for i := range noisy.Data {
+		noisy.Data[i] += 0.02 * rng.NormFloat64()
+	}
+	for f := 0; f < blue.NumFrames(); f++ {
+		fr := blue.Frame(f)
+		for i := 0; i < hw; i++ {
+			if kind[f*hw+i] == 3 {
+				for c := 0; c < 3; c++ {
+					fr[c*hw+i] = palette[1][c]
+				}
+			}
+		}
+	}
+	dn, _ := ColourDrift(noisy, flat, 10, 0, 1)
+	db, _ := ColourDrift(blue, flat, 10, 0, 1)
+	t.Logf("drift: 2 %% noise %.4f, sand painted blue %.4f", dn[0], db[0])
+	if dn[0] > 1.05*0.8*0.02 || db[0] < 5*dn[0] {
+		t.Errorf("drift with 2 %% noise %.4f (want ≤ 0.0168), sand painted blue %.4f (want ≥ 5× that)", dn[0], db[0])
 	}
 	assertParamErr(t, "chunk", second(ColourDrift(x, x, 11, -2, 2)), "chunk")
 	assertParamErr(t, "range", second(ColourDrift(x, x, 5, 2, 2)), "hi")
 	y, _ := Randn(NewRNG(5), 4, 10, 3, 4, 4)
 	assertParamErr(t, "shape", second(ColourDrift(x, y, 5, -2, 2)), "real.Shape")
+	wide, _ := Randn(NewRNG(5), 1, 2, 5, 4, 4)
+	assertParamErr(t, "channels", second(ColourDrift(wide, wide, 1, -2, 2)), "gen channels")
 }
 
 // TestPatchSeams: a smooth scene with pixel noise has no seams (ratio ≈ 1) wherever the grid

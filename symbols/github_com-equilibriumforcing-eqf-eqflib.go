@@ -46,7 +46,6 @@ func init() {
 		"DefaultDiffusion":            reflect.ValueOf(eqflib.DefaultDiffusion),
 		"DefaultDiffusionLogSNR":      reflect.ValueOf(constant.MakeFromLiteral("15", token.FLOAT, 0)),
 		"DefaultDiffusionSteps":       reflect.ValueOf(constant.MakeFromLiteral("1000", token.INT, 0)),
-		"DefaultDriftBins":            reflect.ValueOf(constant.MakeFromLiteral("8", token.INT, 0)),
 		"DefaultEMADecay":             reflect.ValueOf(constant.MakeFromLiteral("0.9999000000000000000087603535536828758267802186310291290283203125", token.FLOAT, 0)),
 		"DefaultEqMAlpha":             reflect.ValueOf(constant.MakeFromLiteral("0.8000000000000000000108420217248550443400745280086994171142578125", token.FLOAT, 0)),
 		"DefaultEqMLambda":            reflect.ValueOf(constant.MakeFromLiteral("4", token.FLOAT, 0)),

@@ -179,7 +179,7 @@ type Scores struct {
 	FVD         float64                      `json:"fvd"`           // in the action net's features, over ScoreConfig.FVDClip-frame subclips
 	FVDOverTime []float64                    `json:"fvd_over_time"` // per Chunk frames (only whole chunks)
 	Agreement   eqflib.ActionAgreementResult `json:"action_agreement"`
-	Drift       []float64                    `json:"colour_drift,omitempty"` // colour drift in pixels per Chunk frames (none when R < Chunk)
+	Drift       []float64                    `json:"colour_drift,omitempty"` // colour drift per Chunk frames (eqflib.ColourDrift; none when R < Chunk)
 	DriftRatio  float64                      `json:"drift_ratio,omitempty"`  // largest chunk's drift / the first chunk's
 	PSNR        float64                      `json:"psnr"`                   // dB over every frame, on standardised values (±2 as the range)
 	Flicker     float64                      `json:"flicker"`
