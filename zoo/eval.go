@@ -98,13 +98,17 @@ func Samplers(m *Model, guidance float64) []EvalSampler {
 
 // Quality is how well a model rolls out: the measures of eqflib's quality.go and FVD.
 type Quality struct {
-	Model      string                       `json:"model"`
-	Sampler    string                       `json:"sampler"`
-	Agreement  eqflib.ActionAgreementResult `json:"action_agreement"`
-	Drift      []float64                    `json:"colour_drift"` // per Chunk frames
-	DriftRatio float64                      `json:"drift_ratio"`  // largest chunk's drift / the first chunk's
-	NextChunk  eqflib.ChunkError            `json:"next_chunk"`   // teacher-forced, one horizon
-	FVD        float64                      `json:"fvd_maze_i3d"` // over 10-frame clips
+	Model     string                       `json:"model"`
+	Sampler   string                       `json:"sampler"`
+	Agreement eqflib.ActionAgreementResult `json:"action_agreement"`
+	Drift     []float64                    `json:"colour_drift"` // per Chunk frames
+	// RealDrift is the colour drift of real clips of another seed (EvalConfig.Seed + 1) against
+	// the same real continuation: what a model that draws the world's frames, but not these
+	// clips', would score (the scale that Drift reads against).
+	RealDrift  []float64         `json:"colour_drift_real,omitempty"`
+	DriftRatio float64           `json:"drift_ratio"`  // largest chunk's drift / the first chunk's
+	NextChunk  eqflib.ChunkError `json:"next_chunk"`   // teacher-forced, one horizon
+	FVD        float64           `json:"fvd_maze_i3d"` // over 10-frame clips
 	// Seams is eqflib.PatchSeams of the rollout on the backbone's patch grid (≈ 1: no grid shows),
 	// RealSeams the same of the real continuation (both 0 when the frame has fewer than two
 	// patches a side, or the patch is one pixel).
@@ -124,8 +128,12 @@ func (q *Quality) String() string {
 	if q.Seams > 0 {
 		seams = fmt.Sprintf(", patch seams %.2f (real %.2f)", q.Seams, q.RealSeams)
 	}
-	return fmt.Sprintf("%s, %s: agreement %.2f (balanced acc. %.3f / %.3f), drift %.3f→%.3f (max/first %.2f)%s, next-chunk PSNR %.2f dB, FVD %.1f, %.1f NFE/frame, %.0f s",
-		q.Model, q.Sampler, q.Agreement.Ratio, q.Agreement.Generated, q.Agreement.Real, q.Drift[0], q.Drift[len(q.Drift)-1], q.DriftRatio, seams,
+	other := ""
+	if len(q.RealDrift) > 0 {
+		other = fmt.Sprintf(", other real clips %.3f→%.3f", q.RealDrift[0], q.RealDrift[len(q.RealDrift)-1])
+	}
+	return fmt.Sprintf("%s, %s: agreement %.2f (balanced acc. %.3f / %.3f), drift %.3f→%.3f (max/first %.2f%s)%s, next-chunk PSNR %.2f dB, FVD %.1f, %.1f NFE/frame, %.0f s",
+		q.Model, q.Sampler, q.Agreement.Ratio, q.Agreement.Generated, q.Agreement.Real, q.Drift[0], q.Drift[len(q.Drift)-1], q.DriftRatio, other, seams,
 		q.NextChunk.PSNR, q.FVD, q.NFEPerFrame, q.Seconds)
 }
 
@@ -192,6 +200,13 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 		return nil, err
 	}
 	q.Agreement, q.Drift, q.DriftRatio, q.FVD = s.Agreement, s.Drift, s.DriftRatio, s.FVD
+	if other, err := z.Clips(m.Stats, c.Clips, R, c.Seed+1); err != nil {
+		return nil, err
+	} else if len(q.Drift) > 0 {
+		if q.RealDrift, err = eqflib.ColourDrift(denormalise(other.Truth, other.Stats), denormalise(cl.Truth, cl.Stats), c.Chunk, 0, 1); err != nil {
+			return nil, err
+		}
+	}
 	if seams, err := eqflib.PatchSeams(res.Frames, m.DiT.Config.Patch); err == nil { // no grid to measure below two patches a side
 		q.Seams = seams
 		q.RealSeams, _ = eqflib.PatchSeams(cl.Truth, m.DiT.Config.Patch)

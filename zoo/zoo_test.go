@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +186,15 @@ func TestQuickZoo(t *testing.T) {
 	if len(q.Drift) != 3 || q.NFEPerFrame != float64(4*30/2)/30 || q.Agreement.Transitions != 2*30 || q.Rollout.Frames() != 30 {
 		t.Errorf("evaluation: %d drift chunks (want 3), %.3f NFE/frame (want 2: D = 4 steps per 2-frame chunk), %d transitions (want 60), %d frames",
 			len(q.Drift), q.NFEPerFrame, q.Agreement.Transitions, q.Rollout.Frames())
+	}
+	// The drift's scale: real clips of the next seed (8) against the same continuation.
+	cl8, err := z.Clips(m.Stats, 2, 30, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantReal, _ := eqflib.ColourDrift(denormalise(cl8.Truth, m.Stats), denormalise(q.Truth, m.Stats), 10, 0, 1)
+	if !slices.Equal(q.RealDrift, wantReal) || !(q.RealDrift[0] > 0) {
+		t.Errorf("real clips' drift %v, want %v (seed 8's clips against seed 7's, > 0)", q.RealDrift, wantReal)
 	}
 	// The patch grid on the quick backbone's 4×4 patches, of the rollout and of the real clips.
 	want, _ := eqflib.PatchSeams(q.Rollout, 4)
