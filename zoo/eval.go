@@ -200,9 +200,11 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 		return nil, err
 	}
 	q.Agreement, q.Drift, q.DriftRatio, q.FVD = s.Agreement, s.Drift, s.DriftRatio, s.FVD
-	if other, err := z.Clips(m.Stats, c.Clips, R, c.Seed+1); err != nil {
-		return nil, err
-	} else if len(q.Drift) > 0 {
+	if len(q.Drift) > 0 { // the drift's scale: real clips of the next seed
+		other, err := z.Clips(m.Stats, c.Clips, R, c.Seed+1)
+		if err != nil {
+			return nil, err
+		}
 		if q.RealDrift, err = eqflib.ColourDrift(denormalise(other.Truth, other.Stats), denormalise(cl.Truth, cl.Stats), c.Chunk, 0, 1); err != nil {
 			return nil, err
 		}
