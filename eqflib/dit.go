@@ -326,7 +326,7 @@ func (c DiTConfig) foldOverlap(h *Node) *Node {
 	N, B, T := dims[0], dims[1], dims[2]
 	p, C, H, W := c.Patch, c.Channels, c.Height, c.Width
 	h = Reshape(h, N, B, T, C, 2, p, 2, p) // [N, B, T, C, a, i, b, j]: row a·p + i, column b·p + j
-	h = Mul(h, BroadcastToDims(Const(h.Graph(), toTensorAs(h.DType(), tentWindow(p), 1, 1, 1, 1, 2, p, 2, p)), h.Shape().Dimensions...))
+	h = weightByTent(h, p)
 	var canvas *Node // [B, T, C, H + p, W + p]
 	zero := ScalarZero(h.Graph(), h.DType())
 	for a := range 2 {
@@ -381,8 +381,15 @@ func (c DiTConfig) unfoldOverlap(x *Node) *Node {
 		rows[a] = Concatenate(cols, 6)
 	}
 	h := Concatenate(rows, 4) // [N, B, T, C, 2, p, 2, p]
-	h = Mul(h, BroadcastToDims(Const(h.Graph(), toTensorAs(h.DType(), tentWindow(p), 1, 1, 1, 1, 2, p, 2, p)), h.Shape().Dimensions...))
+	h = weightByTent(h, p)
 	return Reshape(h, N, B, T, C*4*p*p)
+}
+
+// weightByTent multiplies h [N, B, T, C, 2, p, 2, p] (window row a·p + i, column b·p + j) by
+// tentWindow, the same for every token, frame and channel.
+func weightByTent(h *Node, p int) *Node {
+	w := Const(h.Graph(), toTensorAs(h.DType(), tentWindow(p), 1, 1, 1, 1, 2, p, 2, p))
+	return Mul(h, BroadcastToDims(w, h.Shape().Dimensions...))
 }
 
 // tentWindow is the 2p×2p window tent(i)·tent(j) of foldOverlap and unfoldOverlap, row-major.
