@@ -85,7 +85,7 @@ func LoadResults(root string) ([]*Result, error) {
 	}
 	var out []*Result
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") { // an `eqf paper -out` folder keeps its rollouts in .rollouts
 			continue
 		}
 		r, err := loadPlaced(root, e.Name())

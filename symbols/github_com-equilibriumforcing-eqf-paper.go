@@ -20,6 +20,7 @@ func init() {
 		"ByName":                    reflect.ValueOf(paper.ByName),
 		"ClosedOpenNAG":             reflect.ValueOf(paper.ClosedOpenNAG),
 		"Compare":                   reflect.ValueOf(paper.Compare),
+		"CompareRuns":               reflect.ValueOf(paper.CompareRuns),
 		"DefaultRollouts":           reflect.ValueOf(constant.MakeFromLiteral("64", token.INT, 0)),
 		"DiTFLOPs":                  reflect.ValueOf(paper.DiTFLOPs),
 		"Differs":                   reflect.ValueOf(constant.MakeFromLiteral("\"differs\"", token.STRING, 0)),
@@ -58,5 +59,7 @@ func init() {
 		"Number":         reflect.ValueOf((*paper.Number)(nil)),
 		"Protocol":       reflect.ValueOf((*paper.Protocol)(nil)),
 		"Result":         reflect.ValueOf((*paper.Result)(nil)),
+		"RunComparison":  reflect.ValueOf((*paper.RunComparison)(nil)),
+		"RunDifference":  reflect.ValueOf((*paper.RunDifference)(nil)),
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -106,6 +107,39 @@ func TestCompareTiny(t *testing.T) {
 	for _, f := range []string{"fvd_over_time.png", "fvd_over_time.html", "rollouts.png", "rollouts.html"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() < 1000 {
 			t.Errorf("%s was not written: %v", f, err)
+		}
+	}
+}
+
+// TestPaperCompare: `eqf paper compare` reads two folders of saved results and prints B − A per
+// number; the committed results against themselves differ nowhere, and a wrong call names what
+// it needs.
+func TestPaperCompare(t *testing.T) {
+	results := filepath.Join("..", "..", "..", "results")
+	w, err := os.Create(filepath.Join(t.TempDir(), "stdout")) // a file, not a pipe: the table is larger than a pipe's buffer
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	err = runPaper([]string{"compare", results, results})
+	os.Stdout = stdout
+	w.Close()
+	out, _ := os.ReadFile(w.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`\d{3} numbers in both runs, \d+ with an interval over training seeds: 0 differ`).Match(out) ||
+		!strings.Contains(string(out), "| minecraft_main | S=2: EqF NAG") {
+		t.Errorf("eqf paper compare results results printed:\n%.600s", out)
+	}
+	for args, want := range map[string]string{
+		"compare " + results:                     "want 2: DIR_A DIR_B",
+		"compare " + results + " " + t.TempDir(): "holds no saved result",
+		"compare " + results + " /nonexistent":   "/nonexistent",
+	} {
+		if err := runPaper(strings.Fields(args)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("eqf paper %s: error %v, want one saying %q", args, err, want)
 		}
 	}
 }

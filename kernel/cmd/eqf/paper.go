@@ -30,7 +30,7 @@ func runPaper(args []string) error {
 	rolloutsOf := fs.String("rollouts-of", "", "other eqf executables (separated by commas) whose rollouts in OUT/.rollouts this run reads as its own, for changes that decide no rollout (a figure, a note); the result's notes count them")
 	resume := fs.Bool("resume", true, "keep every rollout's scores in OUT/.rollouts as they are computed, so that a stopped run started again with the same binary, zoo and flags resumes (false: this process only)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all")
+		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all\n       eqf paper compare DIR_A DIR_B   (two runs' saved results, e.g. results out/gpu/paper: B − A per number with intervals over training seeds)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -75,6 +75,9 @@ func runPaper(args []string) error {
 		}
 	}
 	names := fs.Args()
+	if len(names) > 0 && names[0] == "compare" {
+		return compareRuns(names[1:])
+	}
 	if len(names) == 0 || (len(names) == 1 && names[0] == "list") {
 		for _, e := range paper.Experiments {
 			fmt.Printf("%-32s %s\n", e.Name, e.Where)
@@ -120,5 +123,26 @@ func runPaper(args []string) error {
 		fmt.Printf("%s: %d numbers, %d figures in %s -> %s\n", e.Name, len(r.Numbers), len(r.Figures)+len(r.Files),
 			time.Since(start).Round(time.Second), filepath.Join(dir, "results.md"))
 	}
+	return nil
+}
+
+// eqf paper compare DIR_A DIR_B: two runs' saved results (folders of <experiment>/results.json,
+// as results/ and `eqf paper -out` hold them) number by number, as Markdown on stdout.
+func compareRuns(dirs []string) error {
+	if len(dirs) != 2 {
+		return fmt.Errorf("eqf paper compare: got %d folders, want 2: DIR_A DIR_B (e.g. results out/gpu/paper)", len(dirs))
+	}
+	var runs [2][]*paper.Result
+	for i, d := range dirs {
+		rs, err := paper.LoadResults(d)
+		if err != nil {
+			return err
+		}
+		if len(rs) == 0 {
+			return fmt.Errorf("eqf paper compare: %s holds no saved result (<experiment>/results.json)", d)
+		}
+		runs[i] = rs
+	}
+	fmt.Print(paper.CompareRuns(runs[0], runs[1], dirs[0], dirs[1]).Markdown())
 	return nil
 }

@@ -1,0 +1,234 @@
+package paper
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Two runs of the same experiments, side by side: the committed results against a rerun on
+// another backend (a GPU run against the two CPU cores', issue "the whole reproduction on one
+// GPU"), another build, or another machine. For every number both runs have (matched by
+// experiment, name and stride), CompareRuns gives B − A with two 95 % intervals over training
+// seeds:
+//
+//   - paired by training seed, when both runs give the number per training seed for the same
+//     seeds: training seed k shares its data order and initial seed across the runs, so the
+//     per-seed differences carry what the runs change and not what the seeds do;
+//   - Welch's, treating the runs as independent samples of training seeds (from the per-seed
+//     values, or else from each run's mean and standard error over its training seeds).
+//
+// The verdict is Differs when the paired interval excludes zero (Welch's where there is no
+// paired one), else Inconclusive: an interval never shows two runs equal. Beside it, the
+// difference in units of a training seed's standard deviation (pooled over the two runs) says
+// whether it is within the noise of a training seed. Exact numbers (no spread in either run:
+// analytic values, counts) carry the difference alone. With many numbers at 5 % each, about one
+// in twenty differs by chance alone; the summary says how many that is.
+
+// RunDifference is one number measured by two runs: B − A.
+type RunDifference struct {
+	Experiment string // the result's folder name (Result.Dir)
+	Number     string // the number's name
+	Stride     int    // the rollout stride it was measured with (0: none)
+	A, B       float64
+	Diff       float64 // B − A
+	// PairedLo and PairedHi bound the 95 % t-interval of the per-training-seed differences
+	// (NaN when either run lacks per-seed values for the same training seeds).
+	PairedLo, PairedHi float64
+	// WelchLo and WelchHi bound Welch's 95 % interval (NaN without a spread in both runs).
+	WelchLo, WelchHi float64
+	// SeedSD is a training seed's standard deviation, pooled over the two runs (NaN without a
+	// spread in both runs).
+	SeedSD  float64
+	Verdict string // Differs or Inconclusive; "" for an exact number
+}
+
+// RunComparison is CompareRuns' outcome.
+type RunComparison struct {
+	A, B  string // what the two runs are (labels for the table)
+	Rows  []RunDifference
+	OnlyA []string // experiments that only run A has
+	OnlyB []string // experiments that only run B has
+	// Unmatched counts the numbers of common experiments that only one run has.
+	Unmatched int
+}
+
+// CompareRuns sets run b's results against run a's (as LoadResults reads them), experiment by
+// experiment in a's order, and within an experiment in a's order of numbers.
+func CompareRuns(a, b []*Result, labelA, labelB string) *RunComparison {
+	c := &RunComparison{A: labelA, B: labelB}
+	byDir := map[string]*Result{}
+	for _, r := range b {
+		byDir[r.Dir()] = r
+	}
+	seen := map[string]bool{}
+	for _, ra := range a {
+		dir := ra.Dir()
+		seen[dir] = true
+		rb, ok := byDir[dir]
+		if !ok {
+			c.OnlyA = append(c.OnlyA, dir)
+			continue
+		}
+		type key struct {
+			name   string
+			stride int
+		}
+		nb := map[key]Number{}
+		for _, n := range rb.Numbers {
+			nb[key{n.Name, n.Stride}] = n
+		}
+		matched := 0
+		for _, na := range ra.Numbers {
+			n2, ok := nb[key{na.Name, na.Stride}]
+			if !ok {
+				c.Unmatched++
+				continue
+			}
+			matched++
+			c.Rows = append(c.Rows, compareNumber(dir, na, n2, ra.TrainSeeds, rb.TrainSeeds))
+		}
+		c.Unmatched += len(rb.Numbers) - matched
+	}
+	for _, r := range b {
+		if !seen[r.Dir()] {
+			c.OnlyB = append(c.OnlyB, r.Dir())
+		}
+	}
+	sort.Strings(c.OnlyB)
+	return c
+}
+
+// compareNumber is one row: the intervals that the two numbers' spreads allow.
+func compareNumber(dir string, a, b Number, seedsA, seedsB []int) RunDifference {
+	d := RunDifference{Experiment: dir, Number: a.Name, Stride: a.Stride, A: a.Ours, B: b.Ours, Diff: b.Ours - a.Ours,
+		PairedLo: math.NaN(), PairedHi: math.NaN(), WelchLo: math.NaN(), WelchHi: math.NaN(), SeedSD: math.NaN()}
+	meanA, seA, nA := spread(a, seedsA)
+	meanB, seB, nB := spread(b, seedsB)
+	if len(a.PerSeed) >= 2 && len(a.PerSeed) == len(b.PerSeed) && sameSeeds(seedsA, seedsB) {
+		diffs := make([]float64, len(a.PerSeed))
+		for i := range diffs {
+			diffs[i] = b.PerSeed[i] - a.PerSeed[i]
+		}
+		_, d.PairedLo, d.PairedHi = tInterval(diffs)
+	}
+	if nA >= 2 && nB >= 2 && (seA > 0 || seB > 0) {
+		d.WelchLo, d.WelchHi = welch(meanA, seA, nA, meanB, seB, nB)
+		d.SeedSD = math.Sqrt((seA*seA*float64(nA) + seB*seB*float64(nB)) / 2)
+	}
+	switch {
+	case !math.IsNaN(d.PairedLo):
+		d.Verdict = verdictAt(d.PairedLo, d.PairedHi, 0)
+	case !math.IsNaN(d.WelchLo):
+		d.Verdict = verdictAt(d.WelchLo, d.WelchHi, 0)
+	}
+	return d
+}
+
+// spread is a number's mean, standard error over training seeds and count of training seeds:
+// from its per-seed values, or else from its reported mean and standard error over the run's
+// training seeds (a count of 1 when it has neither: an exact number or a single seed).
+func spread(n Number, seeds []int) (mean, se float64, count int) {
+	if len(n.PerSeed) >= 2 {
+		mean, se = stat(n.PerSeed)
+		return mean, se, len(n.PerSeed)
+	}
+	if n.Err > 0 && len(seeds) >= 2 {
+		return n.Ours, n.Err, len(seeds)
+	}
+	return n.Ours, 0, 1
+}
+
+func sameSeeds(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// welch is Welch's 95 % interval of mB − mA from each sample's mean, standard error and size,
+// with the Welch–Satterthwaite degrees of freedom.
+func welch(mA, seA float64, nA int, mB, seB float64, nB int) (lo, hi float64) {
+	vA, vB := seA*seA, seB*seB
+	df := (vA + vB) * (vA + vB) / (vA*vA/float64(nA-1) + vB*vB/float64(nB-1))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(0.975)
+	h := t * math.Sqrt(vA+vB)
+	return mB - mA - h, mB - mA + h
+}
+
+// Summary says how many numbers were compared, how many with an interval, how many of those
+// differ and how many would by chance alone, and how far apart the runs are in training-seed
+// standard deviations (the median over the numbers that have one).
+func (c *RunComparison) Summary() string {
+	var withInterval, differ int
+	var sds []float64
+	for _, r := range c.Rows {
+		if r.Verdict != "" {
+			withInterval++
+		}
+		if r.Verdict == Differs {
+			differ++
+		}
+		if r.SeedSD > 0 {
+			sds = append(sds, math.Abs(r.Diff)/r.SeedSD)
+		}
+	}
+	s := fmt.Sprintf("%d numbers in both runs, %d with an interval over training seeds: %d differ (95 %%), where about %.1f would by chance alone",
+		len(c.Rows), withInterval, differ, 0.05*float64(withInterval))
+	if len(sds) > 0 {
+		sort.Float64s(sds)
+		within := sort.SearchFloat64s(sds, 1)
+		s += fmt.Sprintf("; |B − A| is %.2f training-seed standard deviations at the median, within one for %d of %d", median(sds), within, len(sds))
+	}
+	s += "."
+	if len(c.OnlyA) > 0 {
+		s += fmt.Sprintf(" Only in %s: %s.", c.A, strings.Join(c.OnlyA, ", "))
+	}
+	if len(c.OnlyB) > 0 {
+		s += fmt.Sprintf(" Only in %s: %s.", c.B, strings.Join(c.OnlyB, ", "))
+	}
+	if c.Unmatched > 0 {
+		s += fmt.Sprintf(" %d numbers of common experiments are in one run only.", c.Unmatched)
+	}
+	return s
+}
+
+// Markdown is the summary and one table row per number: both runs' values, B − A, the two
+// intervals, the difference in training-seed standard deviations and the verdict.
+func (c *RunComparison) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s against %s\n\n%s\n\n", c.B, c.A, c.Summary())
+	if len(c.Rows) == 0 {
+		return b.String()
+	}
+	fmt.Fprintf(&b, "| experiment | number | %s (A) | %s (B) | B − A | paired by training seed [95 %%] | Welch [95 %%] | in seed SDs | verdict |\n", cell(c.A), cell(c.B))
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range c.Rows {
+		name := r.Number
+		if r.Stride > 0 && !strings.HasPrefix(name, fmt.Sprintf("S=%d", r.Stride)) {
+			name = fmt.Sprintf("S=%d: %s", r.Stride, name)
+		}
+		sds := "—"
+		if r.SeedSD > 0 {
+			sds = fmt.Sprintf("%+.2f", r.Diff/r.SeedSD)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.4g | %.4g | %+.3g | %s | %s | %s | %s |\n", r.Experiment, cell(name), r.A, r.B, r.Diff,
+			interval(r.PairedLo, r.PairedHi), interval(r.WelchLo, r.WelchHi), sds, orDash(r.Verdict))
+	}
+	return b.String()
+}
+
+func interval(lo, hi float64) string {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return "—"
+	}
+	return fmt.Sprintf("[%.3g, %.3g]", lo, hi)
+}

@@ -1,0 +1,196 @@
+package paper
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Student-t 97.5 % quantiles from the tables: 2 and 4 degrees of freedom.
+const (
+	t2 = 4.302652729749464
+	t4 = 2.7764451051977987
+)
+
+func TestCompareRuns(t *testing.T) {
+	seeds := []int{1, 2, 3}
+	a := []*Result{
+		{Name: "minecraft_main", TrainSeeds: seeds, Numbers: []Number{
+			{Name: "FVD", Stride: 2, Ours: 2, Err: 1 / math.Sqrt(3), PerSeed: []float64{1, 2, 3}},
+			{Name: "agreement", Stride: 2, Ours: 5, Err: 1},
+			{Name: "NFE", Ours: 20},
+			{Name: "only in A", Ours: 1},
+		}},
+		{Name: "bowls", TrainSeeds: seeds},
+	}
+	b := []*Result{
+		{Name: "minecraft_main", TrainSeeds: seeds, Numbers: []Number{
+			// the same spread as A's in another order: Welch's df is 4, the paired differences 12, 9, 9
+			{Name: "FVD", Stride: 2, Ours: 12, Err: 1 / math.Sqrt(3), PerSeed: []float64{13, 11, 12}},
+			{Name: "agreement", Stride: 2, Ours: 9, Err: 1},
+			{Name: "NFE", Ours: 20},
+			{Name: "FVD", Stride: 1, Ours: 3}, // another stride: not A's
+		}},
+		{Name: "nle", TrainSeeds: seeds},
+	}
+	c := CompareRuns(a, b, "cpu", "gpu")
+	if len(c.Rows) != 3 {
+		t.Fatalf("%d rows, want 3 (FVD, agreement, NFE): %+v", len(c.Rows), c.Rows)
+	}
+	near := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s = %.12g, want %.12g", what, got, want)
+		}
+	}
+	fvd := c.Rows[0]
+	near("FVD B − A", fvd.Diff, 10)
+	near("FVD paired lo", fvd.PairedLo, 10-t2)
+	near("FVD paired hi", fvd.PairedHi, 10+t2)
+	near("FVD Welch lo", fvd.WelchLo, 10-t4*math.Sqrt(2.0/3))
+	near("FVD Welch hi", fvd.WelchHi, 10+t4*math.Sqrt(2.0/3))
+	near("FVD seed SD", fvd.SeedSD, 1)
+	if fvd.Verdict != Differs {
+		t.Errorf("FVD verdict %q, want %q", fvd.Verdict, Differs)
+	}
+	agr := c.Rows[1] // mean ± standard error only: Welch's from them, df 4
+	if !math.IsNaN(agr.PairedLo) {
+		t.Errorf("agreement has a paired interval %g without per-seed values", agr.PairedLo)
+	}
+	near("agreement Welch lo", agr.WelchLo, 4-t4*math.Sqrt(2))
+	near("agreement Welch hi", agr.WelchHi, 4+t4*math.Sqrt(2))
+	near("agreement seed SD", agr.SeedSD, math.Sqrt(3))
+	if agr.Verdict != Differs {
+		t.Errorf("agreement verdict %q, want %q (the interval [%.3g, %.3g] excludes 0)", agr.Verdict, Differs, agr.WelchLo, agr.WelchHi)
+	}
+	nfe := c.Rows[2]
+	if nfe.Verdict != "" || !math.IsNaN(nfe.WelchLo) || nfe.Diff != 0 {
+		t.Errorf("an exact number: %+v, want no interval, no verdict, difference 0", nfe)
+	}
+	if c.Unmatched != 2 || strings.Join(c.OnlyA, ",") != "bowls" || strings.Join(c.OnlyB, ",") != "nle" {
+		t.Errorf("unmatched %d, only A %v, only B %v; want 2, [bowls], [nle]", c.Unmatched, c.OnlyA, c.OnlyB)
+	}
+	sum := c.Summary()
+	for _, want := range []string{"3 numbers in both runs, 2 with an interval", "2 differ", "about 0.1 would by chance", "Only in cpu: bowls", "Only in gpu: nle", "2 numbers of common experiments"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum)
+		}
+	}
+	md := c.Markdown()
+	if !strings.Contains(md, "| minecraft_main | S=2: FVD | 2 | 12 | +10 |") {
+		t.Errorf("markdown lacks the FVD row:\n%s", md)
+	}
+
+	// Within the noise: the same per-seed values shifted by a tenth of a seed's SD.
+	b[0].Numbers[0].PerSeed = []float64{1.1, 2.1, 3.1}
+	b[0].Numbers[0].Ours = 2.1
+	fvd = CompareRuns(a, b, "cpu", "gpu").Rows[0]
+	near("shifted FVD in seed SDs", fvd.Diff/fvd.SeedSD, 0.1)
+	if fvd.Verdict != Differs { // a constant shift over paired seeds is a difference, however small
+		t.Errorf("a constant shift: verdict %q, want %q", fvd.Verdict, Differs)
+	}
+	b[0].Numbers[0].PerSeed = []float64{1.5, 1.6, 3.2}
+	b[0].Numbers[0].Ours = 6.3 / 3
+	if v := CompareRuns(a, b, "cpu", "gpu").Rows[0].Verdict; v != Inconclusive {
+		t.Errorf("differences 0.5, −0.4, 0.2: verdict %q, want %q", v, Inconclusive)
+	}
+}
+
+// The committed results against themselves: every difference zero, none differs; and a folder
+// that `eqf paper -out` wrote (with its .rollouts) reads as results/ does.
+func TestCompareRunsCommitted(t *testing.T) {
+	rs, err := LoadResults(ResultsDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := CompareRuns(rs, rs, "a", "b")
+	if len(c.Rows) < 100 || c.Unmatched != 0 || len(c.OnlyA)+len(c.OnlyB) != 0 {
+		t.Fatalf("%d rows, %d unmatched, only %v %v", len(c.Rows), c.Unmatched, c.OnlyA, c.OnlyB)
+	}
+	for _, r := range c.Rows {
+		if r.Diff != 0 || r.Verdict == Differs {
+			t.Errorf("%s %s: difference %g, verdict %q against itself", r.Experiment, r.Number, r.Diff, r.Verdict)
+		}
+	}
+	dir := t.TempDir()
+	r := &Result{Name: "minecraft_main", Numbers: []Number{{Name: "FVD", Ours: 1}}}
+	if err := r.Save(filepath.Join(dir, r.Dir())); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".rollouts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := LoadResults(dir)
+	if err != nil || len(out) != 1 || out[0].Name != "minecraft_main" {
+		t.Fatalf("an -out folder with .rollouts: %d results, %v", len(out), err)
+	}
+}
+
+// TestCommittedCommands: results/commands.txt, which `make gpu-repro` runs, has one line per
+// committed result, and each line is its run.txt's command: the same flags, and the folder's
+// experiment among the names it runs.
+func TestCommittedCommands(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(ResultsDir(), "commands.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := LoadResults(ResultsDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		dir, cmd, ok := strings.Cut(line, ": ")
+		if !ok || !strings.HasPrefix(cmd, "eqf paper ") {
+			t.Fatalf("commands.txt: %q is not \"FOLDER: eqf paper …\"", line)
+		}
+		if _, dup := lines[dir]; dup {
+			t.Errorf("commands.txt: %s twice", dir)
+		}
+		lines[dir] = cmd
+	}
+	// split is a command's flags (with their values) and the experiments it names.
+	split := func(cmd string) (flags string, names []string) {
+		f := strings.Fields(strings.TrimPrefix(cmd, "eqf paper "))
+		var fl []string
+		for i := 0; i < len(f); i++ {
+			if strings.HasPrefix(f[i], "-") {
+				fl = append(fl, f[i], f[i+1])
+				i++
+				continue
+			}
+			names = append(names, f[i])
+		}
+		return strings.Join(fl, " "), names
+	}
+	for _, r := range rs {
+		cmd, ok := lines[r.Dir()]
+		if !ok {
+			t.Errorf("commands.txt has no line for %s", r.Dir())
+			continue
+		}
+		delete(lines, r.Dir())
+		flags, names := split(cmd)
+		if len(names) != 1 || names[0] != r.Name {
+			t.Errorf("%s: %q runs %v, want %s alone", r.Dir(), cmd, names, r.Name)
+		}
+		found := false
+		for _, m := range regexp.MustCompile("`(eqf paper [^`]*)`").FindAllStringSubmatch(Run(filepath.Join(ResultsDir(), r.Dir())), -1) {
+			f, n := split(m[1])
+			found = found || f == flags && slices.Contains(n, r.Name)
+		}
+		if !found {
+			t.Errorf("%s: %q is not the command its run.txt gives", r.Dir(), cmd)
+		}
+	}
+	for dir := range lines {
+		t.Errorf("commands.txt: %s is no committed result", dir)
+	}
+}
