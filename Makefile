@@ -9,7 +9,7 @@ export GOEXPERIMENT := simd
 GO ?= go
 
 .PHONY: all test vet fmt-check demo models bench bench-matmul bench-peer peer-deps compare echarts browser \
-	symbols symbols-check jupyter-deps gonb kernel jupyter test-notebooks repl test-xla gpu-check gpu-bins soak
+	symbols symbols-check jupyter-deps gonb kernel jupyter test-notebooks repl test-xla gpu-check gpu-bins gpu-repro test-gpu-repro soak
 
 all: test
 
@@ -24,6 +24,7 @@ test: vet fmt-check symbols-check echarts browser
 	$(GO) test -count=1 -race -gcflags=all=-d=checkptr=0 ./kernel/repl/
 	$(GO) test -count=1 -race -gcflags=all=-d=checkptr=0 -run 'TestConcurrent' ./eqflib/
 	$(MAKE) --no-print-directory test-xla
+	$(MAKE) --no-print-directory test-gpu-repro
 	$(MAKE) --no-print-directory test-notebooks
 
 ## test-xla: the default build stays pure Go (no cgo, no go-xla linked); the `-tags xla` build
@@ -54,6 +55,27 @@ gpu-check:
 gpu-bins: gpu-check
 	CGO_ENABLED=1 $(GO) build -tags xla -ldflags='-s -w' -o bin/eqf-xla ./kernel/cmd/eqf
 	gzip -kf bin/eqf-xla bin/eqflib-xla.test
+
+## gpu-repro: the whole reproduction on a GPU machine (scripts/gpu-repro.sh): the paper recipe's
+## zoo for training seeds 1…SEEDS (default 3 here), then the command of every committed paper-recipe
+## result (results/commands.txt), in calls of at most STEP_S seconds (540) that resume; collects
+## repro.tgz, times.txt and status.txt into $$OUT (out/gpu-repro/collect). Needs bin/eqf-xla.gz
+## (make gpu-bins, where Go is: gpu-repro itself needs neither Go nor a build) and
+## plots/assets/echarts.min.js (make echarts). docs/gpu.md has the steps and how to compare.
+gpu-repro:
+	$(if $(filter command line environment,$(origin SEEDS)),SEEDS=$(SEEDS)) scripts/gpu-repro.sh
+
+## test-gpu-repro: gpu-repro's steps rehearsed on the CPU with the quick zoo and `eqf paper
+## -quick` (three calls of a few seconds' budget, then one to the end), then its collection and
+## `eqf paper compare` on what it collected.
+test-gpu-repro: echarts
+	@mkdir -p bin
+	$(GO) build -o bin/eqf ./kernel/cmd/eqf
+	rm -rf out/gpu-repro out/paper-quick
+	for step in 25 25 25 600; do QUICK=1 SEEDS=1 JOBS=2 STEP_S=$$step GOMLX_BACKEND=go EQF_BIN=bin/eqf scripts/gpu-repro.sh | tail -2; done
+	grep -qx complete out/gpu-repro/collect/status.txt
+	test "$$(tar tzf out/gpu-repro/collect/repro.tgz | grep -c 'out/paper-quick/[a-z_]*/results.json')" = "$$(grep -v '^#' results/commands.txt | grep -vc -- -recipe)"
+	bin/eqf paper compare results out/paper-quick | head -3
 
 ## echarts: the echarts script the interactive figures inline, from the npm registry (not
 ## committed; pages never fetch it from a CDN). Installs Debian's npm when missing.

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# scripts/gpu-repro.sh (`make gpu-repro`): the whole reproduction on a GPU machine, in steps.
+#
+# What runs: the paper recipe's zoo for training seeds 1…$SEEDS (what `make models SEEDS=3`
+# trains: the action net, then FM, EqF (+h_ω), EqM (+h_ω), Diffusion, g_φ and the FM → EqF
+# finetune of every seed, as separate processes side by side: these small models leave a GPU
+# mostly idle, one process at a time), then the command of every committed paper-recipe result
+# (results/commands.txt; sampling_runtime alone, since it times steps, the rest $JOBS at a time).
+# Results go where they go on a CPU: out/models, out/paper/<experiment>/.
+#
+# Steps. A GPU machine lent to this project runs one command of at most ten minutes, so a call
+# runs for at most $STEP_S seconds (default 540) and then stops every process cleanly (SIGTERM:
+# a model in training saves a checkpoint, an experiment keeps the rollouts it finished in
+# out/paper/.rollouts). The same command again resumes: trained models are skipped, an
+# interrupted one resumes from its checkpoint, a finished experiment is skipped and an unfinished
+# one reads its finished rollouts back (same binary, same zoo). On a machine that stays warm
+# between calls out/ is still there; elsewhere, carry out/ to the next machine.
+#
+# Every call ends by collecting into $OUT (default out/gpu-repro/collect): repro.tgz (the
+# cards and loss histories, each finished experiment's results.json, results.md, figures.json,
+# PNGs and a run.txt saying where and how it ran, the logs; no checkpoints, rollouts or HTML
+# pages), times.txt (wall seconds of every step and process) and status.txt ("complete", or what
+# is left). Unpacked here, `eqf paper compare results out/paper` sets the GPU's numbers beside
+# the committed ones (docs/gpu.md).
+#
+# Needs: bin/eqf-xla.gz (`make gpu-bins` where Go and gcc are; it needs neither Go nor make to
+# run) and jax's CUDA PJRT plugin there (docs/gpu.md), and plots/assets/echarts.min.js
+# (`make echarts`; not committed, so carry it) for the figures' HTML pages.
+#
+# Settings (environment): SEEDS (3), STEP_S (540), JOBS (8 processes at once), GOMLX_BACKEND
+# (xla:cuda), EQF_BIN (an eqf binary instead of bin/eqf-xla.gz), OUT. QUICK=1 rehearses the
+# steps on a CPU (GOMLX_BACKEND=go EQF_BIN=bin/eqf): the quick zoo and `eqf paper -quick`.
+set -u
+SEEDS=${SEEDS:-3}
+STEP_S=${STEP_S:-540}
+JOBS=${JOBS:-8}
+QUICK=${QUICK:-}
+work=out/gpu-repro
+OUT=${OUT:-$work/collect}
+export GOMLX_BACKEND=${GOMLX_BACKEND:-xla:cuda} GOPJRT_CUDA_CHECKS=0
+end=$((SECONDS + STEP_S))
+mkdir -p "$work/logs" "$work/done" "$OUT" || exit 2
+
+if [ -n "${EQF_BIN:-}" ]; then
+	eqf=$EQF_BIN
+else
+	[ -f bin/eqf-xla.gz ] || { echo "gpu-repro: bin/eqf-xla.gz is missing: run make gpu-bins where Go and gcc are, then carry bin/eqf-xla.gz" >&2; exit 2; }
+	eqf=$work/eqf
+	if [ ! -x "$eqf" ] || [ bin/eqf-xla.gz -nt "$eqf" ]; then
+		gunzip -c bin/eqf-xla.gz > "$eqf.tmp" && chmod +x "$eqf.tmp" && mv "$eqf.tmp" "$eqf" || exit 2
+	fi
+fi
+if [ -z "${EQF_ECHARTS_JS:-}" ]; then
+	[ -f plots/assets/echarts.min.js ] || { echo "gpu-repro: plots/assets/echarts.min.js is missing: run make echarts and carry it" >&2; exit 2; }
+	export EQF_ECHARTS_JS=$PWD/plots/assets/echarts.min.js
+fi
+sum=$(sha256sum "$eqf" | cut -c1-16) # a finished experiment counts as done for this binary only
+recipe=paper zoo=out/models paperdir=out/paper
+[ -n "$QUICK" ] && recipe=quick zoo=out/models-quick paperdir=out/paper-quick
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+gpu=${gpu:-no GPU}
+
+# bash gpu-repro.sh --paper DIR FLAGS...: one experiment (the pool below runs these), then its
+# run.txt and its mark in $work/done.
+if [ "${1:-}" = --paper ]; then
+	dir=$2
+	shift 2
+	t0=$SECONDS
+	"$eqf" paper "$@" -out "$paperdir" "$dir" || exit
+	printf '%s, %s (%s; eqf binary SHA-256 %s…): `eqf paper %s %s` by scripts/gpu-repro.sh (make gpu-repro), on the zoo it trained there (recipe %s, training seeds 1 to %s), finished in a call of %s s with up to %s experiments sharing the GPU (earlier calls of a resumed run: times.txt).\n' \
+		"$(date -u +%F)" "$gpu" "$GOMLX_BACKEND" "$sum" "$*" "$dir" "$recipe" "$SEEDS" "$((SECONDS - t0))" "$JOBS" > "$paperdir/$dir/run.txt"
+	echo "$sum" > "$work/done/$dir"
+	exit 0
+fi
+echo "gpu-repro: $(date -u +%FT%TZ) on $gpu ($GOMLX_BACKEND), recipe $recipe, seeds 1…$SEEDS, $STEP_S s, $JOBS at a time" | tee -a "$work/times.txt"
+
+left() { echo $((end - SECONDS)); }
+
+# timed NAME COMMAND...: run COMMAND until the step's end, log it, record its wall time and status.
+timed() {
+	local name=$1 t0=$SECONDS rc
+	shift
+	if [ "$(left)" -lt 20 ]; then
+		echo "$name not started (step over)" >> "$work/times.txt"
+		return 124
+	fi
+	timeout -s TERM -k 30 "$(left)" "$@" > "$work/logs/$name.log" 2>&1
+	rc=$?
+	echo "$name rc=$rc wall_s=$((SECONDS - t0))" >> "$work/times.txt"
+	return $rc
+}
+
+# pool: run the queued "NAME COMMAND..." lines, $JOBS at a time.
+pool() {
+	local line
+	while IFS= read -r line; do
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+		# shellcheck disable=SC2086 # the line is a name and a command, split on blanks
+		timed $line &
+	done
+	wait
+}
+
+# The zoo: the shared action net, then every model of every training seed at once.
+models_done() { ! "$eqf" models -recipe "$recipe" -seeds "$SEEDS" -list 2>&1 | grep -q "not trained"; }
+t0=$SECONDS
+if ! models_done; then
+	timed models-action-net "$eqf" models -recipe "$recipe" action-net
+	# what -list calls "not trained" (an interrupted one resumes from its checkpoint); fm-eqf
+	# waits for its seed's FM (the zoo's locks)
+	"$eqf" models -recipe "$recipe" -seeds "$SEEDS" -list 2>&1 | awk '/not trained/ && $1 != "action-net" {print $1, $2}' |
+		while read -r m k; do echo "models-$m-$k $eqf models -recipe $recipe -seeds $SEEDS -seed $k $m"; done | pool
+fi
+"$eqf" models -recipe "$recipe" -seeds "$SEEDS" -list > "$work/models-list.txt" 2>&1
+echo "models wall_s=$((SECONDS - t0))" >> "$work/times.txt"
+
+# The experiments, with their committed results' flags (training seeds: $SEEDS).
+longest_first="minecraft_inference_expts fixed_compute_scaling closed_open_nag abs_residual_and_fvd_over_time
+minecraft_main fm_conditioning_ablation budget_adaptive planning_threshold adaptive_early_stopping mc_eq_finetune
+unfinished_denoising bowls inpainting"
+if models_done; then
+	t0=$SECONDS
+	queue=$(grep -v '^#' results/commands.txt | while IFS= read -r line; do
+		dir=${line%%: *}
+		cmd=${line#*: eqf paper }
+		case $cmd in *-recipe*) continue ;; esac # other recipes' zoos are not the paper's
+		[ "$(cat "$work/done/$dir" 2>/dev/null)" = "$sum" ] && continue
+		flags=${cmd% *}
+		[ "$flags" = "$cmd" ] && flags=
+		flags=$(echo "$flags" | sed "s/-train-seeds 3/-train-seeds $SEEDS/")
+		[ -n "$QUICK" ] && flags="-quick $flags"
+		echo "paper-$dir bash $0 --paper $dir $flags"
+	done)
+	echo "$queue" | grep '^paper-sampling_runtime ' | pool # alone: it times steps
+	# the longest first (two CPU cores' hours, results/*/run.txt), so that the pool ends together
+	echo "$queue" | grep -v '^paper-sampling_runtime ' | grep . | awk -v order="$longest_first" '
+		BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) rank["paper-" o[i]] = i }
+		{ print ($1 in rank ? rank[$1] : n + 1), NR, $0 }' | sort -n -k1,1 -k2,2 | cut -d' ' -f3- | pool
+	echo "paper wall_s=$((SECONDS - t0))" >> "$work/times.txt"
+fi
+
+# status and collection
+total=$(grep -v '^#' results/commands.txt | grep -vc -- '-recipe')
+done_n=$(grep -lx "$sum" "$work"/done/* 2>/dev/null | wc -l)
+if models_done && [ "$done_n" -ge "$total" ]; then
+	status=complete
+else
+	status="not complete: $(grep -c 'not trained' "$work/models-list.txt") models untrained, $done_n of $total experiments done; run the same command again to resume"
+fi
+echo "$status" | tee "$OUT/status.txt"
+cp "$work/times.txt" "$OUT/times.txt"
+files=$( { find "$zoo" \( -name card.json -o -name history.csv \) 2>/dev/null
+	find "$paperdir" -path "$paperdir/.rollouts" -prune -o -type f ! -name '*.html' -print 2>/dev/null
+	find "$work" -maxdepth 2 -type f ! -name eqf ! -path "$OUT/*" ! -path "$work/done/*" ! -name '*.tmp'; } | sort)
+# shellcheck disable=SC2086 # one path per line, no blanks in them
+tar czf "$OUT/repro.tgz" $files
+echo "gpu-repro: $(du -h "$OUT/repro.tgz" | cut -f1) in $OUT/repro.tgz"
