@@ -5,6 +5,7 @@
 //	eqf sample [flags]       roll out a trained checkpoint over a clip's actions
 //	eqf models [flags]       train (or -list) the model zoo that experiments and notebooks load
 //	eqf paper [flags] NAME   run a paper experiment (list, NAME…, all) into out/paper
+//	eqf paper compare A B    two runs' saved results side by side, with intervals over training seeds
 //	eqf oracle-demo [flags]  sample Gaussian data with the exact oracle and several samplers
 //	eqf repl [flags]         an interactive Go REPL (yaegi) with eqflib, data, plots and GoMLX preloaded
 //	eqf run FILE.go          run a Go file or a script with the REPL's preloads
@@ -30,7 +31,8 @@ commands:
   compare      100-frame action-conditioned rollouts of an FM and an EqF checkpoint with FM Euler,
                EqF GD, closed-loop EqF NAG and budget-adaptive NAG: FVD (maze-I3D features), NFE
   paper        run the paper's experiments (list, NAME…, all) into out/paper: numbers beside
-               the paper's, figures as PNG and HTML
+               the paper's, figures as PNG and HTML; "paper compare DIR_A DIR_B" sets two runs'
+               saved results side by side (B − A with 95 % intervals over training seeds)
   oracle-demo  sample N(m, s²I) data with the exact oracle fields and several samplers,
                and print each sampler's moments against the data and its network evaluations
   repl         an interactive Go REPL (yaegi) with eqflib, data, plots, GoMLX's graph and
