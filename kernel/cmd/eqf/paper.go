@@ -30,7 +30,7 @@ func runPaper(args []string) error {
 	rolloutsOf := fs.String("rollouts-of", "", "other eqf executables (separated by commas) whose rollouts in OUT/.rollouts this run reads as its own, for changes that decide no rollout (a figure, a note); the result's notes count them")
 	resume := fs.Bool("resume", true, "keep every rollout's scores in OUT/.rollouts as they are computed, so that a stopped run started again with the same binary, zoo and flags resumes (false: this process only)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all\n       eqf paper compare DIR_A DIR_B   (two runs' saved results, e.g. results out/gpu/paper: B − A per number with intervals over training seeds)")
+		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all\n       eqf paper compare DIR_A DIR_B   (two runs' saved results, e.g. results out/paper: B − A per number with intervals over training seeds)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -130,7 +130,7 @@ func runPaper(args []string) error {
 // as results/ and `eqf paper -out` hold them) number by number, as Markdown on stdout.
 func compareRuns(dirs []string) error {
 	if len(dirs) != 2 {
-		return fmt.Errorf("eqf paper compare: got %d folders, want 2: DIR_A DIR_B (e.g. results out/gpu/paper)", len(dirs))
+		return fmt.Errorf("eqf paper compare: got %d folders, want 2: DIR_A DIR_B (e.g. results out/paper)", len(dirs))
 	}
 	var runs [2][]*paper.Result
 	for i, d := range dirs {
