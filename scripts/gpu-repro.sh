@@ -145,7 +145,7 @@ done_n=$(grep -lx "$sum" "$work"/done/* 2>/dev/null | wc -l)
 if models_done && [ "$done_n" -ge "$total" ]; then
 	status=complete
 else
-	status="not complete: $(grep -c 'not trained' "$work/models-list.txt") models untrained, $done_n of $total experiments done; run the same command again to resume"
+	status="not complete: models not trained: $(grep -c 'not trained' "$work/models-list.txt"); experiments done: $done_n of $total; run the same command again to resume"
 fi
 echo "$status" | tee "$OUT/status.txt"
 cp "$work/times.txt" "$OUT/times.txt"
