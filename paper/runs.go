@@ -10,8 +10,8 @@ import (
 )
 
 // Two runs of the same experiments, side by side: the committed results against a rerun on
-// another backend (a GPU run against the two CPU cores', issue "the whole reproduction on one
-// GPU"), another build, or another machine. For every number both runs have (matched by
+// another backend (`make gpu-repro`'s GPU run against the two CPU cores'), another build, or
+// another machine. For every number both runs have (matched by
 // experiment, name and stride), CompareRuns gives B − A with two 95 % intervals over training
 // seeds:
 //
