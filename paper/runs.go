@@ -3,6 +3,7 @@ package paper
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -108,7 +109,7 @@ func compareNumber(dir string, a, b Number, seedsA, seedsB []int) RunDifference 
 		PairedLo: math.NaN(), PairedHi: math.NaN(), WelchLo: math.NaN(), WelchHi: math.NaN(), SeedSD: math.NaN()}
 	meanA, seA, nA := spread(a, seedsA)
 	meanB, seB, nB := spread(b, seedsB)
-	if len(a.PerSeed) >= 2 && len(a.PerSeed) == len(b.PerSeed) && sameSeeds(seedsA, seedsB) {
+	if len(a.PerSeed) >= 2 && len(a.PerSeed) == len(b.PerSeed) && slices.Equal(seedsA, seedsB) {
 		diffs := make([]float64, len(a.PerSeed))
 		for i := range diffs {
 			diffs[i] = b.PerSeed[i] - a.PerSeed[i]
@@ -140,18 +141,6 @@ func spread(n Number, seeds []int) (mean, se float64, count int) {
 		return n.Ours, n.Err, len(seeds)
 	}
 	return n.Ours, 0, 1
-}
-
-func sameSeeds(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // welch is Welch's 95 % interval of mB − mA from each sample's mean, standard error and size,
