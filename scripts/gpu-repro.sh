@@ -102,16 +102,18 @@ pool() {
 }
 
 # The zoo: the shared action net, then every model of every training seed at once.
-models_done() { ! "$eqf" models -recipe "$recipe" -seeds "$SEEDS" -list 2>&1 | grep -q "not trained"; }
+list_models() { "$eqf" models -recipe "$recipe" -seeds "$SEEDS" -list > "$work/models-list.txt" 2>&1; }
+models_done() { ! grep -q "not trained" "$work/models-list.txt"; } # as of the last list_models
 t0=$SECONDS
+list_models
 if ! models_done; then
 	timed models-action-net "$eqf" models -recipe "$recipe" action-net
 	# what -list calls "not trained" (an interrupted one resumes from its checkpoint); fm-eqf
 	# waits for its seed's FM (the zoo's locks)
-	"$eqf" models -recipe "$recipe" -seeds "$SEEDS" -list 2>&1 | awk '/not trained/ && $1 != "action-net" {print $1, $2}' |
+	awk '/not trained/ && $1 != "action-net" {print $1, $2}' "$work/models-list.txt" |
 		while read -r m k; do echo "models-$m-$k $eqf models -recipe $recipe -seeds $SEEDS -seed $k $m"; done | pool
+	list_models
 fi
-"$eqf" models -recipe "$recipe" -seeds "$SEEDS" -list > "$work/models-list.txt" 2>&1
 echo "models wall_s=$((SECONDS - t0))" >> "$work/times.txt"
 
 # The experiments, with their committed results' flags (training seeds: $SEEDS).
