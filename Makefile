@@ -62,12 +62,14 @@ gpu-bins: gpu-check
 ## repro.tgz, times.txt and status.txt into $$OUT (out/gpu-repro/collect). Needs bin/eqf-xla.gz
 ## (make gpu-bins, where Go is: gpu-repro itself needs neither Go nor a build) and
 ## plots/assets/echarts.min.js (make echarts). docs/gpu.md has the steps and how to compare.
+## RECIPE, MODELS, EXPERIMENTS: a part of it, e.g. RECIPE=paper-70k MODELS="fm eqf"
+## EXPERIMENTS=minecraft_main (the paper recipe's FM and EqF trained for 70,000 steps).
 gpu-repro:
-	$(if $(filter command line environment,$(origin SEEDS)),SEEDS=$(SEEDS)) scripts/gpu-repro.sh
+	$(foreach v,SEEDS RECIPE MODELS EXPERIMENTS,$(if $(filter command line environment,$(origin $(v))),$(v)="$($(v))")) scripts/gpu-repro.sh
 
 ## test-gpu-repro: gpu-repro's steps rehearsed on the CPU with the quick zoo and `eqf paper
 ## -quick` (three calls of a few seconds' budget, then one to the end), then its collection and
-## `eqf paper compare` on what it collected.
+## `eqf paper compare` on what it collected, and the queue of a part (RECIPE, MODELS, EXPERIMENTS).
 test-gpu-repro: echarts
 	@mkdir -p bin
 	$(GO) build -o bin/eqf ./kernel/cmd/eqf
@@ -76,6 +78,8 @@ test-gpu-repro: echarts
 	grep -qx complete out/gpu-repro/collect/status.txt
 	test "$$(tar tzf out/gpu-repro/collect/repro.tgz | grep -c 'out/paper-quick/[a-z_]*/results.json')" = "$$(grep -v '^#' results/commands.txt | grep -vc -- -recipe)"
 	bin/eqf paper compare results out/paper-quick | head -3
+	test "$$(RECIPE=paper-70k MODELS='fm eqf' EXPERIMENTS=minecraft_main scripts/gpu-repro.sh --queue)" = \
+	  "minecraft_main minecraft_main-paper-70k -recipe paper-70k -models fm,eqf -train-seeds 3 -seeds 1 -stride 0,1"
 
 ## echarts: the echarts script the interactive figures inline, from the npm registry (not
 ## committed; pages never fetch it from a CDN). Installs Debian's npm when missing.

@@ -65,8 +65,9 @@ type Config struct {
 	// leaves one out.
 	Models []string
 	// Recipe is the zoo recipe full mode reads: "" or "paper" (C = H = 2, `make models`),
-	// "paper-8" (C = H = 4, `make models ZOO_RECIPE=paper-8`); no other recipe (the guided ones
-	// were chosen for another goal).
+	// "paper-8" (C = H = 4, `make models ZOO_RECIPE=paper-8`), "paper-3.5k" or "paper-70k" (the
+	// paper recipe trained for 3,500 or 70,000 steps); no other recipe (zoo.PaperRecipes: the
+	// guided ones were chosen for another goal).
 	Recipe string
 	// Zoo is the model zoo to load from (nil: the quick zoo in quick mode, else the zoo of
 	// Recipe).
@@ -106,7 +107,7 @@ type Result struct {
 	// TrainSeeds are the zoo's training seeds the numbers come from (none for the analytic
 	// experiments).
 	TrainSeeds []int `json:"train_seeds,omitempty"`
-	// Recipe is the zoo recipe of those models ("paper", "paper-8"; "quick" in quick mode; none
+	// Recipe is the zoo recipe of those models (one of zoo.PaperRecipes; "quick" in quick mode; none
 	// for the analytic experiments). A committed result of another recipe than the paper's
 	// lives in results/<experiment>-<recipe>/.
 	Recipe  string                   `json:"recipe,omitempty"`

@@ -327,10 +327,11 @@ func (c Config) zoo() (*zoo.Zoo, error) {
 	switch c.Recipe {
 	case "", zoo.DefaultRecipe:
 		return zoo.Open(zoo.DefaultRecipe) // the paper recipe, whatever $EQF_ZOO says
-	case "paper-8":
+	}
+	if zoo.IsPaperRecipe(c.Recipe) {
 		return zoo.Open(c.Recipe)
 	}
-	return nil, fmt.Errorf("paper: Config.Recipe = %q: must be %q or \"paper-8\" (the paper's recipe; the guided recipes never reach the paper's experiments)", c.Recipe, zoo.DefaultRecipe)
+	return nil, fmt.Errorf("paper: Config.Recipe = %q: must be one of %s (the paper's recipe, on 8-frame windows or trained for other lengths; the guided recipes never reach the paper's experiments)", c.Recipe, strings.Join(zoo.PaperRecipes, ", "))
 }
 
 func (l *setup) logf(format string, a ...any) {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/plots"
@@ -183,6 +185,7 @@ func ResultsMarkdown(root string) (string, error) {
 		b.WriteString("\nNo experiment has a committed result yet.\n")
 	}
 	writeVerdicts(&b, rs)
+	writeLengths(&b, rs)
 	for _, r := range rs {
 		dir := filepath.Join(root, r.Dir())
 		fmt.Fprintf(&b, "\n## %s\n\n%s (paper: %s). Training seeds: %s.\n\n", r.label(), r.Title, r.Where, seedList(r.TrainSeeds))
@@ -256,6 +259,93 @@ func writeVerdicts(b *strings.Builder, rs []*Result) {
 	}
 }
 
+// writeLengths is the section that sets an experiment's results on the paper recipe trained
+// for different lengths (zoo.PaperLengths) against each other, each against the next longer
+// one: the numbers with an interval over training seeds, as CompareResults gives them. A row
+// of a paired difference between two methods (say EqF NAG − FM Euler) is then a difference in
+// differences: whether the gap between the methods moves with training length.
+func writeLengths(b *strings.Builder, rs []*Result) {
+	byName := map[string]map[string]*Result{} // experiment → recipe → result
+	var names []string
+	for _, r := range rs {
+		rec := r.Recipe
+		if rec == "" {
+			rec = zoo.DefaultRecipe
+		}
+		if !slices.Contains(zoo.PaperLengths, rec) || len(r.TrainSeeds) == 0 {
+			continue
+		}
+		if byName[r.Name] == nil {
+			byName[r.Name] = map[string]*Result{}
+			names = append(names, r.Name)
+		}
+		byName[r.Name][rec] = r
+	}
+	started := false
+	for _, name := range names {
+		var chain []*Result
+		for _, rec := range zoo.PaperLengths {
+			if r := byName[name][rec]; r != nil {
+				chain = append(chain, r)
+			}
+		}
+		for i := 0; i+1 < len(chain); i++ {
+			a, bb := chain[i], chain[i+1]
+			la, lb := stepsLabel(a), stepsLabel(bb)
+			c, err := CompareResults(a, bb, la, lb)
+			if err != nil {
+				continue
+			}
+			if !started {
+				b.WriteString("\n## Training length\n\n" +
+					"The same experiment on the paper recipe trained for different lengths (warm-up and EMA horizon scaled with the run), " +
+					"each number with an interval over training seeds against the next longer run: B − A, its 95 % t-interval paired by " +
+					"training seed (seed k starts from the same initial seed and data order at both lengths) and whether it excludes zero. " +
+					"A row of a difference between two methods is a difference in differences: whether their gap moves with training length.\n")
+				started = true
+			}
+			fmt.Fprintf(b, "\n### %s: %s against %s\n\n", name, lb, la)
+			fmt.Fprintf(b, "| number | %s (A) | %s (B) | B − A | paired [95 %%] | in seed SDs | verdict |\n|---|---|---|---|---|---|---|\n", la, lb)
+			n := 0
+			for _, r := range c.Rows {
+				if r.Verdict == "" {
+					continue
+				}
+				n++
+				label := r.Number
+				if r.Stride > 0 && !strings.HasPrefix(label, fmt.Sprintf("S=%d", r.Stride)) {
+					label = fmt.Sprintf("S=%d: %s", r.Stride, label)
+				}
+				sds := "—"
+				if r.SeedSD > 0 {
+					sds = fmt.Sprintf("%+.2f", r.Diff/r.SeedSD)
+				}
+				fmt.Fprintf(b, "| %s | %.4g | %.4g | %+.3g | %s | %s | %s |\n", cell(label), r.A, r.B, r.Diff, interval(r.PairedLo, r.PairedHi), sds, r.Verdict)
+			}
+			var differ int
+			for _, r := range c.Rows {
+				if r.Verdict == Differs {
+					differ++
+				}
+			}
+			fmt.Fprintf(b, "\n%d of %d differ (95 %%), where about %.1f would by chance alone.\n", differ, n, 0.05*float64(n))
+		}
+	}
+}
+
+// stepsLabel names a result by its recipe's training length ("7,000 steps").
+func stepsLabel(r *Result) string {
+	rec := r.Recipe
+	if rec == "" {
+		rec = zoo.DefaultRecipe
+	}
+	z, err := zoo.RecipeByName(rec)
+	if err != nil {
+		return rec
+	}
+	return thousands(z.Steps) + " steps"
+}
+
 // strideWords names a protocol by its stride for the verdict counts.
 func strideWords(s int) string {
 	switch s {
@@ -276,4 +366,13 @@ func seedList(s []int) string {
 		parts[i] = fmt.Sprint(k)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// thousands writes n with a comma between groups of three digits (70,000).
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -74,25 +74,7 @@ func CompareRuns(a, b []*Result, labelA, labelB string) *RunComparison {
 			c.OnlyA = append(c.OnlyA, dir)
 			continue
 		}
-		type key struct {
-			name   string
-			stride int
-		}
-		nb := map[key]Number{}
-		for _, n := range rb.Numbers {
-			nb[key{n.Name, n.Stride}] = n
-		}
-		matched := 0
-		for _, na := range ra.Numbers {
-			n2, ok := nb[key{na.Name, na.Stride}]
-			if !ok {
-				c.Unmatched++
-				continue
-			}
-			matched++
-			c.Rows = append(c.Rows, compareNumber(dir, na, n2, ra.TrainSeeds, rb.TrainSeeds))
-		}
-		c.Unmatched += len(rb.Numbers) - matched
+		c.add(dir, ra, rb)
 	}
 	for _, r := range b {
 		if !seen[r.Dir()] {
@@ -101,6 +83,43 @@ func CompareRuns(a, b []*Result, labelA, labelB string) *RunComparison {
 	}
 	sort.Strings(c.OnlyB)
 	return c
+}
+
+// CompareResults sets one result against another of the same experiment whatever their
+// folders: the same experiment on two recipes, such as minecraft_main on the paper recipe
+// trained for 3,500 and for 7,000 steps (`eqf paper compare results/minecraft_main-paper-3.5k
+// results/minecraft_main`). Its rows name a's folder. It is an error when the two are
+// different experiments.
+func CompareResults(a, b *Result, labelA, labelB string) (*RunComparison, error) {
+	if a.Name != b.Name {
+		return nil, fmt.Errorf("paper: CompareResults: %q against %q: must be results of the same experiment", a.Name, b.Name)
+	}
+	c := &RunComparison{A: labelA, B: labelB}
+	c.add(a.Dir(), a, b)
+	return c, nil
+}
+
+// add appends the rows of the numbers that both results have.
+func (c *RunComparison) add(dir string, ra, rb *Result) {
+	type key struct {
+		name   string
+		stride int
+	}
+	nb := map[key]Number{}
+	for _, n := range rb.Numbers {
+		nb[key{n.Name, n.Stride}] = n
+	}
+	matched := 0
+	for _, na := range ra.Numbers {
+		n2, ok := nb[key{na.Name, na.Stride}]
+		if !ok {
+			c.Unmatched++
+			continue
+		}
+		matched++
+		c.Rows = append(c.Rows, compareNumber(dir, na, n2, ra.TrainSeeds, rb.TrainSeeds))
+	}
+	c.Unmatched += len(rb.Numbers) - matched
 }
 
 // compareNumber is one row: the intervals that the two numbers' spreads allow.

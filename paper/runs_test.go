@@ -100,6 +100,36 @@ func TestCompareRuns(t *testing.T) {
 	}
 }
 
+// One experiment on two recipes: matched although their folders differ, and an error for two
+// different experiments.
+func TestCompareResults(t *testing.T) {
+	seeds := []int{1, 2, 3}
+	half := &Result{Name: "minecraft_main", Recipe: "paper-3.5k", TrainSeeds: seeds, Numbers: []Number{
+		{Name: "FVD", Stride: 2, Ours: 2, PerSeed: []float64{1, 2, 3}},
+		{Name: "only at 3.5k", Ours: 1},
+	}}
+	full := &Result{Name: "minecraft_main", TrainSeeds: seeds, Numbers: []Number{
+		{Name: "FVD", Stride: 2, Ours: 12, PerSeed: []float64{13, 11, 12}},
+	}}
+	if d := CompareRuns([]*Result{half}, []*Result{full}, "a", "b"); len(d.Rows) != 0 || len(d.OnlyA) != 1 {
+		t.Fatalf("CompareRuns matched two recipes' folders: %+v", d)
+	}
+	c, err := CompareResults(half, full, "3,500 steps", "7,000 steps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 1 || c.Unmatched != 1 || c.Rows[0].Experiment != "minecraft_main-paper-3.5k" {
+		t.Fatalf("rows %+v, unmatched %d; want the FVD row of minecraft_main-paper-3.5k and one unmatched", c.Rows, c.Unmatched)
+	}
+	r := c.Rows[0] // paired differences 12, 9, 9: mean 10, SD √3
+	if r.Diff != 10 || math.Abs(r.PairedLo-(10-t2)) > 1e-9 || math.Abs(r.PairedHi-(10+t2)) > 1e-9 || r.Verdict != Differs {
+		t.Errorf("FVD row %+v, want B − A 10 in [10 ∓ %.6g], differs", r, t2)
+	}
+	if _, err := CompareResults(half, &Result{Name: "bowls"}, "a", "b"); err == nil || !strings.Contains(err.Error(), "same experiment") {
+		t.Errorf("minecraft_main against bowls: error %v, want one saying they must be the same experiment", err)
+	}
+}
+
 // The committed results against themselves: every difference zero, none differs; and a folder
 // that `eqf paper -out` wrote (with its .rollouts) reads as results/ does.
 func TestCompareRunsCommitted(t *testing.T) {
@@ -192,5 +222,46 @@ func TestCommittedCommands(t *testing.T) {
 	}
 	for dir := range lines {
 		t.Errorf("commands.txt: %s is no committed result", dir)
+	}
+}
+
+// docs/results.md's training-length section: an experiment with results at two lengths of the
+// paper recipe gets a table of its numbers with intervals, one on a single length (or on
+// another recipe) none.
+func TestWriteLengths(t *testing.T) {
+	seeds := []int{1, 2, 3}
+	rs := []*Result{
+		{Name: "minecraft_main", TrainSeeds: seeds, Numbers: []Number{
+			{Name: "S=2: EqF − FM", Stride: 2, Ours: 12, PerSeed: []float64{13, 11, 12}},
+			{Name: "S=2: NFE", Stride: 2, Ours: 10},
+		}},
+		{Name: "minecraft_main", Recipe: "paper-3.5k", TrainSeeds: seeds, Numbers: []Number{
+			{Name: "S=2: EqF − FM", Stride: 2, Ours: 2, PerSeed: []float64{1, 2, 3}},
+			{Name: "S=2: NFE", Stride: 2, Ours: 10},
+		}},
+		{Name: "minecraft_main", Recipe: "paper-8", TrainSeeds: seeds, Numbers: []Number{{Name: "S=4: EqF − FM", Stride: 4, Ours: 5, PerSeed: []float64{4, 5, 6}}}},
+		{Name: "bowls", TrainSeeds: seeds, Numbers: []Number{{Name: "x", Ours: 1, PerSeed: []float64{1, 1, 1}}}},
+	}
+	var b strings.Builder
+	writeLengths(&b, rs)
+	md := b.String()
+	for _, want := range []string{"## Training length", "### minecraft_main: 7,000 steps against 3,500 steps",
+		"| S=2: EqF − FM | 2 | 12 | +10 | [5.7, 14.3] | ", "| differs |", "1 of 1 differ (95 %)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("section lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "NFE") || strings.Contains(md, "bowls") || strings.Contains(md, "S=4") {
+		t.Errorf("section has an exact number, a single-length experiment or another recipe's:\n%s", md)
+	}
+	b.Reset()
+	writeLengths(&b, rs[:1])
+	if b.Len() != 0 {
+		t.Errorf("one length only: section\n%s", b.String())
+	}
+	for n, want := range map[int]string{600: "600", 3500: "3,500", 70000: "70,000", 1234567: "1,234,567"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

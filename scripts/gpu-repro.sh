@@ -30,14 +30,58 @@
 # Settings (environment): SEEDS (3), STEP_S (540), JOBS (8 processes at once), GOMLX_BACKEND
 # (xla:cuda), EQF_BIN (an eqf binary instead of bin/eqf-xla.gz), OUT. QUICK=1 rehearses the
 # steps on a CPU (GOMLX_BACKEND=go EQF_BIN=bin/eqf): the quick zoo and `eqf paper -quick`.
+# Part of the reproduction, or another length of the paper recipe: RECIPE (paper; or another of
+# the paper's recipes, e.g. paper-70k: its zoo in out/models-RECIPE, its results in
+# out/paper/EXPERIMENT-RECIPE), MODELS (only these zoo models besides the action net, e.g.
+# "fm eqf"; minecraft_main and fixed_compute_scaling then run only their methods), EXPERIMENTS
+# (only these folders of results/commands.txt, e.g. minecraft_main). The 70,000-step
+# minecraft_main of FM and EqF: RECIPE=paper-70k MODELS="fm eqf" EXPERIMENTS=minecraft_main.
 set -u
 SEEDS=${SEEDS:-3}
+RECIPE=${RECIPE:-paper}
+MODELS=${MODELS:-}
+EXPERIMENTS=${EXPERIMENTS:-}
 STEP_S=${STEP_S:-540}
 JOBS=${JOBS:-8}
 QUICK=${QUICK:-}
 work=out/gpu-repro
 OUT=${OUT:-$work/collect}
 export GOMLX_BACKEND=${GOMLX_BACKEND:-xla:cuda} GOPJRT_CUDA_CHECKS=0
+case $RECIPE in paper | paper-*) ;; *) echo "gpu-repro: RECIPE=$RECIPE: must be one of the paper's recipes (paper, paper-8, paper-3.5k, paper-70k)" >&2; exit 2 ;; esac
+for e in $EXPERIMENTS; do
+	grep -q "^$e: " results/commands.txt || { echo "gpu-repro: EXPERIMENTS: $e is not a folder of results/commands.txt" >&2; exit 2; }
+done
+
+# The experiments, with their committed results' flags (training seeds: $SEEDS; another recipe
+# and $MODELS' backbones where set), each as "EXPERIMENT FOLDER FLAGS..."
+experiments() {
+	local line exp cmd flags dits
+	dits=$(echo "$MODELS" | tr ' ' '\n' | grep -vx 'action-net\|gphi' | grep . | paste -sd, -)
+	grep -v '^#' results/commands.txt | while IFS= read -r line; do
+		exp=${line%%: *}
+		cmd=${line#*: eqf paper }
+		case $cmd in *-recipe*) continue ;; esac # other recipes' zoos are not the paper's
+		[ -n "$EXPERIMENTS" ] && case " $EXPERIMENTS " in *" $exp "*) ;; *) continue ;; esac
+		flags=${cmd% *}
+		[ "$flags" = "$cmd" ] && flags=
+		flags=$(echo "$flags" | sed "s/-train-seeds 3/-train-seeds $SEEDS/")
+		case $exp in minecraft_main | fixed_compute_scaling) [ -n "$dits" ] && flags="-models $dits $flags" ;; esac
+		if [ -n "$QUICK" ]; then
+			echo "$exp $exp -quick $flags"
+		elif [ "$RECIPE" != paper ]; then
+			echo "$exp $exp-$RECIPE -recipe $RECIPE $flags"
+		else
+			echo "$exp $exp $flags"
+		fi
+	done
+}
+
+# bash gpu-repro.sh --queue: the experiments a call would run, one "EXPERIMENT FOLDER FLAGS..."
+# per line, and nothing else.
+if [ "${1:-}" = --queue ]; then
+	experiments
+	exit 0
+fi
 end=$((SECONDS + STEP_S))
 mkdir -p "$work/logs" "$work/done" "$OUT" || exit 2
 
@@ -55,20 +99,21 @@ if [ -z "${EQF_ECHARTS_JS:-}" ]; then
 	export EQF_ECHARTS_JS=$PWD/plots/assets/echarts.min.js
 fi
 sum=$(sha256sum "$eqf" | cut -c1-16) # a finished experiment counts as done for this binary only
-recipe=paper zoo=out/models paperdir=out/paper
+recipe=$RECIPE zoo=out/models paperdir=out/paper
+[ "$RECIPE" != paper ] && zoo=out/models-$RECIPE
 [ -n "$QUICK" ] && recipe=quick zoo=out/models-quick paperdir=out/paper-quick
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 gpu=${gpu:-no GPU}
 
-# bash gpu-repro.sh --paper DIR FLAGS...: one experiment (the pool below runs these), then its
-# run.txt and its mark in $work/done.
+# bash gpu-repro.sh --paper EXPERIMENT FOLDER FLAGS...: one experiment (the pool below runs
+# these) into $paperdir/FOLDER, then its run.txt and its mark in $work/done.
 if [ "${1:-}" = --paper ]; then
-	dir=$2
-	shift 2
+	exp=$2 dir=$3
+	shift 3
 	t0=$SECONDS
-	"$eqf" paper "$@" -out "$paperdir" "$dir" || exit
+	"$eqf" paper "$@" -out "$paperdir" "$exp" || exit
 	printf '%s, %s (%s; eqf binary SHA-256 %s…): `eqf paper %s %s` by scripts/gpu-repro.sh (make gpu-repro), on the zoo it trained there (recipe %s, training seeds 1 to %s), finished in a call of %s s with up to %s experiments sharing the GPU (earlier calls of a resumed run: times.txt).\n' \
-		"$(date -u +%F)" "$gpu" "$GOMLX_BACKEND" "$sum" "$*" "$dir" "$recipe" "$SEEDS" "$((SECONDS - t0))" "$JOBS" > "$paperdir/$dir/run.txt"
+		"$(date -u +%F)" "$gpu" "$GOMLX_BACKEND" "$sum" "$*" "$exp" "$recipe" "$SEEDS" "$((SECONDS - t0))" "$JOBS" > "$paperdir/$dir/run.txt"
 	echo "$sum" > "$work/done/$dir"
 	exit 0
 fi
@@ -101,53 +146,56 @@ pool() {
 	wait
 }
 
-# The zoo: the shared action net, then every model of every training seed at once.
-list_models() { "$eqf" models -recipe "$recipe" -seeds "$SEEDS" -list > "$work/models-list.txt" 2>&1; }
-models_done() { ! grep -q "not trained" "$work/models-list.txt"; } # as of the last list_models
+# The zoo: the shared action net, then every model (of $MODELS) of every training seed at once.
+list_models() {
+	"$eqf" models -recipe "$recipe" -seeds "$SEEDS" -list > "$work/models-list.txt" 2>&1 ||
+		{ cat "$work/models-list.txt" >&2; exit 2; }
+}
+# untrained: "MODEL SEED" of every model (of $MODELS, and the action net) that the last
+# list_models calls "not trained" (an interrupted one resumes from its checkpoint)
+untrained() {
+	awk -v only=" $MODELS " '/not trained/ && (only == "  " || $1 == "action-net" || index(only, " " $1 " ")) {print $1, $2}' "$work/models-list.txt"
+}
+models_done() { [ -z "$(untrained)" ]; }
 t0=$SECONDS
 list_models
 if ! models_done; then
 	timed models-action-net "$eqf" models -recipe "$recipe" action-net
-	# what -list calls "not trained" (an interrupted one resumes from its checkpoint); fm-eqf
-	# waits for its seed's FM (the zoo's locks)
-	awk '/not trained/ && $1 != "action-net" {print $1, $2}' "$work/models-list.txt" |
+	# fm-eqf waits for its seed's FM (the zoo's locks)
+	untrained | grep -v '^action-net ' |
 		while read -r m k; do echo "models-$m-$k $eqf models -recipe $recipe -seeds $SEEDS -seed $k $m"; done | pool
 	list_models
 fi
 echo "models wall_s=$((SECONDS - t0))" >> "$work/times.txt"
 
-# The experiments, with their committed results' flags (training seeds: $SEEDS).
 longest_first="minecraft_inference_expts fixed_compute_scaling closed_open_nag abs_residual_and_fvd_over_time
 minecraft_main fm_conditioning_ablation budget_adaptive planning_threshold adaptive_early_stopping mc_eq_finetune
 unfinished_denoising bowls inpainting"
 if models_done; then
 	t0=$SECONDS
-	queue=$(grep -v '^#' results/commands.txt | while IFS= read -r line; do
-		dir=${line%%: *}
-		cmd=${line#*: eqf paper }
-		case $cmd in *-recipe*) continue ;; esac # other recipes' zoos are not the paper's
+	queue=$(experiments | while read -r exp dir flags; do
 		[ "$(cat "$work/done/$dir" 2>/dev/null)" = "$sum" ] && continue
-		flags=${cmd% *}
-		[ "$flags" = "$cmd" ] && flags=
-		flags=$(echo "$flags" | sed "s/-train-seeds 3/-train-seeds $SEEDS/")
-		[ -n "$QUICK" ] && flags="-quick $flags"
-		echo "paper-$dir bash $0 --paper $dir $flags"
+		echo "paper-$dir bash $0 --paper $exp $dir $flags"
 	done)
-	echo "$queue" | grep '^paper-sampling_runtime ' | pool # alone: it times steps
+	# (a queued line: "paper-FOLDER bash SCRIPT --paper EXPERIMENT FOLDER FLAGS...")
+	echo "$queue" | awk '$5 == "sampling_runtime"' | pool # alone: it times steps
 	# the longest first (two CPU cores' hours, results/*/run.txt), so that the pool ends together
-	echo "$queue" | grep -v '^paper-sampling_runtime ' | grep . | awk -v order="$longest_first" '
-		BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) rank["paper-" o[i]] = i }
-		{ print ($1 in rank ? rank[$1] : n + 1), NR, $0 }' | sort -n -k1,1 -k2,2 | cut -d' ' -f3- | pool
+	echo "$queue" | awk '$5 != "sampling_runtime"' | grep . | awk -v order="$longest_first" '
+		BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) rank[o[i]] = i }
+		{ print ($5 in rank ? rank[$5] : n + 1), NR, $0 }' | sort -n -k1,1 -k2,2 | cut -d' ' -f3- | pool
 	echo "paper wall_s=$((SECONDS - t0))" >> "$work/times.txt"
 fi
 
 # status and collection
-total=$(grep -v '^#' results/commands.txt | grep -vc -- '-recipe')
-done_n=$(grep -lx "$sum" "$work"/done/* 2>/dev/null | wc -l)
+total=0 done_n=0
+while read -r exp dir flags; do
+	total=$((total + 1))
+	[ "$(cat "$work/done/$dir" 2>/dev/null)" = "$sum" ] && done_n=$((done_n + 1))
+done < <(experiments)
 if models_done && [ "$done_n" -ge "$total" ]; then
 	status=complete
 else
-	status="not complete: models not trained: $(grep -c 'not trained' "$work/models-list.txt"); experiments done: $done_n of $total; run the same command again to resume"
+	status="not complete: models not trained: $(untrained | wc -l); experiments done: $done_n of $total; run the same command again to resume"
 fi
 echo "$status" | tee "$OUT/status.txt"
 cp "$work/times.txt" "$OUT/times.txt"

@@ -20,6 +20,7 @@ func init() {
 		"ByName":                    reflect.ValueOf(paper.ByName),
 		"ClosedOpenNAG":             reflect.ValueOf(paper.ClosedOpenNAG),
 		"Compare":                   reflect.ValueOf(paper.Compare),
+		"CompareResults":            reflect.ValueOf(paper.CompareResults),
 		"CompareRuns":               reflect.ValueOf(paper.CompareRuns),
 		"DefaultRollouts":           reflect.ValueOf(constant.MakeFromLiteral("64", token.INT, 0)),
 		"DiTFLOPs":                  reflect.ValueOf(paper.DiTFLOPs),

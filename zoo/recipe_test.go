@@ -3,7 +3,43 @@ package zoo
 import (
 	"strings"
 	"testing"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
 )
+
+// The paper recipe at other lengths differs from it in the backbones' run alone: the same
+// action net and g_φ (one configuration hash: its FVD features are the paper recipe's), every
+// backbone another, its warm-up and EMA horizon scaled with the run.
+func TestPaperLengths(t *testing.T) {
+	paper := &Zoo{Recipe: Recipes[DefaultRecipe]}
+	for _, name := range PaperLengths {
+		r := Recipes[name]
+		if !IsPaperRecipe(name) || r.Name != name {
+			t.Errorf("%s: a paper recipe %v, name %q", name, IsPaperRecipe(name), r.Name)
+		}
+		if r.Train != eqflib.ScalePaperPreset(r.Steps) {
+			t.Errorf("%s: training %+v, want ScalePaperPreset(%d)", name, r.Train, r.Steps)
+		}
+		same := r
+		same.Name, same.Train, same.Steps = paper.Recipe.Name, paper.Recipe.Train, paper.Recipe.Steps
+		if hash(same) != hash(paper.Recipe) {
+			t.Errorf("%s differs from the paper recipe in more than its steps:\n%+v\n%+v", name, r, paper.Recipe)
+		}
+		z := &Zoo{Recipe: r}
+		for _, s := range Specs {
+			shared := s.Kind == "action-net" || s.Kind == "gphi"
+			if got := z.configHash(s) == paper.configHash(s); got != (shared || name == DefaultRecipe) {
+				t.Errorf("%s: %s has the paper recipe's hash: %v", name, s.Name, got)
+			}
+		}
+	}
+	if got := []int{Recipes["paper-3.5k"].Steps, Recipes["paper"].Steps, Recipes["paper-70k"].Steps}; got[0] != 3500 || got[1] != 7000 || got[2] != 70000 {
+		t.Errorf("steps %v, want 3,500, 7,000, 70,000", got)
+	}
+	if IsPaperRecipe("cpu") || IsPaperRecipe("demo") {
+		t.Error("a guided recipe counts as the paper's")
+	}
+}
 
 // Every named recipe is valid; bad recipes are refused with the field named.
 func TestRecipeValidate(t *testing.T) {

@@ -133,7 +133,26 @@ func TestPaperCompare(t *testing.T) {
 		!strings.Contains(string(out), "| minecraft_main | S=2: EqF NAG") {
 		t.Errorf("eqf paper compare results results printed:\n%.600s", out)
 	}
+	// Two results of one experiment: minecraft_main on the 8-frame and the 4-frame windows,
+	// whose staircase (S = 1) rows match.
+	w, err = os.Create(filepath.Join(t.TempDir(), "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Stdout = w
+	err = runPaper([]string{"compare", filepath.Join(results, "minecraft_main-paper-8"), filepath.Join(results, "minecraft_main")})
+	os.Stdout = stdout
+	w.Close()
+	out, _ = os.ReadFile(w.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "| minecraft_main-paper-8 | S=1: FM Euler (c-function): FVD (maze-I3D) |") {
+		t.Errorf("eqf paper compare of two minecraft_main results printed:\n%.600s", out)
+	}
 	for args, want := range map[string]string{
+		"compare " + results + " " + filepath.Join(results, "bowls"):                       "not one of each",
+		"compare " + filepath.Join(results, "bowls") + " " + filepath.Join(results, "nle"): "same experiment",
 		"compare " + results:                     "want 2: DIR_A DIR_B",
 		"compare " + results + " " + t.TempDir(): "holds no saved result",
 		"compare " + results + " /nonexistent":   "/nonexistent",

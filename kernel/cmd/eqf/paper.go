@@ -22,7 +22,7 @@ func runPaper(args []string) error {
 	quick := fs.Bool("quick", false, "quick mode: tiny sizes, seconds (what the tests run)")
 	seeds := fs.Int("seeds", 0, "evaluation seeds to average over (0: 3, or 1 with -quick)")
 	stride := fs.String("stride", "0", "rollout stride S: 0 = the zoo's horizon (chunk by chunk), 1 = the paper's rolling staircase with bake-in; \"0,1\" runs both side by side")
-	recipe := fs.String("recipe", zoo.DefaultRecipe, "zoo recipe of full mode: paper (C = H = 2, make models) or paper-8 (C = H = 4, make models ZOO_RECIPE=paper-8)")
+	recipe := fs.String("recipe", zoo.DefaultRecipe, "zoo recipe of full mode: paper (C = H = 2, make models), paper-8 (C = H = 4, make models ZOO_RECIPE=paper-8), or paper-3.5k / paper-70k (the paper recipe trained for 3,500 / 70,000 steps)")
 	clips := fs.Int("clips", 0, fmt.Sprintf("rollouts per method, training seed and evaluation seed (0: %d, or 2 with -quick; below 26 FVD over time is not well posed)", paper.DefaultRollouts))
 	trainSeeds := fs.Int("train-seeds", 0, "training seeds 1…N of the zoo (make models SEEDS=N) to run every model-based experiment with (0: all the zoo has)")
 	models := fs.String("models", "", "only these backbones' methods in minecraft_main and fixed_compute_scaling, e.g. fm,eqf on the paper-8 zoo (\"\": all; other experiments need all of theirs)")
@@ -30,7 +30,7 @@ func runPaper(args []string) error {
 	rolloutsOf := fs.String("rollouts-of", "", "other eqf executables (separated by commas) whose rollouts in OUT/.rollouts this run reads as its own, for changes that decide no rollout (a figure, a note); the result's notes count them")
 	resume := fs.Bool("resume", true, "keep every rollout's scores in OUT/.rollouts as they are computed, so that a stopped run started again with the same binary, zoo and flags resumes (false: this process only)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all\n       eqf paper compare DIR_A DIR_B   (two runs' saved results, e.g. results out/paper: B − A per number with intervals over training seeds)")
+		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all\n       eqf paper compare DIR_A DIR_B   (two runs' saved results, e.g. results out/paper, or two results of one experiment: B − A per number with intervals over training seeds)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -39,8 +39,8 @@ func runPaper(args []string) error {
 	if err := checkFlags(between("seeds", *seeds, 0, 100), between("clips", *clips, 0, 4096), between("train-seeds", *trainSeeds, 0, 100)); err != nil {
 		return err
 	}
-	if *recipe != zoo.DefaultRecipe && *recipe != "paper-8" {
-		return fmt.Errorf("flag -recipe = %q is out of range: must be %s or paper-8 (the paper's recipe; the guided recipes never reach the paper's experiments)", *recipe, zoo.DefaultRecipe)
+	if !zoo.IsPaperRecipe(*recipe) {
+		return fmt.Errorf("flag -recipe = %q is out of range: must be one of %s (the paper's recipe, on 8-frame windows or trained for other lengths; the guided recipes never reach the paper's experiments)", *recipe, strings.Join(zoo.PaperRecipes, ", "))
 	}
 	var strides []int
 	for _, f := range strings.Split(*stride, ",") {
@@ -127,10 +127,37 @@ func runPaper(args []string) error {
 }
 
 // eqf paper compare DIR_A DIR_B: two runs' saved results (folders of <experiment>/results.json,
-// as results/ and `eqf paper -out` hold them) number by number, as Markdown on stdout.
+// as results/ and `eqf paper -out` hold them) number by number, as Markdown on stdout; or two
+// results of one experiment (folders holding results.json themselves, e.g. minecraft_main on
+// two recipes).
 func compareRuns(dirs []string) error {
 	if len(dirs) != 2 {
-		return fmt.Errorf("eqf paper compare: got %d folders, want 2: DIR_A DIR_B (e.g. results out/paper)", len(dirs))
+		return fmt.Errorf("eqf paper compare: got %d folders, want 2: DIR_A DIR_B (e.g. results out/paper, or results/minecraft_main-paper-3.5k results/minecraft_main)", len(dirs))
+	}
+	single := 0
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "results.json")); err == nil {
+			single++
+		}
+	}
+	switch single {
+	case 2:
+		var rs [2]*paper.Result
+		for i, d := range dirs {
+			r, err := paper.LoadResult(d)
+			if err != nil {
+				return err
+			}
+			rs[i] = r
+		}
+		c, err := paper.CompareResults(rs[0], rs[1], dirs[0], dirs[1])
+		if err != nil {
+			return err
+		}
+		fmt.Print(c.Markdown())
+		return nil
+	case 1:
+		return fmt.Errorf("eqf paper compare: %s and %s: must be two folders of results (<experiment>/results.json) or two results (results.json), not one of each", dirs[0], dirs[1])
 	}
 	var runs [2][]*paper.Result
 	for i, d := range dirs {
