@@ -185,7 +185,7 @@ func ResultsMarkdown(root string) (string, error) {
 		b.WriteString("\nNo experiment has a committed result yet.\n")
 	}
 	writeVerdicts(&b, rs)
-	writeLengths(&b, rs)
+	b.WriteString(LengthsMarkdown(rs))
 	for _, r := range rs {
 		dir := filepath.Join(root, r.Dir())
 		fmt.Fprintf(&b, "\n## %s\n\n%s (paper: %s). Training seeds: %s.\n\n", r.label(), r.Title, r.Where, seedList(r.TrainSeeds))
@@ -259,12 +259,15 @@ func writeVerdicts(b *strings.Builder, rs []*Result) {
 	}
 }
 
-// writeLengths is the section that sets an experiment's results on the paper recipe trained
-// for different lengths (zoo.PaperLengths) against each other, each against the next longer
-// one: the numbers with an interval over training seeds, as CompareResults gives them. A row
-// of a paired difference between two methods (say EqF NAG − FM Euler) is then a difference in
+// LengthsMarkdown is docs/results.md's section (and the notebooks') that sets an experiment's
+// results on the paper recipe trained for different lengths (zoo.PaperLengths) against each
+// other, each against the next longer one: the numbers with an interval over training seeds,
+// as CompareResults gives them ("" when no experiment has results at two lengths). A row of a
+// paired difference between two methods (say EqF NAG − FM Euler) is then a difference in
 // differences: whether the gap between the methods moves with training length.
-func writeLengths(b *strings.Builder, rs []*Result) {
+func LengthsMarkdown(rs []*Result) string {
+	var sb strings.Builder
+	b := &sb
 	byName := map[string]map[string]*Result{} // experiment → recipe → result
 	var names []string
 	for _, r := range rs {
@@ -331,6 +334,7 @@ func writeLengths(b *strings.Builder, rs []*Result) {
 			fmt.Fprintf(b, "\n%d of %d differ (95 %%), where about %.1f would by chance alone.\n", differ, n, 0.05*float64(n))
 		}
 	}
+	return sb.String()
 }
 
 // stepsLabel names a result by its recipe's training length ("7,000 steps").

@@ -225,10 +225,10 @@ func TestCommittedCommands(t *testing.T) {
 	}
 }
 
-// docs/results.md's training-length section: an experiment with results at two lengths of the
+// docs/results.md's training-length section (LengthsMarkdown): an experiment with results at two lengths of the
 // paper recipe gets a table of its numbers with intervals, one on a single length (or on
 // another recipe) none.
-func TestWriteLengths(t *testing.T) {
+func TestLengthsMarkdown(t *testing.T) {
 	seeds := []int{1, 2, 3}
 	rs := []*Result{
 		{Name: "minecraft_main", TrainSeeds: seeds, Numbers: []Number{
@@ -242,9 +242,7 @@ func TestWriteLengths(t *testing.T) {
 		{Name: "minecraft_main", Recipe: "paper-8", TrainSeeds: seeds, Numbers: []Number{{Name: "S=4: EqF − FM", Stride: 4, Ours: 5, PerSeed: []float64{4, 5, 6}}}},
 		{Name: "bowls", TrainSeeds: seeds, Numbers: []Number{{Name: "x", Ours: 1, PerSeed: []float64{1, 1, 1}}}},
 	}
-	var b strings.Builder
-	writeLengths(&b, rs)
-	md := b.String()
+	md := LengthsMarkdown(rs)
 	for _, want := range []string{"## Training length", "### minecraft_main: 7,000 steps against 3,500 steps",
 		"| S=2: EqF − FM | 2 | 12 | +10 | [5.7, 14.3] | ", "| differs |", "1 of 1 differ (95 %)"} {
 		if !strings.Contains(md, want) {
@@ -254,10 +252,8 @@ func TestWriteLengths(t *testing.T) {
 	if strings.Contains(md, "NFE") || strings.Contains(md, "bowls") || strings.Contains(md, "S=4") {
 		t.Errorf("section has an exact number, a single-length experiment or another recipe's:\n%s", md)
 	}
-	b.Reset()
-	writeLengths(&b, rs[:1])
-	if b.Len() != 0 {
-		t.Errorf("one length only: section\n%s", b.String())
+	if md := LengthsMarkdown(rs[:1]); md != "" {
+		t.Errorf("one length only: section\n%s", md)
 	}
 	for n, want := range map[int]string{600: "600", 3500: "3,500", 70000: "70,000", 1234567: "1,234,567"} {
 		if got := thousands(n); got != want {

@@ -36,6 +36,7 @@ func init() {
 		"Inconclusive":              reflect.ValueOf(constant.MakeFromLiteral("\"inconclusive\"", token.STRING, 0)),
 		"InferenceScheduleVis":      reflect.ValueOf(paper.InferenceScheduleVis),
 		"Inpainting":                reflect.ValueOf(paper.Inpainting),
+		"LengthsMarkdown":           reflect.ValueOf(paper.LengthsMarkdown),
 		"LoadOtherRecipes":          reflect.ValueOf(paper.LoadOtherRecipes),
 		"LoadResult":                reflect.ValueOf(paper.LoadResult),
 		"LoadResults":               reflect.ValueOf(paper.LoadResults),

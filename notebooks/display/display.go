@@ -191,8 +191,9 @@ func Result(r *paper.Result, from string) error {
 // Committed shows an experiment's committed full result (results/<name>/, paper.LoadResult):
 // where and how it ran (its run.txt) and its training seeds, then its figures, numbers and
 // notes; or says that there is none yet and how to make one. Results of the same experiment on
-// another zoo recipe (results/<name>-<recipe>/, such as the 8-frame models' paper-8) follow it.
-// It needs no zoo.
+// another zoo recipe (results/<name>-<recipe>/, such as the 8-frame models' paper-8) follow it,
+// then, where the paper recipe trained for other lengths has one, paper.LengthsMarkdown. It
+// needs no zoo.
 func Committed(name string) error {
 	if _, err := paper.ByName(name); err != nil {
 		return shown(err)
@@ -221,6 +222,13 @@ func Committed(name string) error {
 		if err := Result(o, committedFrom(root, o, fmt.Sprintf(" on the zoo recipe %s", o.Recipe))); err != nil {
 			return err
 		}
+	}
+	if r != nil {
+		others = append([]*paper.Result{r}, others...)
+	}
+	if md := paper.LengthsMarkdown(others); md != "" { // the paper recipe trained for other lengths
+		out.markdown(md)
+		return shown(nil)
 	}
 	return nil
 }

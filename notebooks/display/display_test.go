@@ -11,6 +11,7 @@ import (
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/paper"
 	"github.com/equilibriumforcing/eqf/plots"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // recorder is a sink that keeps what a call showed, in order ("png", "html:…", "md:…", "sync").
@@ -95,6 +96,10 @@ func TestCommitted(t *testing.T) {
 		want := fmt.Sprintf("md:**Committed result on the zoo recipe %s** (`results/%s/`", res.Recipe, res.Dir())
 		if i := slices.IndexFunc(r.got, func(s string) bool { return strings.HasPrefix(s, want) }); i < 1 || !strings.HasPrefix(r.got[0], "md:**Committed result** (`results/"+res.Name+"/`") {
 			t.Errorf("Committed(%s) showed %.200q, want the paper recipe's result and then %q", res.Name, r.got, want)
+		}
+		// the paper recipe at another length: the comparison of the lengths follows
+		if lengths := slices.ContainsFunc(r.got, func(s string) bool { return strings.Contains(s, "## Training length") }); lengths != slices.Contains(zoo.PaperLengths, res.Recipe) {
+			t.Errorf("Committed(%s) on recipe %s: a training-length section %v", res.Name, res.Recipe, lengths)
 		}
 		r.got = nil
 	}
