@@ -3,6 +3,7 @@ package paper
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -303,12 +304,13 @@ func LengthsMarkdown(rs []*Result) string {
 				b.WriteString("\n## Training length\n\n" +
 					"The same experiment on the paper recipe trained for different lengths (warm-up and EMA horizon scaled with the run), " +
 					"each number with an interval over training seeds against the next longer run: B − A, its 95 % t-interval paired by " +
-					"training seed (seed k starts from the same initial seed and data order at both lengths) and whether it excludes zero. " +
+					"training seed (seed k starts from the same initial seed and data order at both lengths; Welch's from the means and " +
+					"standard errors where a number keeps no per-seed values) and whether it excludes zero. " +
 					"A row of a difference between two methods is a difference in differences: whether their gap moves with training length.\n")
 				started = true
 			}
 			fmt.Fprintf(b, "\n### %s: %s against %s\n\n", name, lb, la)
-			fmt.Fprintf(b, "| number | %s (A) | %s (B) | B − A | paired [95 %%] | in seed SDs | verdict |\n|---|---|---|---|---|---|---|\n", la, lb)
+			fmt.Fprintf(b, "| number | %s (A) | %s (B) | B − A | 95 %% interval | in seed SDs | verdict |\n|---|---|---|---|---|---|---|\n", la, lb)
 			n := 0
 			for _, r := range c.Rows {
 				if r.Verdict == "" {
@@ -323,7 +325,11 @@ func LengthsMarkdown(rs []*Result) string {
 				if r.SeedSD > 0 {
 					sds = fmt.Sprintf("%+.2f", r.Diff/r.SeedSD)
 				}
-				fmt.Fprintf(b, "| %s | %.4g | %.4g | %+.3g | %s | %s | %s |\n", cell(label), r.A, r.B, r.Diff, interval(r.PairedLo, r.PairedHi), sds, r.Verdict)
+				ci := interval(r.PairedLo, r.PairedHi) + " paired"
+				if math.IsNaN(r.PairedLo) { // no per-seed values: Welch's, from means and standard errors
+					ci = interval(r.WelchLo, r.WelchHi) + " Welch"
+				}
+				fmt.Fprintf(b, "| %s | %.4g | %.4g | %+.3g | %s | %s | %s |\n", cell(label), r.A, r.B, r.Diff, ci, sds, r.Verdict)
 			}
 			var differ int
 			for _, r := range c.Rows {

@@ -244,7 +244,7 @@ func TestLengthsMarkdown(t *testing.T) {
 	}
 	md := LengthsMarkdown(rs)
 	for _, want := range []string{"## Training length", "### minecraft_main: 7,000 steps against 3,500 steps",
-		"| S=2: EqF − FM | 2 | 12 | +10 | [5.7, 14.3] | ", "| differs |", "1 of 1 differ (95 %)"} {
+		"| S=2: EqF − FM | 2 | 12 | +10 | [5.7, 14.3] paired | ", "| differs |", "1 of 1 differ (95 %)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("section lacks %q:\n%s", want, md)
 		}
