@@ -267,8 +267,7 @@ func writeVerdicts(b *strings.Builder, rs []*Result) {
 // paired difference between two methods (say EqF NAG − FM Euler) is then a difference in
 // differences: whether the gap between the methods moves with training length.
 func LengthsMarkdown(rs []*Result) string {
-	var sb strings.Builder
-	b := &sb
+	var b strings.Builder
 	byName := map[string]map[string]*Result{} // experiment → recipe → result
 	var names []string
 	for _, r := range rs {
@@ -294,9 +293,9 @@ func LengthsMarkdown(rs []*Result) string {
 			}
 		}
 		for i := 0; i+1 < len(chain); i++ {
-			a, bb := chain[i], chain[i+1]
-			la, lb := stepsLabel(a), stepsLabel(bb)
-			c, err := CompareResults(a, bb, la, lb)
+			short, long := chain[i], chain[i+1]
+			la, lb := stepsLabel(short), stepsLabel(long)
+			c, err := CompareResults(short, long, la, lb)
 			if err != nil {
 				continue
 			}
@@ -309,14 +308,17 @@ func LengthsMarkdown(rs []*Result) string {
 					"A row of a difference between two methods is a difference in differences: whether their gap moves with training length.\n")
 				started = true
 			}
-			fmt.Fprintf(b, "\n### %s: %s against %s\n\n", name, lb, la)
-			fmt.Fprintf(b, "| number | %s (A) | %s (B) | B − A | 95 %% interval | in seed SDs | verdict |\n|---|---|---|---|---|---|---|\n", la, lb)
-			n := 0
+			fmt.Fprintf(&b, "\n### %s: %s against %s\n\n", name, lb, la)
+			fmt.Fprintf(&b, "| number | %s (A) | %s (B) | B − A | 95 %% interval | in seed SDs | verdict |\n|---|---|---|---|---|---|---|\n", la, lb)
+			n, differ := 0, 0
 			for _, r := range c.Rows {
 				if r.Verdict == "" {
 					continue
 				}
 				n++
+				if r.Verdict == Differs {
+					differ++
+				}
 				label := r.Number
 				if r.Stride > 0 && !strings.HasPrefix(label, fmt.Sprintf("S=%d", r.Stride)) {
 					label = fmt.Sprintf("S=%d: %s", r.Stride, label)
@@ -329,18 +331,12 @@ func LengthsMarkdown(rs []*Result) string {
 				if math.IsNaN(r.PairedLo) { // no per-seed values: Welch's, from means and standard errors
 					ci = interval(r.WelchLo, r.WelchHi) + " Welch"
 				}
-				fmt.Fprintf(b, "| %s | %.4g | %.4g | %+.3g | %s | %s | %s |\n", cell(label), r.A, r.B, r.Diff, ci, sds, r.Verdict)
+				fmt.Fprintf(&b, "| %s | %.4g | %.4g | %+.3g | %s | %s | %s |\n", cell(label), r.A, r.B, r.Diff, ci, sds, r.Verdict)
 			}
-			var differ int
-			for _, r := range c.Rows {
-				if r.Verdict == Differs {
-					differ++
-				}
-			}
-			fmt.Fprintf(b, "\n%d of %d differ (95 %%), where about %.1f would by chance alone.\n", differ, n, 0.05*float64(n))
+			fmt.Fprintf(&b, "\n%d of %d differ (95 %%), where about %.1f would by chance alone.\n", differ, n, 0.05*float64(n))
 		}
 	}
-	return sb.String()
+	return b.String()
 }
 
 // stepsLabel names a result by its recipe's training length ("7,000 steps").
