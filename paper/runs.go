@@ -91,6 +91,9 @@ func CompareRuns(a, b []*Result, labelA, labelB string) *RunComparison {
 // results/minecraft_main`). Its rows name a's folder. It is an error when the two are
 // different experiments.
 func CompareResults(a, b *Result, labelA, labelB string) (*RunComparison, error) {
+	if a == nil || b == nil {
+		return nil, fmt.Errorf("paper: CompareResults: a result is nil: must be two results of the same experiment")
+	}
 	if a.Name != b.Name {
 		return nil, fmt.Errorf("paper: CompareResults: %q against %q: must be results of the same experiment", a.Name, b.Name)
 	}

@@ -125,6 +125,9 @@ func TestCompareResults(t *testing.T) {
 	if r.Diff != 10 || math.Abs(r.PairedLo-(10-t2)) > 1e-9 || math.Abs(r.PairedHi-(10+t2)) > 1e-9 || r.Verdict != Differs {
 		t.Errorf("FVD row %+v, want B − A 10 in [10 ∓ %.6g], differs", r, t2)
 	}
+	if _, err := CompareResults(half, nil, "a", "b"); err == nil || !strings.Contains(err.Error(), "nil") {
+		t.Errorf("against nil: error %v, want one saying a result is nil", err)
+	}
 	if _, err := CompareResults(half, &Result{Name: "bowls"}, "a", "b"); err == nil || !strings.Contains(err.Error(), "same experiment") {
 		t.Errorf("minecraft_main against bowls: error %v, want one saying they must be the same experiment", err)
 	}
