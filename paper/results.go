@@ -319,19 +319,11 @@ func LengthsMarkdown(rs []*Result) string {
 				if r.Verdict == Differs {
 					differ++
 				}
-				label := r.Number
-				if r.Stride > 0 && !strings.HasPrefix(label, fmt.Sprintf("S=%d", r.Stride)) {
-					label = fmt.Sprintf("S=%d: %s", r.Stride, label)
-				}
-				sds := "—"
-				if r.SeedSD > 0 {
-					sds = fmt.Sprintf("%+.2f", r.Diff/r.SeedSD)
-				}
 				ci := interval(r.PairedLo, r.PairedHi) + " paired"
 				if math.IsNaN(r.PairedLo) { // no per-seed values: Welch's, from means and standard errors
 					ci = interval(r.WelchLo, r.WelchHi) + " Welch"
 				}
-				fmt.Fprintf(&b, "| %s | %.4g | %.4g | %+.3g | %s | %s | %s |\n", cell(label), r.A, r.B, r.Diff, ci, sds, r.Verdict)
+				fmt.Fprintf(&b, "| %s | %.4g | %.4g | %+.3g | %s | %s | %s |\n", cell(r.label()), r.A, r.B, r.Diff, ci, r.inSeedSDs(), r.Verdict)
 			}
 			fmt.Fprintf(&b, "\n%d of %d differ (95 %%), where about %.1f would by chance alone.\n", differ, n, 0.05*float64(n))
 		}

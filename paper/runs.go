@@ -223,18 +223,26 @@ func (c *RunComparison) Markdown() string {
 	fmt.Fprintf(&b, "| experiment | number | %s (A) | %s (B) | B − A | paired by training seed [95 %%] | Welch [95 %%] | in seed SDs | verdict |\n", cell(c.A), cell(c.B))
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
-		name := r.Number
-		if r.Stride > 0 && !strings.HasPrefix(name, fmt.Sprintf("S=%d", r.Stride)) {
-			name = fmt.Sprintf("S=%d: %s", r.Stride, name)
-		}
-		sds := "—"
-		if r.SeedSD > 0 {
-			sds = fmt.Sprintf("%+.2f", r.Diff/r.SeedSD)
-		}
-		fmt.Fprintf(&b, "| %s | %s | %.4g | %.4g | %+.3g | %s | %s | %s | %s |\n", r.Experiment, cell(name), r.A, r.B, r.Diff,
-			interval(r.PairedLo, r.PairedHi), interval(r.WelchLo, r.WelchHi), sds, orDash(r.Verdict))
+		fmt.Fprintf(&b, "| %s | %s | %.4g | %.4g | %+.3g | %s | %s | %s | %s |\n", r.Experiment, cell(r.label()), r.A, r.B, r.Diff,
+			interval(r.PairedLo, r.PairedHi), interval(r.WelchLo, r.WelchHi), r.inSeedSDs(), orDash(r.Verdict))
 	}
 	return b.String()
+}
+
+// label is the number's name with its stride in front when the name does not start with it.
+func (r RunDifference) label() string {
+	if r.Stride > 0 && !strings.HasPrefix(r.Number, fmt.Sprintf("S=%d", r.Stride)) {
+		return fmt.Sprintf("S=%d: %s", r.Stride, r.Number)
+	}
+	return r.Number
+}
+
+// inSeedSDs is B − A in training-seed standard deviations ("—" without a spread).
+func (r RunDifference) inSeedSDs() string {
+	if r.SeedSD > 0 {
+		return fmt.Sprintf("%+.2f", r.Diff/r.SeedSD)
+	}
+	return "—"
 }
 
 func interval(lo, hi float64) string {
