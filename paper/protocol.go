@@ -324,8 +324,7 @@ func (c Config) zoo() (*zoo.Zoo, error) {
 	if c.Quick {
 		return zoo.Open("quick")
 	}
-	switch c.Recipe {
-	case "", zoo.DefaultRecipe:
+	if c.Recipe == "" {
 		return zoo.Open(zoo.DefaultRecipe) // the paper recipe, whatever $EQF_ZOO says
 	}
 	if zoo.IsPaperRecipe(c.Recipe) {
