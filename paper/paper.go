@@ -65,8 +65,8 @@ type Config struct {
 	// leaves one out.
 	Models []string
 	// Recipe is the zoo recipe full mode reads: "" or "paper" (C = H = 2, `make models`),
-	// "paper-8" (C = H = 4, `make models ZOO_RECIPE=paper-8`), "paper-3.5k" or "paper-70k" (the
-	// paper recipe trained for 3,500 or 70,000 steps); no other recipe (zoo.PaperRecipes: the
+	// "paper-8" (C = H = 4, `make models ZOO_RECIPE=paper-8`), "paper-3.5k", "paper-14k" or
+	// "paper-70k" (the paper recipe trained for 3,500, 14,000 or 70,000 steps); no other recipe (zoo.PaperRecipes: the
 	// guided ones were chosen for another goal).
 	Recipe string
 	// Zoo is the model zoo to load from (nil: the quick zoo in quick mode, else the zoo of

@@ -47,7 +47,7 @@ QUICK=${QUICK:-}
 work=out/gpu-repro
 OUT=${OUT:-$work/collect}
 export GOMLX_BACKEND=${GOMLX_BACKEND:-xla:cuda} GOPJRT_CUDA_CHECKS=0
-case $RECIPE in paper | paper-*) ;; *) echo "gpu-repro: RECIPE=$RECIPE: must be one of the paper's recipes (paper, paper-8, paper-3.5k, paper-70k)" >&2; exit 2 ;; esac
+case $RECIPE in paper | paper-*) ;; *) echo "gpu-repro: RECIPE=$RECIPE: must be one of the paper's recipes (paper, paper-8, paper-3.5k, paper-14k, paper-70k)" >&2; exit 2 ;; esac
 for e in $EXPERIMENTS; do
 	grep -q "^$e: " results/commands.txt || { echo "gpu-repro: EXPERIMENTS: $e is not a folder of results/commands.txt" >&2; exit 2; }
 done

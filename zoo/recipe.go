@@ -58,7 +58,8 @@ type Recipe struct {
 
 // Recipes are the named recipes: "paper" (the zoo the paper's experiments read, about half an
 // hour per training seed on two cores), "paper-8" (the same on 8-frame windows, C = H = 4),
-// "paper-3.5k" and "paper-70k" (its backbones trained half and 10× as long), "cpu"
+// "paper-3.5k", "paper-14k" and "paper-70k" (its backbones trained half, twice and 10× as
+// long), "cpu"
 // (the same backbone trained for guided rollouts), "demo" (make demo: the cpu recipe's backbone
 // with overlapping patches, the "cpu" training preset with its EMA decay 0.999 and condition
 // dropout 0.1, so that the demo's rollouts can be guided, for 3,000 steps) and "quick" (tiny
@@ -84,12 +85,14 @@ var Recipes = map[string]Recipe{
 		Train: eqflib.TrainPresets["paper-maze"], Steps: eqflib.PaperMazeSteps, Finetune: 500,
 		ReadoutSteps: 600, GPhiSteps: 800, ActionSteps: 600, Seed: 1, Eval: EvalConfig{Clips: 8, Frames: 100},
 	},
-	// paper-3.5k and paper-70k: the paper recipe's backbones trained for half and for 10× its
-	// 7,000 steps, warm-up and EMA horizon scaled with the run (eqflib.ScalePaperPreset),
-	// everything else the paper recipe's (its action net and g_φ are the same models): does the
-	// methods' ranking move with training length? Two cores train 3,500 steps in minutes; 70k
-	// steps are for a GPU (docs/gpu.md).
+	// paper-3.5k, paper-14k and paper-70k: the paper recipe's backbones trained for half, twice
+	// and 10× its 7,000 steps, warm-up and EMA horizon scaled with the run
+	// (eqflib.ScalePaperPreset), everything else the paper recipe's (its action net and g_φ are
+	// the same models): does the methods' ranking move with training length? Two cores train
+	// 3,500 steps in minutes and 14,000 in about 40 minutes per training seed (FM and EqF);
+	// 70k steps are for a GPU (docs/gpu.md).
 	"paper-3.5k": paperSteps("paper-3.5k", eqflib.PaperMazeSteps/2),
+	"paper-14k":  paperSteps("paper-14k", 2*eqflib.PaperMazeSteps),
 	"paper-70k":  paperSteps("paper-70k", 10*eqflib.PaperMazeSteps),
 	"cpu": {
 		Name: "cpu", World: data.DefaultMazeConfig(), Size: 32, Frames: 4, Context: 2, DiT: cpuDiT,
@@ -148,11 +151,11 @@ func withCondDropout(p eqflib.TrainPreset, dropout float64) eqflib.TrainPreset {
 // PaperRecipes are the recipes that follow the paper's training (App. D, scaled to the maze),
 // the only ones the paper's experiments read: the paper recipe, its 8-frame windows and its
 // other run lengths. The guided recipes ("cpu", "demo") were chosen for another goal.
-var PaperRecipes = []string{DefaultRecipe, "paper-8", "paper-3.5k", "paper-70k"}
+var PaperRecipes = []string{DefaultRecipe, "paper-8", "paper-3.5k", "paper-14k", "paper-70k"}
 
-// PaperLengths are the paper recipe trained for 3,500, 7,000 and 70,000 steps, shortest first:
-// recipes that differ only in their run length.
-var PaperLengths = []string{"paper-3.5k", DefaultRecipe, "paper-70k"}
+// PaperLengths are the paper recipe trained for 3,500, 7,000, 14,000 and 70,000 steps, shortest
+// first: recipes that differ only in their run length.
+var PaperLengths = []string{"paper-3.5k", DefaultRecipe, "paper-14k", "paper-70k"}
 
 // IsPaperRecipe says whether a recipe is one of PaperRecipes.
 func IsPaperRecipe(name string) bool { return slices.Contains(PaperRecipes, name) }

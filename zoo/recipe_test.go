@@ -33,8 +33,11 @@ func TestPaperLengths(t *testing.T) {
 			}
 		}
 	}
-	if got := []int{Recipes["paper-3.5k"].Steps, Recipes["paper"].Steps, Recipes["paper-70k"].Steps}; got[0] != 3500 || got[1] != 7000 || got[2] != 70000 {
-		t.Errorf("steps %v, want 3,500, 7,000, 70,000", got)
+	want := []int{3500, 7000, 14000, 70000}
+	for i, name := range PaperLengths {
+		if got := Recipes[name].Steps; i >= len(want) || got != want[i] {
+			t.Errorf("PaperLengths[%d] = %s: %d steps, want the lengths %v in order", i, name, got, want)
+		}
 	}
 	if IsPaperRecipe("cpu") || IsPaperRecipe("demo") {
 		t.Error("a guided recipe counts as the paper's")

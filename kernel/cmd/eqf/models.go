@@ -17,14 +17,14 @@ import (
 // list what is trained.
 func runModels(args []string) error {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
-	recipe := fs.String("recipe", zoo.DefaultRecipe, "recipe: paper (the zoo the paper's experiments read, ~30 min per training seed on 2 cores), paper-8 (the same on 8-frame windows, C = H = 4), paper-3.5k and paper-70k (the paper recipe's backbones trained for 3,500 and 70,000 steps), cpu (trained for guided rollouts), demo, or quick (tiny models, minutes)")
+	recipe := fs.String("recipe", zoo.DefaultRecipe, "recipe: paper (the zoo the paper's experiments read, ~30 min per training seed on 2 cores), paper-8 (the same on 8-frame windows, C = H = 4), paper-3.5k, paper-14k and paper-70k (the paper recipe's backbones trained for 3,500, 14,000 and 70,000 steps), cpu (trained for guided rollouts), demo, or quick (tiny models, minutes)")
 	seeds := fs.Int("seeds", 1, fmt.Sprintf("training seeds 1…N of every model but the shared action net, in [1, %d]", zoo.MaxTrainSeeds))
 	only := fs.Int("seed", 0, "train (or list) only this training seed (0: all of 1…seeds)")
 	dir := fs.String("dir", "", "zoo folder (default out/models, or out/models-<recipe>)")
 	list := fs.Bool("list", false, "list the trained models and their cards instead of training")
 	noWait := fs.Bool("no-wait", false, "fail at once when another process is building a model this needs (default: wait for it)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: eqf models [-recipe paper|paper-8|paper-3.5k|paper-70k|cpu|demo|quick] [-seeds N | -seed K] [-dir DIR] [-list] [-no-wait] [model ...]\n\nmodels: ")
+		fmt.Fprintf(fs.Output(), "usage: eqf models [-recipe paper|paper-8|paper-3.5k|paper-14k|paper-70k|cpu|demo|quick] [-seeds N | -seed K] [-dir DIR] [-list] [-no-wait] [model ...]\n\nmodels: ")
 		var names []string
 		for _, s := range zoo.Specs {
 			names = append(names, s.Name)

@@ -22,7 +22,7 @@ func runPaper(args []string) error {
 	quick := fs.Bool("quick", false, "quick mode: tiny sizes, seconds (what the tests run)")
 	seeds := fs.Int("seeds", 0, "evaluation seeds to average over (0: 3, or 1 with -quick)")
 	stride := fs.String("stride", "0", "rollout stride S: 0 = the zoo's horizon (chunk by chunk), 1 = the paper's rolling staircase with bake-in; \"0,1\" runs both side by side")
-	recipe := fs.String("recipe", zoo.DefaultRecipe, "zoo recipe of full mode: paper (C = H = 2, make models), paper-8 (C = H = 4, make models ZOO_RECIPE=paper-8), or paper-3.5k / paper-70k (the paper recipe trained for 3,500 / 70,000 steps)")
+	recipe := fs.String("recipe", zoo.DefaultRecipe, "zoo recipe of full mode: paper (C = H = 2, make models), paper-8 (C = H = 4, make models ZOO_RECIPE=paper-8), or paper-3.5k / paper-14k / paper-70k (the paper recipe trained for 3,500 / 14,000 / 70,000 steps)")
 	clips := fs.Int("clips", 0, fmt.Sprintf("rollouts per method, training seed and evaluation seed (0: %d, or 2 with -quick; below 26 FVD over time is not well posed)", paper.DefaultRollouts))
 	trainSeeds := fs.Int("train-seeds", 0, "training seeds 1…N of the zoo (make models SEEDS=N) to run every model-based experiment with (0: all the zoo has)")
 	models := fs.String("models", "", "only these backbones' methods in minecraft_main and fixed_compute_scaling, e.g. fm,eqf on the paper-8 zoo (\"\": all; other experiments need all of theirs)")
