@@ -258,6 +258,21 @@ func TestLengthsMarkdown(t *testing.T) {
 	if md := LengthsMarkdown(rs[:1]); md != "" {
 		t.Errorf("one length only: section\n%s", md)
 	}
+	// Three lengths: each against the next longer one, shortest first, never 14k against 3.5k.
+	long := &Result{Name: "minecraft_main", Recipe: "paper-14k", TrainSeeds: seeds, Numbers: []Number{
+		{Name: "S=2: EqF − FM", Stride: 2, Ours: 22, PerSeed: []float64{20, 21, 25}},
+	}}
+	md = LengthsMarkdown(append([]*Result{long}, rs...))
+	first := strings.Index(md, "### minecraft_main: 7,000 steps against 3,500 steps")
+	second := strings.Index(md, "### minecraft_main: 14,000 steps against 7,000 steps")
+	if first < 0 || second < first || strings.Contains(md, "14,000 steps against 3,500") ||
+		!strings.Contains(md, "| S=2: EqF − FM | 12 | 22 | +10 | [2.55, 17.5] paired | ") {
+		t.Errorf("three lengths: want 3.5k → 7k, then 7k → 14k (paired differences 7, 10, 13):\n%s", md)
+	}
+	// A length without results is skipped: 3.5k against 14k.
+	if md := LengthsMarkdown([]*Result{long, rs[1]}); !strings.Contains(md, "### minecraft_main: 14,000 steps against 3,500 steps") {
+		t.Errorf("3.5k and 14k only: section\n%s", md)
+	}
 	for n, want := range map[int]string{600: "600", 3500: "3,500", 70000: "70,000", 1234567: "1,234,567"} {
 		if got := thousands(n); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
