@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -208,7 +209,8 @@ func TestLoadResult(t *testing.T) {
 }
 
 // A result of another recipe than the paper's (paper-8) is committed beside the paper recipe's
-// under results/<experiment>-<recipe>/: both load, the paper recipe's first, and the docs name
+// under results/<experiment>-<recipe>/: all load, the paper recipe's first, then the paper recipe
+// at other lengths from the shortest, then other recipes, and the docs name
 // the recipe in the heading, the verdict rows and the figures' paths. A result in another
 // experiment's or recipe's folder is an error naming the right one.
 func TestResultsOfTwoRecipes(t *testing.T) {
@@ -223,7 +225,9 @@ func TestResultsOfTwoRecipes(t *testing.T) {
 	if eight.Dir() != "minecraft_main-paper-8" || paperR.Dir() != "minecraft_main" || mk("quick", 0).Dir() != "minecraft_main" {
 		t.Fatalf("folders %q, %q: want minecraft_main-paper-8 and minecraft_main", eight.Dir(), paperR.Dir())
 	}
-	for _, r := range []*Result{eight, paperR} {
+	// the paper recipe at other lengths, whose folders' names sort 14k before 3.5k
+	long, short := mk("paper-14k", -5), mk("paper-3.5k", -15)
+	for _, r := range []*Result{eight, paperR, long, short} {
 		if err := r.Save(filepath.Join(root, r.Dir())); err != nil {
 			t.Fatal(err)
 		}
@@ -232,8 +236,14 @@ func TestResultsOfTwoRecipes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs) != 2 || rs[0].Recipe != "paper" || rs[1].Recipe != "paper-8" {
-		t.Fatalf("loaded %d results, recipes %v: want the paper recipe's, then paper-8's", len(rs), []string{rs[0].Recipe, rs[len(rs)-1].Recipe})
+	recipes := func(rs []*Result) (out []string) {
+		for _, r := range rs {
+			out = append(out, r.Recipe)
+		}
+		return out
+	}
+	if got, want := recipes(rs), []string{"paper", "paper-3.5k", "paper-14k", "paper-8"}; !slices.Equal(got, want) {
+		t.Fatalf("loaded results of recipes %v: want %v (the paper recipe's, its other lengths from the shortest, then others)", got, want)
 	}
 	md, err := ResultsMarkdown(root)
 	if err != nil {
@@ -245,8 +255,8 @@ func TestResultsOfTwoRecipes(t *testing.T) {
 			t.Errorf("docs lack %q:\n%s", want, md)
 		}
 	}
-	if o, err := LoadOtherRecipes(root, "minecraft_main"); err != nil || len(o) != 1 || o[0].Recipe != "paper-8" {
-		t.Errorf("LoadOtherRecipes(minecraft_main): %d results, %v: want paper-8's alone", len(o), err)
+	if o, err := LoadOtherRecipes(root, "minecraft_main"); err != nil || !slices.Equal(recipes(o), []string{"paper-3.5k", "paper-14k", "paper-8"}) {
+		t.Errorf("LoadOtherRecipes(minecraft_main): recipes %v, %v: want paper-3.5k's, paper-14k's, paper-8's", recipes(o), err)
 	}
 	if o, err := LoadOtherRecipes(root, "fixed_compute_scaling"); err != nil || len(o) != 0 {
 		t.Errorf("LoadOtherRecipes(fixed_compute_scaling): %d results, %v: want none", len(o), err)

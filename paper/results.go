@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -97,18 +98,37 @@ func LoadResults(root string) ([]*Result, error) {
 		}
 		out = append(out, r)
 	}
-	sort.SliceStable(out, func(i, j int) bool { // the paper's order; the paper recipe's result first
+	sort.SliceStable(out, func(i, j int) bool { // the paper's order, each experiment's recipes in recipeOrder
 		if order[out[i].Name] != order[out[j].Name] {
 			return order[out[i].Name] < order[out[j].Name]
 		}
-		return out[i].paperRecipe() && !out[j].paperRecipe()
+		return recipeOrder(out[i], out[j]) < 0
 	})
 	return out, nil
 }
 
+// recipeOrder orders the results of one experiment: the paper recipe's first, then the paper
+// recipe at other lengths from the shortest (zoo.PaperLengths), then other recipes by name.
+func recipeOrder(a, b *Result) int {
+	rank := func(r *Result) int {
+		if r.paperRecipe() {
+			return 0
+		}
+		if i := slices.Index(zoo.PaperLengths, r.Recipe); i >= 0 {
+			return 1 + i
+		}
+		return 1 + len(zoo.PaperLengths)
+	}
+	if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Recipe, b.Recipe)
+}
+
 // LoadOtherRecipes reads the committed results of experiment name on zoo recipes other than the
-// paper's (root/<name>-<recipe>/, Result.Dir), in the order of their folders' names; none is
-// not an error, a folder that holds another result is (as in LoadResults).
+// paper's (root/<name>-<recipe>/, Result.Dir): the paper recipe at other lengths from the
+// shortest, then other recipes by name; none is not an error, a folder that holds another result
+// is (as in LoadResults).
 func LoadOtherRecipes(root, name string) ([]*Result, error) {
 	dirs, err := filepath.Glob(filepath.Join(root, name+"-*")) // experiment names have no '-'
 	if err != nil {
@@ -122,6 +142,7 @@ func LoadOtherRecipes(root, name string) ([]*Result, error) {
 		}
 		out = append(out, r)
 	}
+	slices.SortStableFunc(out, recipeOrder)
 	return out, nil
 }
 
