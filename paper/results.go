@@ -98,11 +98,8 @@ func LoadResults(root string) ([]*Result, error) {
 		}
 		out = append(out, r)
 	}
-	sort.SliceStable(out, func(i, j int) bool { // the paper's order, each experiment's recipes in recipeOrder
-		if order[out[i].Name] != order[out[j].Name] {
-			return order[out[i].Name] < order[out[j].Name]
-		}
-		return recipeOrder(out[i], out[j]) < 0
+	slices.SortStableFunc(out, func(a, b *Result) int { // the paper's order, each experiment's recipes in recipeOrder
+		return cmp.Or(cmp.Compare(order[a.Name], order[b.Name]), recipeOrder(a, b))
 	})
 	return out, nil
 }

@@ -74,14 +74,21 @@ func main() {
 		{"fm", "agreement_euler", "FM Euler action agreement"},
 		{"fm", "fvd_euler", "FM Euler FVD (8 clips)"},
 	}
+	cards := make([]map[string][]card, len(dirs)) // [length][model][seed-1], each card read once
 	steps := make([]string, len(dirs))
 	for i, d := range dirs {
-		c, err := read(d, "fm", 1)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+		cards[i] = map[string][]card{}
+		for _, model := range []string{"eqf", "fm"} {
+			for k := 1; k <= seeds; k++ {
+				c, err := read(d, model, k)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					os.Exit(1)
+				}
+				cards[i][model] = append(cards[i][model], c)
+			}
 		}
-		steps[i] = thousands(c.Steps) + " steps"
+		steps[i] = thousands(cards[i]["fm"][0].Steps) + " steps"
 	}
 	head := []string{"metric"}
 	for _, s := range steps {
@@ -97,15 +104,10 @@ func main() {
 		vals := make([][]float64, len(dirs))
 		cells := []string{r.name}
 		for i, d := range dirs {
-			for k := 1; k <= seeds; k++ {
-				c, err := read(d, r.model, k)
-				if err != nil {
-					fmt.Fprintln(os.Stderr, err)
-					os.Exit(1)
-				}
+			for k, c := range cards[i][r.model] {
 				v, ok := c.Metrics[r.key]
 				if !ok {
-					fmt.Fprintf(os.Stderr, "%s, seed %d, in %s: no metric %s\n", r.model, k, d, r.key)
+					fmt.Fprintf(os.Stderr, "%s, seed %d, in %s: no metric %s\n", r.model, k+1, d, r.key)
 					os.Exit(1)
 				}
 				vals[i] = append(vals[i], v)
