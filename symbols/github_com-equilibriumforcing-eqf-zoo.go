@@ -43,6 +43,7 @@ func init() {
 		"EvalConfig":  reflect.ValueOf((*zoo.EvalConfig)(nil)),
 		"EvalSampler": reflect.ValueOf((*zoo.EvalSampler)(nil)),
 		"Model":       reflect.ValueOf((*zoo.Model)(nil)),
+		"Progress":    reflect.ValueOf((*zoo.Progress)(nil)),
 		"Quality":     reflect.ValueOf((*zoo.Quality)(nil)),
 		"Recipe":      reflect.ValueOf((*zoo.Recipe)(nil)),
 		"ScoreConfig": reflect.ValueOf((*zoo.ScoreConfig)(nil)),

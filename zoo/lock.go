@@ -49,15 +49,9 @@ var holderWrite = time.Second
 // step in the model's folder (what the holder has reached). It waits up to holderWrite for a
 // holder that has just taken the lock to write its name.
 func (z *Zoo) describeHolder(name string) string {
-	var h lockHolder
-	for deadline := time.Now().Add(holderWrite); ; time.Sleep(20 * time.Millisecond) {
-		b, _ := os.ReadFile(z.lockPath(name))
-		if json.Unmarshal(b, &h) == nil && h.PID != 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			return "another process (its lock file names none)"
-		}
+	h, ok := z.readHolder(name)
+	if !ok {
+		return "another process (its lock file names none)"
 	}
 	s := fmt.Sprintf("PID %d on %s (building %s since %s", h.PID, h.Host, h.Model, h.Started.Local().Format("15:04:05"))
 	if ck := eqflib.LatestCheckpoint(z.dir(name)); ck != "" {
@@ -66,6 +60,20 @@ func (z *Zoo) describeHolder(name string) string {
 		}
 	}
 	return s + ")"
+}
+
+// readHolder reads who name's lock file says holds it, waiting up to holderWrite for a holder
+// that has just taken the lock to write its name; ok is false when it names no one.
+func (z *Zoo) readHolder(name string) (h lockHolder, ok bool) {
+	for deadline := time.Now().Add(holderWrite); ; time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile(z.lockPath(name))
+		if json.Unmarshal(b, &h) == nil && h.PID != 0 {
+			return h, true
+		}
+		if time.Now().After(deadline) {
+			return lockHolder{}, false
+		}
+	}
 }
 
 // lockModel takes name's lock, waiting (or failing, with NoWait) while another process holds

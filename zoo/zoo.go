@@ -535,10 +535,9 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 	if err != nil {
 		return err
 	}
-	steps := r.Steps
+	steps := r.stepsFor(s)
 	var m *eqflib.DiT
 	if s.From != "" {
-		steps = r.Finetune
 		from := eqflib.LatestCheckpoint(z.dir(s.From))
 		if from == "" {
 			return z.missing(s.From)

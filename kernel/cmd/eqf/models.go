@@ -100,7 +100,13 @@ func listRun(z *zoo.Zoo, k int) {
 		}
 		c, err := z.Card(s.Name)
 		if err != nil {
-			fmt.Printf("%-11s %4d not trained (%s)\n", s.Name, k, z.ModelDir(s.Name))
+			how := "not trained"
+			if p, err := z.Progress(s.Name); err != nil {
+				how += ": " + err.Error()
+			} else if p.Step > 0 || p.Holder != "" {
+				how += ": " + p.String()
+			}
+			fmt.Printf("%-11s %4d %s (%s)\n", s.Name, k, how, z.ModelDir(s.Name))
 			continue
 		}
 		var m []string

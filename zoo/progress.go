@@ -1,0 +1,88 @@
+package zoo
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
+)
+
+// A backbone's training can run for hours and stop part-way (Ctrl-C, SIGTERM, a machine lent
+// for ten minutes at a time): it leaves its newest checkpoint in the model's folder and no card,
+// and the same `eqf models` command resumes it. Progress says how far such a model has got and
+// whether a process is training it now, so that `eqf models -list` tells a stopped run from one
+// that is running, and both from a model never started.
+
+// Progress is where the training of a model without a card stands.
+type Progress struct {
+	Step       int    // the newest checkpoint's step; 0 when there is none
+	Steps      int    // the steps the zoo's recipe trains the model for
+	Checkpoint string // the newest checkpoint's path; "" when there is none
+	Holder     string // the process training it now, as its lock names it; "" when none
+}
+
+// String says it in one line: "training now by PID … (checkpoint at step 7000 of 70000)",
+// "stopped at step 7000 of 70000 (ckpt-00007000.eqf): the same command resumes it", or
+// "not started".
+func (p Progress) String() string {
+	at := fmt.Sprintf("step %d of %d", p.Step, p.Steps)
+	switch {
+	case p.Holder != "" && p.Checkpoint != "":
+		return fmt.Sprintf("training now by %s, checkpoint at %s", p.Holder, at)
+	case p.Holder != "":
+		return fmt.Sprintf("training now by %s, no checkpoint yet", p.Holder)
+	case p.Checkpoint != "":
+		return fmt.Sprintf("stopped at %s (%s): the same command resumes it", at, filepath.Base(p.Checkpoint))
+	}
+	return "not started"
+}
+
+// Progress reads how far name's training has got: its newest checkpoint, if the folder holds this
+// recipe's configuration (a folder of another configuration is moved aside, not resumed, when
+// the model is built), and its lock's holder. It is meant for a model Card says is not trained;
+// the action net and g_φ train in one go and never have a checkpoint.
+func (z *Zoo) Progress(name string) (Progress, error) {
+	s, err := SpecByName(name)
+	if err != nil {
+		return Progress{}, err
+	}
+	p := Progress{Steps: z.Recipe.stepsFor(s)}
+	if lockHeld(z.lockPath(name)) {
+		if h, ok := z.readHolder(name); ok {
+			p.Holder = fmt.Sprintf("PID %d on %s since %s", h.PID, h.Host, h.Started.Local().Format("15:04:05"))
+		} else {
+			p.Holder = "another process (its lock file names none)"
+		}
+	}
+	dir := z.dir(name)
+	var cfg struct {
+		Hash string `json:"config_hash"`
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "config.json")); err != nil || json.Unmarshal(b, &cfg) != nil || cfg.Hash != z.configHash(s) {
+		return p, nil
+	}
+	if ck := eqflib.LatestCheckpoint(dir); ck != "" {
+		step, _, err := eqflib.CheckpointInfo(ck)
+		if err != nil {
+			return p, err
+		}
+		p.Step, p.Checkpoint = step, ck
+	}
+	return p, nil
+}
+
+// stepsFor is how many steps the recipe trains s for: a backbone Steps, an equilibrium finetune
+// Finetune, g_φ GPhiSteps, the action net ActionSteps.
+func (r Recipe) stepsFor(s Spec) int {
+	switch {
+	case s.Kind == "gphi":
+		return r.GPhiSteps
+	case s.Kind == "action-net":
+		return r.ActionSteps
+	case s.From != "":
+		return r.Finetune
+	}
+	return r.Steps
+}

@@ -1,0 +1,99 @@
+package zoo
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
+)
+
+// stopAfterFirstLine closes stop at the first progress line ("step 1/…") a training run writes:
+// the run then ends after that step with a checkpoint.
+type stopAfterFirstLine struct {
+	log  bytes.Buffer
+	once sync.Once
+	stop chan struct{}
+}
+
+func (w *stopAfterFirstLine) Write(p []byte) (int, error) {
+	if bytes.HasPrefix(bytes.TrimSpace(p), []byte("step ")) {
+		w.once.Do(func() { close(w.stop) })
+	}
+	return w.log.Write(p)
+}
+
+// A backbone stopped part-way: Progress gives its checkpoint's step of the recipe's steps and
+// no holder; while its lock is held it names the holder; a folder of another configuration has
+// nothing to resume; and the same Build resumes from the step Progress gave.
+func TestProgress(t *testing.T) {
+	dir := t.TempDir()
+	r := Recipes["quick"]
+	if p, err := (&Zoo{Dir: dir, Recipe: r}).Progress("fm"); err != nil || p != (Progress{Steps: r.Steps}) || p.String() != "not started" {
+		t.Fatalf("Progress of a model never started: %+v (%q), %v", p, p.String(), err)
+	}
+	w := &stopAfterFirstLine{stop: make(chan struct{})}
+	z := &Zoo{Dir: dir, Recipe: r, Log: w, Stop: w.stop}
+	if err := z.Build("fm"); !errors.Is(err, eqflib.ErrStopped) {
+		t.Fatalf("Build stopped at its first progress line: %v, want ErrStopped", err)
+	}
+	p, err := z.Progress("fm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Step < 1 || p.Step >= r.Steps || p.Steps != r.Steps || p.Checkpoint == "" || p.Holder != "" {
+		t.Fatalf("Progress of a stopped backbone: %+v, want a checkpoint at a step in [1, %d) and no holder", p, r.Steps)
+	}
+	want := fmt.Sprintf("stopped at step %d of %d (%s): the same command resumes it", p.Step, r.Steps, filepath.Base(p.Checkpoint))
+	if p.String() != want {
+		t.Errorf("String() = %q, want %q", p.String(), want)
+	}
+	if _, err := z.Card("fm"); err == nil {
+		t.Fatal("a stopped backbone has a card")
+	}
+
+	// Held: the holder is named, with the checkpoint it has reached.
+	unlock, err := z.lockModel("fm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := z.Progress("fm")
+	unlock()
+	if err != nil || !strings.Contains(held.Holder, fmt.Sprintf("PID %d", os.Getpid())) ||
+		!strings.HasPrefix(held.String(), "training now by PID") || !strings.HasSuffix(held.String(), fmt.Sprintf("checkpoint at step %d of %d", p.Step, r.Steps)) {
+		t.Errorf("Progress while the lock is held: %+v (%q), %v; want the holder's PID %d and the checkpoint", held, held.String(), err, os.Getpid())
+	}
+	if after, _ := z.Progress("fm"); after.Holder != "" {
+		t.Errorf("Progress after the lock is released names a holder: %q", after.Holder)
+	}
+
+	// Another recipe's folder: its checkpoint is not this recipe's to resume.
+	other := r
+	other.Steps++
+	if q, err := (&Zoo{Dir: dir, Recipe: other}).Progress("fm"); err != nil || q.Step != 0 || q.Checkpoint != "" || q.Steps != other.Steps {
+		t.Errorf("Progress under another recipe: %+v, %v; want nothing to resume of %d steps", q, err, other.Steps)
+	}
+	if _, err := z.Progress("nope"); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("Progress(\"nope\"): %v, want an error naming the model", err)
+	}
+
+	// The same command resumes it from that step.
+	var log bytes.Buffer
+	if err := (&Zoo{Dir: dir, Recipe: r, Log: &log}).Build("fm"); err != nil {
+		t.Fatal(err)
+	}
+	if s := fmt.Sprintf("resumed from %s at step %d", filepath.Base(p.Checkpoint), p.Step); !strings.Contains(log.String(), s) {
+		t.Errorf("the second Build does not say %q:\n%s", s, log.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "fm", "card.json"))
+	var c Card
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Steps != r.Steps {
+		t.Errorf("card after resuming: %+v, %v; want %d steps", c, err, r.Steps)
+	}
+}
