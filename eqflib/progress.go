@@ -64,7 +64,7 @@ func (p *progressLog) step(step, until int, loss float64) {
 	}
 	rate := float64(step-p.first) / time.Since(p.start).Seconds()
 	if p.live {
-		fmt.Fprintf(p.w, "\r%s %d/%d  loss %.4f  %.2f steps/s ", progressBar(step, until, 24), step, until, loss, rate)
+		fmt.Fprintf(p.w, "\r%s %d/%d  loss %.4f  %.2f steps/s%s ", progressBar(step, until, 24), step, until, loss, rate, timeLeft(step, until, rate))
 		p.drawn = true
 		if step == until {
 			p.endLine()
@@ -77,7 +77,25 @@ func (p *progressLog) step(step, until int, loss float64) {
 		return
 	}
 	p.lastPct, p.lastLine = bucket, time.Now()
-	fmt.Fprintf(p.w, "step %d/%d (%d%%)  loss %.4f  %.2f steps/s\n", step, until, pct, loss, rate)
+	fmt.Fprintf(p.w, "step %d/%d (%d%%)  loss %.4f  %.2f steps/s%s\n", step, until, pct, loss, rate, timeLeft(step, until, rate))
+}
+
+// timeLeft estimates the time to step `until` at this run's mean rate so far (its evaluations
+// included): ",  2h55m left", ",  3m10s left", ",  12s left"; "" at the last step.
+func timeLeft(step, until int, rate float64) string {
+	if step >= until || !(rate > 0) {
+		return ""
+	}
+	d := time.Duration(float64(until-step) / rate * float64(time.Second))
+	switch {
+	case d >= time.Hour:
+		d = d.Round(time.Minute)
+		return fmt.Sprintf("  %dh%02dm left", int(d.Hours()), int(d.Minutes())%60)
+	case d >= time.Minute:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("  %dm%02ds left", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("  %ds left", int(d.Round(time.Second).Seconds()))
 }
 
 // endLine ends a live bar's line, so that what follows (a message, an error) starts its own.

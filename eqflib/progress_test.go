@@ -2,6 +2,7 @@ package eqflib_test
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,8 +47,14 @@ func TestProgressOutsideATerminal(t *testing.T) {
 			t.Errorf("a progress line of %d characters: %q", len(l), l)
 		}
 	}
-	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "step 40/40 (100%)  loss ") {
-		t.Errorf("last line %q, want the final step", last)
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "step 40/40 (100%)  loss ") || strings.Contains(last, "left") {
+		t.Errorf("last line %q, want the final step with no time left", last)
+	}
+	left := regexp.MustCompile(`steps/s  ([1-9]\d*h[0-5]\dm|[1-5]?\dm[0-5]\ds|[1-5]?\ds) left$`)
+	for _, l := range lines[:len(lines)-1] {
+		if !left.MatchString(l) {
+			t.Errorf("progress line %q does not end with the time left", l)
+		}
 	}
 
 	t.Setenv("EQF_PROGRESS", "live")
