@@ -23,8 +23,8 @@ func sigmaMAE(t *testing.T, est func(x *eqflib.Window, cond []float64) []float64
 }
 
 func TestReadoutsPredictSigma(t *testing.T) {
-	// The random-walk maze at 16×16, where this bound was established (issue 3): the readouts'
-	// quality on the default corridor world at the zoo's 32×32 is in the zoo's cards.
+	// The random-walk maze at 16×16, where this bound was set when the readouts were first
+	// trained: their quality on the default corridor world at the zoo's 32×32 is in the zoo's cards.
 	train, val := tinyWorld(t, data.RandomWalkMazeConfig(), 4)
 	obj, _ := eqflib.NewObjective(eqflib.EqF)
 	m, _ := eqflib.NewDiT(eqflib.DiTPresets["tiny"], false, 1, dtypes.Float32)

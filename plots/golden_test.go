@@ -110,8 +110,8 @@ func galleryFigures(t *testing.T) map[string]*Figure {
 		}
 		div = append(div, Curve{Name: m.name, Values: d})
 	}
-	// FVD over time measured by `eqf compare` (small maze models, 100 frames, 8 clips, see the
-	// issue 4 note), typed in; the frontier's numbers are illustrative, not measurements.
+	// FVD over time measured once by `eqf compare` (small maze models, 100 frames, 8 clips),
+	// typed in; the frontier's numbers are illustrative, not measurements.
 	fvd := []Curve{{Name: "FM Euler", Values: []float64{216.9, 292.2, 239.2, 322.5}}, {Name: "EqF NAG closed loop", Values: []float64{175.6, 223.6, 258.2, 354.1}}}
 	frontier := []FrontierSeries{
 		{Name: "FM Euler", NFE: []float64{2.5, 5, 10}, FVD: []float64{310, 232, 215}, Labels: []string{"D=5", "D=10", "D=20"}},

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# scripts/gpu-zoo.sh: one timed GPU session for issue "the whole reproduction on one GPU".
+# scripts/gpu-zoo.sh: one timed GPU session of measurements (docs/gpu.md, "What has run on a GPU");
+# the whole reproduction in resumable steps is scripts/gpu-repro.sh.
 # Run on a machine with an NVIDIA GPU and jax's CUDA PJRT plugin, from the repository root, with
 # bin/eqf-xla.gz and bin/eqflib-xla.test.gz built here by `make gpu-bins` (Go is not needed there).
 # STAGES (default "paperstep models") picks what runs, in order:
