@@ -18,9 +18,11 @@ all: test
 ## race detector, the XLA build's checks, then the quickstart notebook executed headless on the
 ## "Go (eqf)" kernel and the notebook server's loopback and token checks. The Go backend's SIMD
 ## assembly trips -race's pointer checks (checkptr), which are therefore off for both runs (the
-## REPL corpus trains a DiT for a few steps).
+## REPL corpus trains a DiT for a few steps). eqflib's tests take 5–9 minutes alone on two cores,
+## close to go test's default 10-minute limit per package, and more on a busy machine: the limit is
+## 20 minutes, still short of the half hour make test is kept under.
 test: vet fmt-check symbols-check echarts browser
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -race -gcflags=all=-d=checkptr=0 ./kernel/repl/
 	$(GO) test -count=1 -race -gcflags=all=-d=checkptr=0 -run 'TestConcurrent' ./eqflib/
 	$(MAKE) --no-print-directory test-xla
