@@ -81,7 +81,8 @@ func (p *progressLog) step(step, until int, loss float64) {
 }
 
 // timeLeft estimates the time to step `until` at this run's mean rate so far (its evaluations
-// included): ",  2h55m left", ",  3m10s left", ",  12s left"; "" at the last step.
+// included), to end a progress line: "  2h55m left", "  3m10s left", "  12s left"; "" at the
+// last step or before there is a rate.
 func timeLeft(step, until int, rate float64) string {
 	if step >= until || !(rate > 0) {
 		return ""

@@ -23,7 +23,7 @@ type Progress struct {
 	Holder     string // the process training it now, as its lock names it; "" when none
 }
 
-// String says it in one line: "training now by PID … (checkpoint at step 7000 of 70000)",
+// String says it in one line: "training now by PID …, checkpoint at step 7000 of 70000",
 // "stopped at step 7000 of 70000 (ckpt-00007000.eqf): the same command resumes it", or
 // "not started".
 func (p Progress) String() string {
