@@ -1,9 +1,7 @@
 package zoo
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
@@ -39,9 +37,9 @@ func (p Progress) String() string {
 	return "not started"
 }
 
-// Progress reads how far name's training has got: its newest checkpoint, if the folder holds this
-// recipe's configuration (a folder of another configuration is moved aside, not resumed, when
-// the model is built), and its lock's holder. It is meant for a model Card says is not trained;
+// Progress reads how far name's training has got: its newest checkpoint, unless the folder holds
+// another configuration (Build moves such a folder aside instead of resuming it), and its lock's
+// holder. It is meant for a model Card says is not trained;
 // the action net and g_φ train in one go and never have a checkpoint.
 func (z *Zoo) Progress(name string) (Progress, error) {
 	s, err := SpecByName(name)
@@ -56,14 +54,10 @@ func (z *Zoo) Progress(name string) (Progress, error) {
 			p.Holder = "another process (its lock file names none)"
 		}
 	}
-	dir := z.dir(name)
-	var cfg struct {
-		Hash string `json:"config_hash"`
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "config.json")); err != nil || json.Unmarshal(b, &cfg) != nil || cfg.Hash != z.configHash(s) {
+	if z.holdsOtherConfiguration(s) {
 		return p, nil
 	}
-	if ck := eqflib.LatestCheckpoint(dir); ck != "" {
+	if ck := eqflib.LatestCheckpoint(z.dir(name)); ck != "" {
 		step, _, err := eqflib.CheckpointInfo(ck)
 		if err != nil {
 			return p, err

@@ -2,7 +2,6 @@ package zoo
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -73,6 +72,19 @@ func TestProgress(t *testing.T) {
 		t.Errorf("Progress after the lock is released names a holder: %q", after.Holder)
 	}
 
+	// A folder without config.json is resumed by Build, so Progress gives its checkpoint.
+	cfg := filepath.Join(dir, "fm", "config.json")
+	b, err := os.ReadFile(cfg)
+	if err != nil || os.Remove(cfg) != nil {
+		t.Fatal(err)
+	}
+	if q, err := z.Progress("fm"); err != nil || q.Step != p.Step {
+		t.Errorf("Progress without config.json: %+v, %v; want the checkpoint at step %d", q, err, p.Step)
+	}
+	if err := os.WriteFile(cfg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	// Another recipe's folder: its checkpoint is not this recipe's to resume.
 	other := r
 	other.Steps++
@@ -91,9 +103,7 @@ func TestProgress(t *testing.T) {
 	if s := fmt.Sprintf("resumed from %s at step %d", filepath.Base(p.Checkpoint), p.Step); !strings.Contains(log.String(), s) {
 		t.Errorf("the second Build does not say %q:\n%s", s, log.String())
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "fm", "card.json"))
-	var c Card
-	if err != nil || json.Unmarshal(b, &c) != nil || c.Steps != r.Steps {
+	if c, err := z.Card("fm"); err != nil || c.Steps != r.Steps {
 		t.Errorf("card after resuming: %+v, %v; want %d steps", c, err, r.Steps)
 	}
 }

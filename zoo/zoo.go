@@ -387,6 +387,20 @@ func (z *Zoo) Build(names ...string) error {
 	return nil
 }
 
+// holdsOtherConfiguration says whether s's folder was written with another configuration: its
+// config.json is unreadable or carries another hash. Build moves such a folder aside instead of
+// resuming from its checkpoints; a folder without config.json is resumed.
+func (z *Zoo) holdsOtherConfiguration(s Spec) bool {
+	b, err := os.ReadFile(filepath.Join(z.dir(s.Name), "config.json"))
+	if err != nil {
+		return false
+	}
+	var old struct {
+		Hash string `json:"config_hash"`
+	}
+	return json.Unmarshal(b, &old) != nil || old.Hash != z.configHash(s)
+}
+
 func (z *Zoo) build(s Spec) error {
 	dir := z.dir(s.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -395,19 +409,14 @@ func (z *Zoo) build(s Spec) error {
 	// A folder trained with another configuration is moved aside, never overwritten.
 	h := z.configHash(s)
 	cfgPath := filepath.Join(dir, "config.json")
-	if b, err := os.ReadFile(cfgPath); err == nil {
-		var old struct {
-			Hash string `json:"config_hash"`
+	if z.holdsOtherConfiguration(s) {
+		aside := fmt.Sprintf("%s.old-%s", dir, time.Now().Format("20060102-150405"))
+		z.logf("%-10s %s holds another configuration: moved to %s\n", s.Name, dir, aside)
+		if err := os.Rename(dir, aside); err != nil {
+			return err
 		}
-		if json.Unmarshal(b, &old) != nil || old.Hash != h {
-			aside := fmt.Sprintf("%s.old-%s", dir, time.Now().Format("20060102-150405"))
-			z.logf("%-10s %s holds another configuration: moved to %s\n", s.Name, dir, aside)
-			if err := os.Rename(dir, aside); err != nil {
-				return err
-			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
 		}
 	}
 	cfg, _ := json.MarshalIndent(map[string]any{"config_hash": h, "recipe": z.Recipe, "spec": s}, "", "  ")
