@@ -184,7 +184,7 @@ func (r *Result) label() string {
 }
 
 // ResultsMarkdown is docs/results.md: every committed result's numbers beside the paper's (with
-// intervals and verdicts over training seeds), its training seeds, where it ran (run.txt),
+// intervals and verdicts over training seeds, and the seeds each comparison needs), its training seeds, where it ran (run.txt),
 // its figures, notes and models.
 func ResultsMarkdown(root string) (string, error) {
 	rs, err := LoadResults(root)
@@ -204,6 +204,7 @@ func ResultsMarkdown(root string) (string, error) {
 		b.WriteString("\nNo experiment has a committed result yet.\n")
 	}
 	writeVerdicts(&b, rs)
+	b.WriteString(SeedsMarkdown(rs))
 	b.WriteString(LengthsMarkdown(rs))
 	for _, r := range rs {
 		dir := filepath.Join(root, r.Dir())

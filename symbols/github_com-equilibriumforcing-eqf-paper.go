@@ -52,6 +52,7 @@ func init() {
 		"Run":                       reflect.ValueOf(paper.Run),
 		"SamplerWarpConversions":    reflect.ValueOf(paper.SamplerWarpConversions),
 		"SamplingRuntime":           reflect.ValueOf(paper.SamplingRuntime),
+		"SeedsMarkdown":             reflect.ValueOf(paper.SeedsMarkdown),
 		"UnfinishedDenoising":       reflect.ValueOf(paper.UnfinishedDenoising),
 
 		// type definitions

@@ -192,8 +192,9 @@ func Result(r *paper.Result, from string) error {
 // where and how it ran (its run.txt) and its training seeds, then its figures, numbers and
 // notes; or says that there is none yet and how to make one. Results of the same experiment on
 // another zoo recipe (results/<name>-<recipe>/, such as the 8-frame models' paper-8) follow it,
-// then, where the paper recipe trained for other lengths has one, paper.LengthsMarkdown. It
-// needs no zoo.
+// then how many training seeds its comparisons with the paper need (paper.SeedsMarkdown) and,
+// where the paper recipe trained for other lengths has one, paper.LengthsMarkdown. It needs no
+// zoo.
 func Committed(name string) error {
 	if _, err := paper.ByName(name); err != nil {
 		return shown(err)
@@ -226,11 +227,12 @@ func Committed(name string) error {
 	if r != nil {
 		others = append([]*paper.Result{r}, others...)
 	}
-	if md := paper.LengthsMarkdown(others); md != "" { // the paper recipe trained for other lengths
-		out.markdown(md)
-		return shown(nil)
+	md := paper.SeedsMarkdown(others) + paper.LengthsMarkdown(others) // seeds needed; the paper recipe trained for other lengths
+	if md == "" {
+		return nil
 	}
-	return nil
+	out.markdown(md)
+	return shown(nil)
 }
 
 // committedFrom is the line above a result committed under root: its folder, training seeds and
