@@ -323,12 +323,13 @@ func LengthsMarkdown(rs []*Result) string {
 					"The same experiment on the paper recipe trained for different lengths (warm-up and EMA horizon scaled with the run), " +
 					"each number with an interval over training seeds against the next longer run: B − A, its 95 % t-interval paired by " +
 					"training seed (seed k starts from the same initial seed and data order at both lengths; Welch's from the means and " +
-					"standard errors where a number keeps no per-seed values) and whether it excludes zero. " +
+					"standard errors where a number keeps no per-seed values) and whether it excludes zero, beside the smallest B − A that the " +
+					"paired interval would show with probability 80 % at the spread of the per-seed differences (what an interval that includes zero rules out). " +
 					"A row of a difference between two methods is a difference in differences: whether their gap moves with training length.\n")
 				started = true
 			}
 			fmt.Fprintf(&b, "\n### %s: %s against %s\n\n", name, lb, la)
-			fmt.Fprintf(&b, "| number | %s (A) | %s (B) | B − A | 95 %% interval | in seed SDs | verdict |\n|---|---|---|---|---|---|---|\n", la, lb)
+			fmt.Fprintf(&b, "| number | %s (A) | %s (B) | B − A | 95 %% interval | detectable (80 %%) | in seed SDs | verdict |\n|---|---|---|---|---|---|---|---|\n", la, lb)
 			n, differ := 0, 0
 			for _, r := range c.Rows {
 				if r.Verdict == "" {
@@ -342,7 +343,7 @@ func LengthsMarkdown(rs []*Result) string {
 				if math.IsNaN(r.PairedLo) { // no per-seed values: Welch's, from means and standard errors
 					ci = interval(r.WelchLo, r.WelchHi) + " Welch"
 				}
-				fmt.Fprintf(&b, "| %s | %.4g | %.4g | %+.3g | %s | %s | %s |\n", cell(r.label()), r.A, r.B, r.Diff, ci, r.inSeedSDs(), r.Verdict)
+				fmt.Fprintf(&b, "| %s | %.4g | %.4g | %+.3g | %s | %s | %s | %s |\n", cell(r.label()), r.A, r.B, r.Diff, ci, r.detectableCell(), r.inSeedSDs(), r.Verdict)
 			}
 			fmt.Fprintf(&b, "\n%d of %d differ (95 %%), where about %.1f would by chance alone.\n", differ, n, 0.05*float64(n))
 		}

@@ -39,6 +39,11 @@ type RunDifference struct {
 	// PairedLo and PairedHi bound the 95 % t-interval of the per-training-seed differences
 	// (NaN when either run lacks per-seed values for the same training seeds).
 	PairedLo, PairedHi float64
+	// PairedSD is the standard deviation of those per-training-seed differences and PairedSeeds
+	// their count (NaN and 0 without a paired interval): with them, Detectable says how large a
+	// difference the pairing could have shown.
+	PairedSD    float64
+	PairedSeeds int
 	// WelchLo and WelchHi bound Welch's 95 % interval (NaN without a spread in both runs).
 	WelchLo, WelchHi float64
 	// SeedSD is a training seed's standard deviation, pooled over the two runs (NaN without a
@@ -128,7 +133,7 @@ func (c *RunComparison) add(dir string, ra, rb *Result) {
 // compareNumber is one row: the intervals that the two numbers' spreads allow.
 func compareNumber(dir string, a, b Number, seedsA, seedsB []int) RunDifference {
 	d := RunDifference{Experiment: dir, Number: a.Name, Stride: a.Stride, A: a.Ours, B: b.Ours, Diff: b.Ours - a.Ours,
-		PairedLo: math.NaN(), PairedHi: math.NaN(), WelchLo: math.NaN(), WelchHi: math.NaN(), SeedSD: math.NaN()}
+		PairedLo: math.NaN(), PairedHi: math.NaN(), PairedSD: math.NaN(), WelchLo: math.NaN(), WelchHi: math.NaN(), SeedSD: math.NaN()}
 	meanA, seA, nA := spread(a, seedsA)
 	meanB, seB, nB := spread(b, seedsB)
 	if len(a.PerSeed) >= 2 && len(a.PerSeed) == len(b.PerSeed) && slices.Equal(seedsA, seedsB) {
@@ -137,6 +142,7 @@ func compareNumber(dir string, a, b Number, seedsA, seedsB []int) RunDifference 
 			diffs[i] = b.PerSeed[i] - a.PerSeed[i]
 		}
 		_, d.PairedLo, d.PairedHi = tInterval(diffs)
+		d.PairedSD, d.PairedSeeds = sampleSD(diffs), len(diffs)
 	}
 	if nA >= 2 && nB >= 2 && (seA > 0 || seB > 0) {
 		d.WelchLo, d.WelchHi = welch(meanA, seA, nA, meanB, seB, nB)
@@ -220,11 +226,11 @@ func (c *RunComparison) Markdown() string {
 	if len(c.Rows) == 0 {
 		return b.String()
 	}
-	fmt.Fprintf(&b, "| experiment | number | %s (A) | %s (B) | B − A | paired by training seed [95 %%] | Welch [95 %%] | in seed SDs | verdict |\n", cell(c.A), cell(c.B))
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| experiment | number | %s (A) | %s (B) | B − A | paired by training seed [95 %%] | detectable (80 %%) | Welch [95 %%] | in seed SDs | verdict |\n", cell(c.A), cell(c.B))
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
-		fmt.Fprintf(&b, "| %s | %s | %.4g | %.4g | %+.3g | %s | %s | %s | %s |\n", r.Experiment, cell(r.label()), r.A, r.B, r.Diff,
-			interval(r.PairedLo, r.PairedHi), interval(r.WelchLo, r.WelchHi), r.inSeedSDs(), orDash(r.Verdict))
+		fmt.Fprintf(&b, "| %s | %s | %.4g | %.4g | %+.3g | %s | %s | %s | %s | %s |\n", r.Experiment, cell(r.label()), r.A, r.B, r.Diff,
+			interval(r.PairedLo, r.PairedHi), r.detectableCell(), interval(r.WelchLo, r.WelchHi), r.inSeedSDs(), orDash(r.Verdict))
 	}
 	return b.String()
 }
@@ -235,6 +241,21 @@ func (r RunDifference) label() string {
 		return fmt.Sprintf("S=%d: %s", r.Stride, r.Number)
 	}
 	return r.Number
+}
+
+// Detectable is the smallest true B − A that the paired interval would show (exclude zero)
+// with probability 80 % at the spread of the per-seed differences (NaN without a paired
+// interval, or with no spread): what an interval that includes zero can rule out.
+func (r RunDifference) Detectable() float64 {
+	return detectable(r.PairedSeeds, r.PairedSD, planningPower)
+}
+
+// detectableCell writes Detectable for a table ("—" when there is none).
+func (r RunDifference) detectableCell() string {
+	if d := r.Detectable(); !math.IsNaN(d) {
+		return fmt.Sprintf("%.3g", d)
+	}
+	return "—"
 }
 
 // inSeedSDs is B − A in training-seed standard deviations ("—" without a spread).

@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -54,12 +55,17 @@ func TestCompareRuns(t *testing.T) {
 	near("FVD Welch lo", fvd.WelchLo, 10-t4*math.Sqrt(2.0/3))
 	near("FVD Welch hi", fvd.WelchHi, 10+t4*math.Sqrt(2.0/3))
 	near("FVD seed SD", fvd.SeedSD, 1)
+	near("FVD paired SD", fvd.PairedSD, math.Sqrt(3))
+	if d := fvd.Detectable(); fvd.PairedSeeds != 3 || math.Abs(tPower(3, d, math.Sqrt(3))-planningPower) > 1e-6 || d <= t2 {
+		t.Errorf("FVD detectable %.4g over %d seeds: power %.4f there, want %.2f, beyond the interval's half-width %.4g",
+			d, fvd.PairedSeeds, tPower(3, d, math.Sqrt(3)), planningPower, t2)
+	}
 	if fvd.Verdict != Differs {
 		t.Errorf("FVD verdict %q, want %q", fvd.Verdict, Differs)
 	}
 	agr := c.Rows[1] // mean ± standard error only: Welch's from them, df 4
-	if !math.IsNaN(agr.PairedLo) {
-		t.Errorf("agreement has a paired interval %g without per-seed values", agr.PairedLo)
+	if !math.IsNaN(agr.PairedLo) || !math.IsNaN(agr.Detectable()) {
+		t.Errorf("agreement has a paired interval %g (detectable %g) without per-seed values", agr.PairedLo, agr.Detectable())
 	}
 	near("agreement Welch lo", agr.WelchLo, 4-t4*math.Sqrt(2))
 	near("agreement Welch hi", agr.WelchHi, 4+t4*math.Sqrt(2))
@@ -81,7 +87,8 @@ func TestCompareRuns(t *testing.T) {
 		}
 	}
 	md := c.Markdown()
-	if !strings.Contains(md, "| minecraft_main | S=2: FVD | 2 | 12 | +10 |") {
+	if !strings.Contains(md, fmt.Sprintf("| minecraft_main | S=2: FVD | 2 | 12 | +10 | [5.7, 14.3] | %.3g |", fvd.Detectable())) ||
+		!strings.Contains(md, "| minecraft_main | S=2: agreement | 5 | 9 | +4 | — | — |") {
 		t.Errorf("markdown lacks the FVD row:\n%s", md)
 	}
 
@@ -247,7 +254,7 @@ func TestLengthsMarkdown(t *testing.T) {
 	}
 	md := LengthsMarkdown(rs)
 	for _, want := range []string{"## Training length", "### minecraft_main: 7,000 steps against 3,500 steps",
-		"| S=2: EqF − FM | 2 | 12 | +10 | [5.7, 14.3] paired | ", "| differs |", "1 of 1 differ (95 %)"} {
+		fmt.Sprintf("| S=2: EqF − FM | 2 | 12 | +10 | [5.7, 14.3] paired | %.3g | ", detectable(3, math.Sqrt(3), planningPower)), "| differs |", "1 of 1 differ (95 %)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("section lacks %q:\n%s", want, md)
 		}
@@ -266,7 +273,7 @@ func TestLengthsMarkdown(t *testing.T) {
 	first := strings.Index(md, "### minecraft_main: 7,000 steps against 3,500 steps")
 	second := strings.Index(md, "### minecraft_main: 14,000 steps against 7,000 steps")
 	if first < 0 || second < first || strings.Contains(md, "14,000 steps against 3,500") ||
-		!strings.Contains(md, "| S=2: EqF − FM | 12 | 22 | +10 | [2.55, 17.5] paired | ") {
+		!strings.Contains(md, fmt.Sprintf("| S=2: EqF − FM | 12 | 22 | +10 | [2.55, 17.5] paired | %.3g | ", detectable(3, 3, planningPower))) {
 		t.Errorf("three lengths: want 3.5k → 7k, then 7k → 14k (paired differences 7, 10, 13):\n%s", md)
 	}
 	// A length without results is skipped: 3.5k against 14k.
