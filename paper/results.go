@@ -184,8 +184,8 @@ func (r *Result) label() string {
 }
 
 // ResultsMarkdown is docs/results.md: every committed result's numbers beside the paper's (with
-// intervals and verdicts over training seeds, and the seeds each comparison needs), its training seeds, where it ran (run.txt),
-// its figures, notes and models.
+// intervals and verdicts over training seeds, and the seeds each comparison needs), its training
+// seeds, where it ran (run.txt), its figures, notes and models.
 func ResultsMarkdown(root string) (string, error) {
 	rs, err := LoadResults(root)
 	if err != nil {
