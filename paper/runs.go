@@ -16,9 +16,12 @@ import (
 // experiment, name and stride), CompareRuns gives B − A with two 95 % intervals over training
 // seeds:
 //
-//   - paired by training seed, when both runs give the number per training seed for the same
-//     seeds: training seed k shares its data order and initial seed across the runs, so the
-//     per-seed differences carry what the runs change and not what the seeds do;
+//   - paired by training seed, over the training seeds both runs give the number for (a run
+//     of one training seed gives it for that seed): training seed k shares its data order and
+//     initial seed across the runs, so the per-seed differences carry what the runs change and
+//     not what the seeds do. Runs of different training seeds (a run still training its
+//     seeds, a GPU run of fewer seeds) are paired over the seeds they share; with one seed in
+//     common that seed's difference stands alone, without an interval;
 //   - Welch's, treating the runs as independent samples of training seeds (from the per-seed
 //     values, or else from each run's mean and standard error over its training seeds).
 //
@@ -36,8 +39,13 @@ type RunDifference struct {
 	Stride     int    // the rollout stride it was measured with (0: none)
 	A, B       float64
 	Diff       float64 // B − A
+	// PairedOver are the training seeds both runs give the number for (none when either run
+	// lacks per-seed values), PairedDiff the mean of B − A over them (NaN without them): B − A
+	// itself where the runs have the same training seeds.
+	PairedOver []int
+	PairedDiff float64
 	// PairedLo and PairedHi bound the 95 % t-interval of the per-training-seed differences
-	// (NaN when either run lacks per-seed values for the same training seeds).
+	// (NaN with fewer than two seeds in PairedOver).
 	PairedLo, PairedHi float64
 	// PairedSD is the standard deviation of those per-training-seed differences and PairedSeeds
 	// their count (NaN and 0 without a paired interval): with them, Detectable says how large a
@@ -58,6 +66,9 @@ type RunComparison struct {
 	Rows  []RunDifference
 	OnlyA []string // experiments that only run A has
 	OnlyB []string // experiments that only run B has
+	// OtherSeeds names the common experiments whose runs have different training seeds, each
+	// with both runs' seeds ("minecraft_main (A: 1, 2, 3; B: 1)").
+	OtherSeeds []string
 	// Unmatched counts the numbers of common experiments that only one run has.
 	Unmatched int
 }
@@ -117,6 +128,9 @@ func (c *RunComparison) add(dir string, ra, rb *Result) {
 	for _, n := range rb.Numbers {
 		nb[key{n.Name, n.Stride}] = n
 	}
+	if !slices.Equal(ra.TrainSeeds, rb.TrainSeeds) {
+		c.OtherSeeds = append(c.OtherSeeds, fmt.Sprintf("%s (%s: %s; %s: %s)", dir, c.A, seedList(ra.TrainSeeds), c.B, seedList(rb.TrainSeeds)))
+	}
 	matched := 0
 	for _, na := range ra.Numbers {
 		n2, ok := nb[key{na.Name, na.Stride}]
@@ -133,16 +147,24 @@ func (c *RunComparison) add(dir string, ra, rb *Result) {
 // compareNumber is one row: the intervals that the two numbers' spreads allow.
 func compareNumber(dir string, a, b Number, seedsA, seedsB []int) RunDifference {
 	d := RunDifference{Experiment: dir, Number: a.Name, Stride: a.Stride, A: a.Ours, B: b.Ours, Diff: b.Ours - a.Ours,
-		PairedLo: math.NaN(), PairedHi: math.NaN(), PairedSD: math.NaN(), WelchLo: math.NaN(), WelchHi: math.NaN(), SeedSD: math.NaN()}
+		PairedDiff: math.NaN(), PairedLo: math.NaN(), PairedHi: math.NaN(), PairedSD: math.NaN(), WelchLo: math.NaN(), WelchHi: math.NaN(), SeedSD: math.NaN()}
 	meanA, seA, nA := spread(a, seedsA)
 	meanB, seB, nB := spread(b, seedsB)
-	if len(a.PerSeed) >= 2 && len(a.PerSeed) == len(b.PerSeed) && slices.Equal(seedsA, seedsB) {
-		diffs := make([]float64, len(a.PerSeed))
-		for i := range diffs {
-			diffs[i] = b.PerSeed[i] - a.PerSeed[i]
+	if va, vb := bySeed(a, seedsA), bySeed(b, seedsB); va != nil && vb != nil {
+		var diffs []float64
+		for _, k := range seedsA {
+			if y, ok := vb[k]; ok {
+				diffs = append(diffs, y-va[k])
+				d.PairedOver = append(d.PairedOver, k)
+			}
 		}
-		_, d.PairedLo, d.PairedHi = tInterval(diffs)
-		d.PairedSD, d.PairedSeeds = sampleSD(diffs), len(diffs)
+		if len(diffs) > 0 {
+			d.PairedDiff = mean(diffs)
+		}
+		if len(diffs) >= 2 {
+			_, d.PairedLo, d.PairedHi = tInterval(diffs)
+			d.PairedSD, d.PairedSeeds = sampleSD(diffs), len(diffs)
+		}
 	}
 	if nA >= 2 && nB >= 2 && (seA > 0 || seB > 0) {
 		d.WelchLo, d.WelchHi = welch(meanA, seA, nA, meanB, seB, nB)
@@ -155,6 +177,23 @@ func compareNumber(dir string, a, b Number, seedsA, seedsB []int) RunDifference 
 		d.Verdict = verdictAt(d.WelchLo, d.WelchHi, 0)
 	}
 	return d
+}
+
+// bySeed is a number's value per training seed: its per-seed values, or a run of one training
+// seed's value; nil when the number keeps none (an exact number, a mean and standard error
+// only).
+func bySeed(n Number, seeds []int) map[int]float64 {
+	switch {
+	case len(n.PerSeed) >= 2 && len(n.PerSeed) == len(seeds):
+		m := make(map[int]float64, len(seeds))
+		for i, k := range seeds {
+			m[k] = n.PerSeed[i]
+		}
+		return m
+	case len(n.PerSeed) == 0 && len(seeds) == 1:
+		return map[int]float64{seeds[0]: n.Ours}
+	}
+	return nil
 }
 
 // spread is a number's mean, standard error over training seeds and count of training seeds:
@@ -215,6 +254,10 @@ func (c *RunComparison) Summary() string {
 	if c.Unmatched > 0 {
 		s += fmt.Sprintf(" %d numbers of common experiments are in one run only.", c.Unmatched)
 	}
+	if len(c.OtherSeeds) > 0 {
+		s += fmt.Sprintf(" Training seeds differ in %s: B − A sets means over different seeds; the paired column pairs the seeds both runs have and names them.",
+			strings.Join(c.OtherSeeds, ", "))
+	}
 	return s
 }
 
@@ -230,7 +273,7 @@ func (c *RunComparison) Markdown() string {
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
 		fmt.Fprintf(&b, "| %s | %s | %.4g | %.4g | %+.3g | %s | %s | %s | %s | %s |\n", r.Experiment, cell(r.label()), r.A, r.B, r.Diff,
-			interval(r.PairedLo, r.PairedHi), r.detectableCell(), interval(r.WelchLo, r.WelchHi), r.inSeedSDs(), orDash(r.Verdict))
+			r.pairedCell(), r.detectableCell(), interval(r.WelchLo, r.WelchHi), r.inSeedSDs(), orDash(r.Verdict))
 	}
 	return b.String()
 }
@@ -256,6 +299,21 @@ func (r RunDifference) detectableCell() string {
 		return fmt.Sprintf("%.3g", d)
 	}
 	return "—"
+}
+
+// pairedCell writes the paired interval for a table: where the pairing leaves out training
+// seeds of either run (or B − A is not the paired mean), also the paired mean and the seeds
+// it is over; with one seed, that seed's difference alone ("—" without per-seed values).
+func (r RunDifference) pairedCell() string {
+	switch {
+	case len(r.PairedOver) == 0:
+		return "—"
+	case len(r.PairedOver) == 1:
+		return fmt.Sprintf("%+.3g (seed %d only: no interval)", r.PairedDiff, r.PairedOver[0])
+	case math.Abs(r.PairedDiff-r.Diff) <= 1e-9*math.Max(1, math.Abs(r.Diff)):
+		return interval(r.PairedLo, r.PairedHi)
+	}
+	return fmt.Sprintf("%+.3g %s (seeds %s)", r.PairedDiff, interval(r.PairedLo, r.PairedHi), seedList(r.PairedOver))
 }
 
 // inSeedSDs is B − A in training-seed standard deviations ("—" without a spread).

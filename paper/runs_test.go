@@ -107,6 +107,61 @@ func TestCompareRuns(t *testing.T) {
 	}
 }
 
+// Runs of different training seeds (a run still training its seeds, a GPU run of fewer): paired
+// over the seeds both have, one seed's difference alone without an interval, and said so.
+func TestCompareRunsOtherSeeds(t *testing.T) {
+	a := []*Result{{Name: "minecraft_main", TrainSeeds: []int{1, 2, 3}, Numbers: []Number{
+		{Name: "FVD", Stride: 2, Ours: 2, Err: 1 / math.Sqrt(3), PerSeed: []float64{1, 2, 3}},
+		{Name: "agreement", Stride: 2, Ours: 5, Err: 1},
+	}}}
+	one := []*Result{{Name: "minecraft_main", TrainSeeds: []int{1}, Numbers: []Number{
+		{Name: "FVD", Stride: 2, Ours: 13},
+		{Name: "agreement", Stride: 2, Ours: 9},
+	}}}
+	c := CompareRuns(a, one, "14k", "70k")
+	fvd, agr := c.Rows[0], c.Rows[1]
+	if fvd.Diff != 11 || fvd.PairedDiff != 12 || !slices.Equal(fvd.PairedOver, []int{1}) || !math.IsNaN(fvd.PairedLo) || fvd.PairedSeeds != 0 || fvd.Verdict != "" {
+		t.Errorf("one seed against three: %+v; want B − A 11, seed 1's difference 12 alone, no interval, no verdict", fvd)
+	}
+	if agr.PairedOver != nil || !math.IsNaN(agr.PairedDiff) || agr.Verdict != "" {
+		t.Errorf("agreement keeps no per-seed values in A: %+v; want no pairing, no verdict", agr)
+	}
+	md := c.Markdown()
+	for _, want := range []string{
+		"| minecraft_main | S=2: FVD | 2 | 13 | +11 | +12 (seed 1 only: no interval) | — |",
+		"Training seeds differ in minecraft_main (14k: 1, 2, 3; 70k: 1)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+
+	// Seeds 1 and 2 of the three: paired over those two (differences 12 and 9), one degree of
+	// freedom; the cell names the seeds, since B − A (10, against all three of A's seeds) is not
+	// their mean.
+	two := []*Result{{Name: "minecraft_main", TrainSeeds: []int{1, 2}, Numbers: []Number{
+		{Name: "FVD", Stride: 2, Ours: 12, Err: 1, PerSeed: []float64{13, 11}},
+	}}}
+	c = CompareRuns(a, two, "14k", "70k")
+	fvd = c.Rows[0]
+	t1 := 12.706204736174707 // Student-t 97.5 % quantile, 1 degree of freedom
+	h := t1 * 1.5            // the differences' SD 3/√2 over √2
+	if !slices.Equal(fvd.PairedOver, []int{1, 2}) || fvd.PairedDiff != 10.5 || fvd.PairedSeeds != 2 ||
+		math.Abs(fvd.PairedLo-(10.5-h)) > 1e-9 || math.Abs(fvd.PairedHi-(10.5+h)) > 1e-9 || fvd.Verdict != Inconclusive {
+		t.Errorf("seeds 1, 2 against 1, 2, 3: %+v; want the mean 10.5 of 12 and 9 in 10.5 ∓ %.6g, inconclusive", fvd, h)
+	}
+	if md := c.Markdown(); !strings.Contains(md, fmt.Sprintf("| +10.5 %s (seeds 1, 2) |", interval(10.5-h, 10.5+h))) {
+		t.Errorf("markdown lacks the paired mean over seeds 1, 2:\n%s", md)
+	}
+	// The same seeds in another order pair seed by seed, not position by position.
+	b := []*Result{{Name: "minecraft_main", TrainSeeds: []int{3, 2, 1}, Numbers: []Number{
+		{Name: "FVD", Stride: 2, Ours: 12, Err: 1 / math.Sqrt(3), PerSeed: []float64{12, 11, 13}},
+	}}}
+	if r := CompareRuns(a, b, "a", "b").Rows[0]; r.PairedSeeds != 3 || math.Abs(r.PairedLo-(10-t2)) > 1e-9 {
+		t.Errorf("seeds 3, 2, 1 against 1, 2, 3: %+v; want differences 12, 9, 9 paired by seed", r)
+	}
+}
+
 // One experiment on two recipes: matched although their folders differ, and an error for two
 // different experiments.
 func TestCompareResults(t *testing.T) {
