@@ -11,8 +11,9 @@
 //	go run docs/runs/2026-11-28-cpu-paper-70k/lengths.go FOLDER...
 //
 // Each FOLDER holds cards: seed k's in seed-k/<model>/card.json, seed 1's there or in
-// <model>/card.json (a zoo's own layout). A model a folder has no card of gets "—".
-// docs/runs/2026-11-28-cpu-paper-14k/lengths.go is the three-seed version this grew from.
+// <model>/card.json (a zoo's own layout). A model a folder has no card of gets "—". With
+// three complete folders (3,500, 7,000 and 14,000 steps) it writes
+// docs/runs/2026-11-28-cpu-paper-14k/lengths.md.
 package main
 
 import (
