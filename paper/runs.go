@@ -44,6 +44,8 @@ type RunDifference struct {
 	// itself where the runs have the same training seeds.
 	PairedOver []int
 	PairedDiff float64
+	// partial: PairedOver leaves out a training seed of either run.
+	partial bool
 	// PairedLo and PairedHi bound the 95 % t-interval of the per-training-seed differences
 	// (NaN with fewer than two seeds in PairedOver).
 	PairedLo, PairedHi float64
@@ -160,6 +162,7 @@ func compareNumber(dir string, a, b Number, seedsA, seedsB []int) RunDifference 
 		}
 		if len(diffs) > 0 {
 			d.PairedDiff = mean(diffs)
+			d.partial = len(diffs) < len(seedsA) || len(diffs) < len(seedsB)
 		}
 		if len(diffs) >= 2 {
 			_, d.PairedLo, d.PairedHi = tInterval(diffs)
@@ -302,7 +305,7 @@ func (r RunDifference) detectableCell() string {
 }
 
 // pairedCell writes the paired interval for a table: where the pairing leaves out training
-// seeds of either run (or B − A is not the paired mean), also the paired mean and the seeds
+// seeds of either run (B − A is then not the paired mean), also the paired mean and the seeds
 // it is over; with one seed, that seed's difference alone ("—" without per-seed values).
 func (r RunDifference) pairedCell() string {
 	switch {
@@ -310,7 +313,7 @@ func (r RunDifference) pairedCell() string {
 		return "—"
 	case len(r.PairedOver) == 1:
 		return fmt.Sprintf("%+.3g (seed %d only: no interval)", r.PairedDiff, r.PairedOver[0])
-	case math.Abs(r.PairedDiff-r.Diff) <= 1e-9*math.Max(1, math.Abs(r.Diff)):
+	case !r.partial:
 		return interval(r.PairedLo, r.PairedHi)
 	}
 	return fmt.Sprintf("%+.3g %s (seeds %s)", r.PairedDiff, interval(r.PairedLo, r.PairedHi), seedList(r.PairedOver))

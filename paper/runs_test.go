@@ -153,6 +153,14 @@ func TestCompareRunsOtherSeeds(t *testing.T) {
 	if md := c.Markdown(); !strings.Contains(md, fmt.Sprintf("| +10.5 %s (seeds 1, 2) |", interval(10.5-h, 10.5+h))) {
 		t.Errorf("markdown lacks the paired mean over seeds 1, 2:\n%s", md)
 	}
+	// Seeds 1 and 3, whose differences (12 and 8) average to B − A itself (10): still named, since
+	// the pairing leaves seed 2 out.
+	c = CompareRuns(a, []*Result{{Name: "minecraft_main", TrainSeeds: []int{1, 3}, Numbers: []Number{
+		{Name: "FVD", Stride: 2, Ours: 12, Err: 1, PerSeed: []float64{13, 11}},
+	}}}, "14k", "70k")
+	if r := c.Rows[0]; r.Diff != 10 || r.PairedDiff != 10 || !strings.Contains(c.Markdown(), "(seeds 1, 3) |") {
+		t.Errorf("seeds 1, 3 against 1, 2, 3: %+v; want B − A and the paired mean 10, the cell naming seeds 1, 3:\n%s", r, c.Markdown())
+	}
 	// The same seeds in another order pair seed by seed, not position by position.
 	b := []*Result{{Name: "minecraft_main", TrainSeeds: []int{3, 2, 1}, Numbers: []Number{
 		{Name: "FVD", Stride: 2, Ours: 12, Err: 1 / math.Sqrt(3), PerSeed: []float64{12, 11, 13}},
