@@ -733,8 +733,8 @@ func strideEffects(rows []methodScores, at string) []Number {
 // actions and noise across methods), with its 95 % t-interval and the verdict against paper (the
 // paper's difference, or only its sign; NaN: none), shown as paperText. With one training seed
 // it is paired by evaluation seed, its standard error over them, and inconclusive where the
-// paper has a value. ok is false when a and b do not pair (a different number of rollout sets,
-// or one set: no spread to pair over).
+// paper has a value; with one rollout set, that set's difference alone. ok is false when a and
+// b do not pair (a different number of rollout sets).
 func pairOf(get func(*scores) float64, a, b methodScores, stem string, paper float64, paperText string) (n Number, ok bool) {
 	if len(a.per) != len(b.per) {
 		return Number{}, false
@@ -746,19 +746,32 @@ func pairOf(get func(*scores) float64, a, b methodScores, stem string, paper flo
 	return pairedNumber(a, d, stem, paper, paperText)
 }
 
+// The pairing a paired number was made with ends its name. A run of one training seed gives a
+// number that a run of several gives paired by training seed under one of the other two names;
+// its value is that seed's difference all the same, so `eqf paper compare` matches the three
+// (pairingKey) and pairs it with the other run's value for that seed.
+const (
+	pairedByTrainingSeed   = ", paired by training seed"
+	pairedByEvaluationSeed = ", paired by evaluation seed (one training seed)"
+	pairedOnOneSet         = ", paired on one rollout set (one training seed, one evaluation seed)"
+)
+
 // pairedNumber is the Number of differences d, one per rollout set of row, named stem: their
 // training seeds' means with the 95 % t-interval and the verdict against paper (NaN: none), or,
-// with one training seed, their mean and standard error over evaluation seeds, inconclusive
-// where the paper has a value. ok is false with fewer than two sets.
+// with one training seed, their mean and standard error over evaluation seeds (with one set,
+// its difference alone), inconclusive where the paper has a value. ok is false without sets.
 func pairedNumber(row methodScores, d []float64, stem string, paper float64, paperText string) (Number, bool) {
-	if len(d) < 2 {
+	if len(d) == 0 {
 		return Number{}, false
 	}
-	n := Number{Name: stem + ", paired by training seed", Paper: paperText, Stride: row.m.Stride}
+	n := Number{Name: stem + pairedByTrainingSeed, Paper: paperText, Stride: row.m.Stride}
 	if runs := row.runMeans(d); len(runs) > 1 {
 		return pairedDiff(n, runs, paper), true
 	}
-	n.Name = stem + ", paired by evaluation seed (one training seed)"
+	n.Name = stem + pairedByEvaluationSeed
+	if len(d) == 1 {
+		n.Name = stem + pairedOnOneSet
+	}
 	n.Ours, n.Err = stat(d)
 	if !math.IsNaN(paper) {
 		n.Verdict = Inconclusive

@@ -13,7 +13,8 @@ import (
 // Two runs of the same experiments, side by side: the committed results against a rerun on
 // another backend (`make gpu-repro`'s GPU run against the two CPU cores'), another build, or
 // another machine. For every number both runs have (matched by
-// experiment, name and stride), CompareRuns gives B − A with two 95 % intervals over training
+// experiment, name and stride; a paired number of a one-training-seed run matches the same
+// number paired by training seed), CompareRuns gives B − A with two 95 % intervals over training
 // seeds:
 //
 //   - paired by training seed, over the training seeds both runs give the number for (a run
@@ -128,14 +129,14 @@ func (c *RunComparison) add(dir string, ra, rb *Result) {
 	}
 	nb := map[key]Number{}
 	for _, n := range rb.Numbers {
-		nb[key{n.Name, n.Stride}] = n
+		nb[key{pairingKey(n.Name), n.Stride}] = n
 	}
 	if !slices.Equal(ra.TrainSeeds, rb.TrainSeeds) {
 		c.OtherSeeds = append(c.OtherSeeds, fmt.Sprintf("%s (%s: %s; %s: %s)", dir, c.A, seedList(ra.TrainSeeds), c.B, seedList(rb.TrainSeeds)))
 	}
 	matched := 0
 	for _, na := range ra.Numbers {
-		n2, ok := nb[key{na.Name, na.Stride}]
+		n2, ok := nb[key{pairingKey(na.Name), na.Stride}]
 		if !ok {
 			c.Unmatched++
 			continue
@@ -144,6 +145,17 @@ func (c *RunComparison) add(dir string, ra, rb *Result) {
 		c.Rows = append(c.Rows, compareNumber(dir, na, n2, ra.TrainSeeds, rb.TrainSeeds))
 	}
 	c.Unmatched += len(rb.Numbers) - matched
+}
+
+// pairingKey is a number's name with a one-training-seed pairing's ending read as the pairing by
+// training seed (pairedByTrainingSeed): the same difference, measured on one seed.
+func pairingKey(name string) string {
+	for _, end := range []string{pairedByEvaluationSeed, pairedOnOneSet} {
+		if stem, ok := strings.CutSuffix(name, end); ok {
+			return stem + pairedByTrainingSeed
+		}
+	}
+	return name
 }
 
 // compareNumber is one row: the intervals that the two numbers' spreads allow.

@@ -136,6 +136,19 @@ func TestCompareRunsOtherSeeds(t *testing.T) {
 		}
 	}
 
+	// A difference between two methods, paired by training seed in A: a run of one training seed
+	// names it by its evaluation seeds or by its one rollout set, and it is still seed 1's value.
+	gap := "S=2: EqF NAG: FVD − S=2: FM Euler's"
+	a[0].Numbers = append(a[0].Numbers, Number{Name: gap + pairedByTrainingSeed, Stride: 2, Ours: -1, PerSeed: []float64{-14, -13, 24}})
+	for _, end := range []string{pairedByEvaluationSeed, pairedOnOneSet} {
+		one[0].Numbers = []Number{{Name: gap + end, Stride: 2, Ours: -4, Err: 2}}
+		c := CompareRuns(a, one, "14k", "70k")
+		if len(c.Rows) != 1 || c.Unmatched != 2 || c.Rows[0].Number != gap+pairedByTrainingSeed || c.Rows[0].PairedDiff != 10 || !slices.Equal(c.Rows[0].PairedOver, []int{1}) {
+			t.Errorf("%q against the same number paired by training seed: rows %+v, %d unmatched; want one row, seed 1's difference 10", end, c.Rows, c.Unmatched)
+		}
+	}
+	a[0].Numbers = a[0].Numbers[:2]
+
 	// Seeds 1 and 2 of the three: paired over those two (differences 12 and 9), one degree of
 	// freedom; the cell names the seeds, since B − A (10, against all three of A's seeds) is not
 	// their mean.
