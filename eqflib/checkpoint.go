@@ -51,12 +51,13 @@ type ckptHeader struct {
 	DType            string      `json:"dtype"`
 	RNG              []byte      `json:"rng"`
 	History          []LossPoint `json:"history"`
+	Seconds          float64     `json:"seconds,omitempty"` // Trainer.Seconds (0 in older checkpoints)
 	Variables        []ckptVar   `json:"variables"`
 	Net              *NetConfig  `json:"net,omitempty"` // for non-DiT networks (the action net)
 }
 
 // SaveCheckpoint writes the trainer's full state (weights, EMA, optimiser moments, step, data
-// RNG, loss history) to dir/ckpt-<step>.eqf and removes all but the newest `keep` checkpoints.
+// RNG, loss history, training time) to dir/ckpt-<step>.eqf and removes all but the newest `keep` checkpoints.
 // It returns the file's path.
 func (t *Trainer) SaveCheckpoint(dir string, keep int) (path string, err error) {
 	defer catch(&err)
@@ -71,7 +72,7 @@ func (t *Trainer) SaveCheckpoint(dir string, keep int) (path string, err error) 
 		return "", err
 	}
 	h := ckptHeader{Step: t.Step, Objective: t.Config.Objective.Kind.String(), Config: t.Model.Config,
-		NoiseConditional: t.Model.NoiseConditional, DType: t.Model.DType.String(), RNG: rng, History: t.History}
+		NoiseConditional: t.Model.NoiseConditional, DType: t.Model.DType.String(), RNG: rng, History: t.History, Seconds: t.Seconds}
 	file, err := encodeStore(h, t.Model.Store)
 	if err != nil {
 		return "", err
@@ -208,7 +209,7 @@ func (t *Trainer) RestoreCheckpoint(path string) (err error) {
 	if err := t.pcg.UnmarshalBinary(h.RNG); err != nil {
 		return fmt.Errorf("eqflib: checkpoint %s: data RNG: %w", path, err)
 	}
-	t.Step, t.History = h.Step, h.History
+	t.Step, t.History, t.Seconds = h.Step, h.History, h.Seconds
 	return nil
 }
 

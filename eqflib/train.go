@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
 	"github.com/gomlx/gomlx/core/tensors"
@@ -130,6 +131,9 @@ type Trainer struct {
 	Train, Val Dataset
 	Step       int         // optimiser steps taken
 	History    []LossPoint // one entry per step
+	// Seconds is the wall-clock time Run has spent on the steps taken, over every run that a
+	// restored checkpoint carries forward (a training stopped and resumed counts all its runs).
+	Seconds float64
 
 	pcg      *rand.PCG
 	rng      *rand.Rand
@@ -506,12 +510,16 @@ func (t *Trainer) Run(until int, o RunOptions) error {
 		o.KeepCheckpoints = 3
 	}
 	startStep := t.Step
+	began, before := time.Now(), t.Seconds
+	clock := func() { t.Seconds = before + time.Since(began).Seconds() } // before each checkpoint
+	defer clock()
 	progress := newProgressLog(o.Progress, t.Step)
 	defer progress.endLine() // an error, or a stop, starts on its own line
 	for t.Step < until {
 		select {
 		case <-o.Stop:
 			progress.endLine()
+			clock()
 			if o.CheckpointDir != "" && t.Step > startStep {
 				if _, err := t.SaveCheckpoint(o.CheckpointDir, o.KeepCheckpoints); err != nil {
 					return err
@@ -532,6 +540,7 @@ func (t *Trainer) Run(until int, o RunOptions) error {
 			t.History[len(t.History)-1].ValLoss = vl
 		}
 		if o.CheckpointDir != "" && ((o.CheckpointEvery > 0 && t.Step%o.CheckpointEvery == 0) || t.Step == until) {
+			clock()
 			if _, err := t.SaveCheckpoint(o.CheckpointDir, o.KeepCheckpoints); err != nil {
 				return err
 			}

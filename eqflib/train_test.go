@@ -133,8 +133,16 @@ func TestResumeIsExact(t *testing.T) {
 	if resumed.Step != 3 {
 		t.Fatalf("resumed at step %d", resumed.Step)
 	}
+	// The training time travels with the checkpoint and grows with the steps run after it.
+	carried := resumed.Seconds
+	if carried <= 0 || carried > first.Seconds {
+		t.Errorf("restored training time %g s, want in (0, %g] (the first run's)", carried, first.Seconds)
+	}
 	if err := resumed.Run(6, eqflib.RunOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	if resumed.Seconds <= carried {
+		t.Errorf("training time %g s after 3 more steps, want more than the %g s restored", resumed.Seconds, carried)
 	}
 	for i, p := range straight.History {
 		if math.Abs(p.Loss-resumed.History[i].Loss) > 1e-6*math.Abs(p.Loss) {

@@ -103,6 +103,9 @@ func TestProgress(t *testing.T) {
 	if s := fmt.Sprintf("resumed from %s at step %d", filepath.Base(p.Checkpoint), p.Step); !strings.Contains(log.String(), s) {
 		t.Errorf("the second Build does not say %q:\n%s", s, log.String())
 	}
+	if !strings.Contains(log.String(), "with the runs it resumed)") { // the first run's training time counts too
+		t.Errorf("the second Build's last line gives no time with the first run's:\n%s", log.String())
+	}
 	if c, err := z.Card("fm"); err != nil || c.Steps != r.Steps {
 		t.Errorf("card after resuming: %+v, %v; want %d steps", c, err, r.Steps)
 	}

@@ -66,11 +66,13 @@ type Card struct {
 	Hash   string `json:"config_hash"`
 	Steps  int    `json:"steps"`
 	// TrainSeed is the training run (Recipe.TrainSeed; 0 for the shared action net).
-	TrainSeed int                `json:"train_seed,omitempty"`
-	Seconds   float64            `json:"wall_seconds"`
-	Backend   string             `json:"backend"`
-	Metrics   map[string]float64 `json:"metrics"`
-	Finished  time.Time          `json:"finished"`
+	TrainSeed int `json:"train_seed,omitempty"`
+	// Seconds is the wall-clock time that built it: a training stopped and resumed counts the
+	// training of its earlier runs (as far as their last checkpoint) with the run that finished.
+	Seconds  float64            `json:"wall_seconds"`
+	Backend  string             `json:"backend"`
+	Metrics  map[string]float64 `json:"metrics"`
+	Finished time.Time          `json:"finished"`
 }
 
 // BestSampler is the card's sampler with the highest action agreement (its metric key without
@@ -445,10 +447,15 @@ func (z *Zoo) build(s Spec) error {
 	if err != nil {
 		return err
 	}
+	carried := card.Seconds
 	card.Seconds += time.Since(start).Seconds()
 	card.Finished = time.Now().UTC()
 	b, _ := json.MarshalIndent(card, "", "  ")
-	z.logf("%-10s done in %s: %s\n", s.Name, time.Since(start).Round(time.Second), metricsLine(card.Metrics))
+	took := time.Since(start).Round(time.Second).String()
+	if carried > 0 {
+		took += fmt.Sprintf(" (%s with the runs it resumed)", time.Duration(card.Seconds*float64(time.Second)).Round(time.Second))
+	}
+	z.logf("%-10s done in %s: %s\n", s.Name, took, metricsLine(card.Metrics))
 	return data.WriteFileAtomic(filepath.Join(dir, "card.json"), b)
 }
 
@@ -566,6 +573,7 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 			return fmt.Errorf("resuming from %s: %w", last, err)
 		}
 		z.logf("%-10s resumed from %s at step %d\n", s.Name, filepath.Base(last), tr.Step)
+		card.Seconds = tr.Seconds // the runs before this one trained that long; build adds this one
 	}
 	z.logf("%-10s %s on %s %d×%d, %d parameters, %d steps\n", s.Name, obj.Kind, r.World.Policy+" maze", r.Size, r.Size, r.DiT.NumParams(), steps)
 	if err := tr.Run(steps, eqflib.RunOptions{EvalEvery: max(steps/10, 1), Progress: z.Log, CheckpointDir: dir, Stop: z.Stop,
