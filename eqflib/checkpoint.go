@@ -57,8 +57,8 @@ type ckptHeader struct {
 }
 
 // SaveCheckpoint writes the trainer's full state (weights, EMA, optimiser moments, step, data
-// RNG, loss history, training time) to dir/ckpt-<step>.eqf and removes all but the newest `keep` checkpoints.
-// It returns the file's path.
+// RNG, loss history, training time) to dir/ckpt-<step>.eqf and removes all but the newest
+// `keep` checkpoints. It returns the file's path.
 func (t *Trainer) SaveCheckpoint(dir string, keep int) (path string, err error) {
 	defer catch(&err)
 	if keep < 1 {
