@@ -28,14 +28,18 @@ func num(t *testing.T, r *Result, parts ...string) Number {
 			found = append(found, n)
 		}
 	}
-	if len(found) > 1 { // a paired difference names both its rows: the row's own number is meant
-		found = slices.DeleteFunc(found, func(n Number) bool { return strings.Contains(n.Name, ", paired ") })
+	if len(found) > 1 { // a difference names both its rows: the row's own number is meant
+		found = slices.DeleteFunc(found, isDifference)
 	}
 	if len(found) != 1 {
 		t.Fatalf("%s: %d numbers match %q", r.Name, len(found), parts)
 	}
 	return found[0]
 }
+
+// isDifference says whether n is a paired difference of two rows (or of one row at two
+// settings) rather than a row's own number.
+func isDifference(n Number) bool { return strings.Contains(n.Name, ", paired ") }
 
 func finite(t *testing.T, r *Result) {
 	t.Helper()
@@ -77,7 +81,7 @@ func TestMinecraftMainQuick(t *testing.T) {
 func TestInferenceExptsIdentityClosedEqualsOpen(t *testing.T) {
 	r := run(t, "minecraft_inference_expts")
 	finite(t, r)
-	rows := slices.DeleteFunc(slices.Clone(r.Numbers), func(n Number) bool { return strings.Contains(n.Name, ", paired ") })
+	rows := slices.DeleteFunc(slices.Clone(r.Numbers), isDifference)
 	if len(rows) != 4*2*4*4 {
 		t.Errorf("%d numbers besides the paired differences, want 4 warps × 2 feedbacks × 4 samplers (GD, NAG μ = 0.1, 0.3, 0.5) × 4", len(rows))
 	}
@@ -173,7 +177,7 @@ func TestAdaptiveEarlyStoppingQuick(t *testing.T) {
 	finite(t, r)
 	p := quick().protocol()
 	for _, n := range r.Numbers {
-		if strings.Contains(n.Name, ", paired ") { // a difference of two rows
+		if isDifference(n) {
 			if strings.Contains(n.Name, "NFE per frame") && math.Abs(n.Ours) > float64(p.Depth+2) {
 				t.Errorf("%s = %g, want within ±(D + C_s) = ±%d", n.Name, n.Ours, p.Depth+2)
 			}

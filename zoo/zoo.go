@@ -447,11 +447,11 @@ func (z *Zoo) build(s Spec) error {
 	if err != nil {
 		return err
 	}
-	carried := card.Seconds
-	card.Seconds += time.Since(start).Seconds()
+	elapsed, carried := time.Since(start), card.Seconds
+	card.Seconds += elapsed.Seconds()
 	card.Finished = time.Now().UTC()
 	b, _ := json.MarshalIndent(card, "", "  ")
-	took := time.Since(start).Round(time.Second).String()
+	took := elapsed.Round(time.Second).String()
 	if carried > 0 {
 		took += fmt.Sprintf(" (%s with the runs it resumed)", time.Duration(card.Seconds*float64(time.Second)).Round(time.Second))
 	}
