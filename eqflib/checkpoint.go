@@ -95,14 +95,21 @@ func (t *Trainer) SaveCheckpoint(dir string, keep int) (path string, err error) 
 	return path, nil
 }
 
-// CheckpointInfo reads a checkpoint's step and loss history (the file is verified whole, as for
-// loading).
-func CheckpointInfo(path string) (step int, history []LossPoint, err error) {
+// CheckpointSummary is what a checkpoint says about its training, without its weights.
+type CheckpointSummary struct {
+	Step    int         // the steps taken
+	Seconds float64     // the time Trainer.Run spent on them, over every run resumed; 0 in checkpoints older than it
+	History []LossPoint // one point per step
+}
+
+// CheckpointInfo reads a checkpoint's step, training time and loss history (the file is verified
+// whole, as for loading).
+func CheckpointInfo(path string) (CheckpointSummary, error) {
 	h, _, err := readCheckpoint(path)
 	if err != nil {
-		return 0, nil, err
+		return CheckpointSummary{}, err
 	}
-	return h.Step, h.History, nil
+	return CheckpointSummary{Step: h.Step, Seconds: h.Seconds, History: h.History}, nil
 }
 
 // encodeStore serialises every variable of store after the header h: magic, header length,

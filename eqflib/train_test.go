@@ -345,9 +345,9 @@ func TestTrainStopsOnNonFiniteLoss(t *testing.T) {
 		t.Fatalf("Run: %v, want an error naming step 6", err)
 	}
 	last := eqflib.LatestCheckpoint(dir)
-	step, _, err := eqflib.CheckpointInfo(last)
-	if err != nil || step != 4 {
-		t.Fatalf("latest checkpoint %s: step %d, %v; want the step-4 one", last, step, err)
+	info, err := eqflib.CheckpointInfo(last)
+	if err != nil || info.Step != 4 {
+		t.Fatalf("latest checkpoint %s: step %d, %v; want the step-4 one", last, info.Step, err)
 	}
 	if _, err := eqflib.LoadDiT(last); err != nil {
 		t.Fatalf("the last good checkpoint does not load: %v", err)

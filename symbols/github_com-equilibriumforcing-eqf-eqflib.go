@@ -188,6 +188,7 @@ func init() {
 		"Agreement":             reflect.ValueOf((*eqflib.Agreement)(nil)),
 		"BowlCurves":            reflect.ValueOf((*eqflib.BowlCurves)(nil)),
 		"CFunction":             reflect.ValueOf((*eqflib.CFunction)(nil)),
+		"CheckpointSummary":     reflect.ValueOf((*eqflib.CheckpointSummary)(nil)),
 		"Chunk":                 reflect.ValueOf((*eqflib.Chunk)(nil)),
 		"ChunkError":            reflect.ValueOf((*eqflib.ChunkError)(nil)),
 		"Conditioner":           reflect.ValueOf((*eqflib.Conditioner)(nil)),

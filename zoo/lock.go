@@ -55,8 +55,8 @@ func (z *Zoo) describeHolder(name string) string {
 	}
 	s := fmt.Sprintf("PID %d on %s (building %s since %s", h.PID, h.Host, h.Model, h.Started.Local().Format("15:04:05"))
 	if ck := eqflib.LatestCheckpoint(z.dir(name)); ck != "" {
-		if step, _, err := eqflib.CheckpointInfo(ck); err == nil {
-			s += fmt.Sprintf(", checkpoint at step %d", step)
+		if info, err := eqflib.CheckpointInfo(ck); err == nil {
+			s += fmt.Sprintf(", checkpoint at step %d", info.Step)
 		}
 	}
 	return s + ")"

@@ -3,6 +3,7 @@ package zoo
 import (
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
@@ -15,17 +16,22 @@ import (
 
 // Progress is where the training of a model without a card stands.
 type Progress struct {
-	Step       int    // the newest checkpoint's step; 0 when there is none
-	Steps      int    // the steps the zoo's recipe trains the model for
-	Checkpoint string // the newest checkpoint's path; "" when there is none
-	Holder     string // the process training it now, as its lock names it; "" when none
+	Step       int     // the newest checkpoint's step; 0 when there is none
+	Steps      int     // the steps the zoo's recipe trains the model for
+	Seconds    float64 // the training time the newest checkpoint holds (every run so far); 0 when it holds none
+	Checkpoint string  // the newest checkpoint's path; "" when there is none
+	Holder     string  // the process training it now, as its lock names it; "" when none
 }
 
-// String says it in one line: "training now by PID …, checkpoint at step 7000 of 70000",
-// "stopped at step 7000 of 70000 (ckpt-00007000.eqf): the same command resumes it", or
-// "not started".
+// String says it in one line: "training now by PID …, checkpoint at step 7000 of 70000 after
+// 40m12s of training", "stopped at step 7000 of 70000 after 40m12s of training
+// (ckpt-00007000.eqf): the same command resumes it", or "not started". The time is left out for
+// a checkpoint older than the time it holds.
 func (p Progress) String() string {
 	at := fmt.Sprintf("step %d of %d", p.Step, p.Steps)
+	if p.Seconds > 0 {
+		at += fmt.Sprintf(" after %s of training", trainingTime(p.Seconds))
+	}
 	switch {
 	case p.Holder != "" && p.Checkpoint != "":
 		return fmt.Sprintf("training now by %s, checkpoint at %s", p.Holder, at)
@@ -58,13 +64,23 @@ func (z *Zoo) Progress(name string) (Progress, error) {
 		return p, nil
 	}
 	if ck := eqflib.LatestCheckpoint(z.dir(name)); ck != "" {
-		step, _, err := eqflib.CheckpointInfo(ck)
+		info, err := eqflib.CheckpointInfo(ck)
 		if err != nil {
 			return p, err
 		}
-		p.Step, p.Checkpoint = step, ck
+		p.Step, p.Seconds, p.Checkpoint = info.Step, info.Seconds, ck
 	}
 	return p, nil
+}
+
+// trainingTime rounds seconds of training for a person: to the second from a minute on, to a
+// tenth of a second below it (a test's few steps).
+func trainingTime(seconds float64) time.Duration {
+	d := time.Duration(seconds * float64(time.Second))
+	if d >= time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
 }
 
 // stepsFor is how many steps the recipe trains s for: a backbone Steps, an equilibrium finetune

@@ -49,7 +49,12 @@ func TestProgress(t *testing.T) {
 	if p.Step < 1 || p.Step >= r.Steps || p.Steps != r.Steps || p.Checkpoint == "" || p.Holder != "" {
 		t.Fatalf("Progress of a stopped backbone: %+v, want a checkpoint at a step in [1, %d) and no holder", p, r.Steps)
 	}
-	want := fmt.Sprintf("stopped at step %d of %d (%s): the same command resumes it", p.Step, r.Steps, filepath.Base(p.Checkpoint))
+	// The checkpoint holds the time its one step took (graph compilation included), and the line
+	// gives it.
+	if info, err := eqflib.CheckpointInfo(p.Checkpoint); err != nil || p.Seconds <= 0 || p.Seconds != info.Seconds {
+		t.Errorf("Progress.Seconds = %g; want the checkpoint's training time (%+v, %v), > 0", p.Seconds, info.Seconds, err)
+	}
+	want := fmt.Sprintf("stopped at step %d of %d after %s of training (%s): the same command resumes it", p.Step, r.Steps, trainingTime(p.Seconds), filepath.Base(p.Checkpoint))
 	if p.String() != want {
 		t.Errorf("String() = %q, want %q", p.String(), want)
 	}
@@ -65,7 +70,7 @@ func TestProgress(t *testing.T) {
 	held, err := z.Progress("fm")
 	unlock()
 	if err != nil || !strings.Contains(held.Holder, fmt.Sprintf("PID %d", os.Getpid())) ||
-		!strings.HasPrefix(held.String(), "training now by PID") || !strings.HasSuffix(held.String(), fmt.Sprintf("checkpoint at step %d of %d", p.Step, r.Steps)) {
+		!strings.HasPrefix(held.String(), "training now by PID") || !strings.HasSuffix(held.String(), fmt.Sprintf("checkpoint at step %d of %d after %s of training", p.Step, r.Steps, trainingTime(p.Seconds))) {
 		t.Errorf("Progress while the lock is held: %+v (%q), %v; want the holder's PID %d and the checkpoint", held, held.String(), err, os.Getpid())
 	}
 	if after, _ := z.Progress("fm"); after.Holder != "" {

@@ -451,9 +451,9 @@ func (z *Zoo) build(s Spec) error {
 	card.Seconds += elapsed.Seconds()
 	card.Finished = time.Now().UTC()
 	b, _ := json.MarshalIndent(card, "", "  ")
-	took := elapsed.Round(time.Second).String()
+	took := trainingTime(elapsed.Seconds()).String()
 	if carried > 0 {
-		took += fmt.Sprintf(" (%s with the runs it resumed)", time.Duration(card.Seconds*float64(time.Second)).Round(time.Second))
+		took += fmt.Sprintf(" (%s with the runs it resumed)", trainingTime(card.Seconds))
 	}
 	z.logf("%-10s done in %s: %s\n", s.Name, took, metricsLine(card.Metrics))
 	return data.WriteFileAtomic(filepath.Join(dir, "card.json"), b)

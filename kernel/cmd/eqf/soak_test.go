@@ -91,12 +91,16 @@ func TestTrainSIGINT(t *testing.T) {
 	if !strings.Contains(p.output(), "stopped at step") {
 		t.Errorf("no stop message:\n%s", p.output())
 	}
-	step, hist, err := eqflib.CheckpointInfo(eqflib.LatestCheckpoint(dir))
+	info, err := eqflib.CheckpointInfo(eqflib.LatestCheckpoint(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
+	step, hist := info.Step, info.History
 	if reached := p.lastStep(); step < reached || len(hist) != step {
 		t.Errorf("checkpoint at step %d with %d history points; the run had reached step %d", step, len(hist), reached)
+	}
+	if info.Seconds <= 0 {
+		t.Errorf("checkpoint holds %g s of training, want > 0", info.Seconds)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "history.json")); err != nil {
 		t.Errorf("history not written: %v", err)
@@ -117,6 +121,7 @@ func TestSoak(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	var prev []eqflib.LossPoint
 	corrupt, maxLost, midWrite := 0, 0, 0
+	seconds := 0.0 // the latest checkpoint's training time: it never goes back
 	for i := 0; i < trials; i++ {
 		p := startTrain(t, dir, every)
 		p.waitSteps(t, len(prev)+1) // past start-up: the graph compiled, training under way
@@ -142,16 +147,17 @@ func TestSoak(t *testing.T) {
 		}
 		files, _ := filepath.Glob(filepath.Join(dir, "ckpt-*.eqf"))
 		for _, f := range files {
-			if _, _, err := eqflib.CheckpointInfo(f); err != nil {
+			if _, err := eqflib.CheckpointInfo(f); err != nil {
 				corrupt++
 				t.Errorf("trial %d: %s: %v", i, filepath.Base(f), err)
 			}
 		}
 		last := eqflib.LatestCheckpoint(dir)
-		step, hist, err := eqflib.CheckpointInfo(last)
+		info, err := eqflib.CheckpointInfo(last)
 		if err != nil {
 			t.Fatalf("trial %d: latest checkpoint: %v", i, err)
 		}
+		step, hist := info.Step, info.History
 		if len(hist) != step {
 			t.Errorf("trial %d: checkpoint at step %d holds %d history points", i, step, len(hist))
 		}
@@ -163,6 +169,10 @@ func TestSoak(t *testing.T) {
 		if len(hist) < len(prev) {
 			t.Fatalf("trial %d: history shrank from %d to %d points", i, len(prev), len(hist))
 		}
+		if info.Seconds < seconds {
+			t.Errorf("trial %d: the checkpoint's training time went back from %g s to %g s", i, seconds, info.Seconds)
+		}
+		seconds = info.Seconds
 		// Steps reported (reached) but not in a checkpoint are lost; one interval at most, plus
 		// the step whose write the kill interrupted.
 		lost := reached - step
