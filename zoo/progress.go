@@ -25,8 +25,8 @@ type Progress struct {
 
 // String says it in one line: "training now by PID …, checkpoint at step 7000 of 70000 after
 // 40m12s of training", "stopped at step 7000 of 70000 after 40m12s of training
-// (ckpt-00007000.eqf): the same command resumes it", or "not started". The time is left out for
-// a checkpoint older than the time it holds.
+// (ckpt-00007000.eqf): the same command resumes it", or "not started". A checkpoint written
+// before checkpoints held the training time (2026-11-29) gives none.
 func (p Progress) String() string {
 	at := fmt.Sprintf("step %d of %d", p.Step, p.Steps)
 	if p.Seconds > 0 {

@@ -52,7 +52,7 @@ func TestProgress(t *testing.T) {
 	// The checkpoint holds the time its one step took (graph compilation included), and the line
 	// gives it.
 	if info, err := eqflib.CheckpointInfo(p.Checkpoint); err != nil || p.Seconds <= 0 || p.Seconds != info.Seconds {
-		t.Errorf("Progress.Seconds = %g; want the checkpoint's training time (%+v, %v), > 0", p.Seconds, info.Seconds, err)
+		t.Errorf("Progress.Seconds = %g; want the checkpoint's training time (%g, %v), > 0", p.Seconds, info.Seconds, err)
 	}
 	want := fmt.Sprintf("stopped at step %d of %d after %s of training (%s): the same command resumes it", p.Step, r.Steps, trainingTime(p.Seconds), filepath.Base(p.Checkpoint))
 	if p.String() != want {
