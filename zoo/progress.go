@@ -28,10 +28,7 @@ type Progress struct {
 // (ckpt-00007000.eqf): the same command resumes it", or "not started". A checkpoint written
 // before checkpoints held the training time (2026-11-29) gives none.
 func (p Progress) String() string {
-	at := fmt.Sprintf("step %d of %d", p.Step, p.Steps)
-	if p.Seconds > 0 {
-		at += fmt.Sprintf(" after %s of training", trainingTime(p.Seconds))
-	}
+	at := p.at()
 	switch {
 	case p.Holder != "" && p.Checkpoint != "":
 		return fmt.Sprintf("training now by %s, checkpoint at %s", p.Holder, at)
@@ -41,6 +38,15 @@ func (p Progress) String() string {
 		return fmt.Sprintf("stopped at %s (%s): the same command resumes it", at, filepath.Base(p.Checkpoint))
 	}
 	return "not started"
+}
+
+// at is where the newest checkpoint stands: "step 7000 of 70000 after 40m12s of training".
+func (p Progress) at() string {
+	at := fmt.Sprintf("step %d of %d", p.Step, p.Steps)
+	if p.Seconds > 0 {
+		at += fmt.Sprintf(" after %s of training", trainingTime(p.Seconds))
+	}
+	return at
 }
 
 // Progress reads how far name's training has got: its newest checkpoint, unless the folder holds
@@ -60,17 +66,23 @@ func (z *Zoo) Progress(name string) (Progress, error) {
 			p.Holder = "another process (its lock file names none)"
 		}
 	}
+	return p, z.readCheckpoint(s, &p)
+}
+
+// readCheckpoint fills p's Step, Seconds and Checkpoint from s's newest checkpoint, if Build
+// would resume it (as Progress says).
+func (z *Zoo) readCheckpoint(s Spec, p *Progress) error {
 	if z.holdsOtherConfiguration(s) {
-		return p, nil
+		return nil
 	}
-	if ck := eqflib.LatestCheckpoint(z.dir(name)); ck != "" {
+	if ck := eqflib.LatestCheckpoint(z.dir(s.Name)); ck != "" {
 		info, err := eqflib.CheckpointInfo(ck)
 		if err != nil {
-			return p, err
+			return err
 		}
 		p.Step, p.Seconds, p.Checkpoint = info.Step, info.Seconds, ck
 	}
-	return p, nil
+	return nil
 }
 
 // trainingTime rounds seconds of training for a person: to the second from a minute on, to a

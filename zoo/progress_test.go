@@ -68,10 +68,15 @@ func TestProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	held, err := z.Progress("fm")
+	_, busy := (&Zoo{Dir: dir, Recipe: r, NoWait: true}).lockModel("fm")
 	unlock()
 	if err != nil || !strings.Contains(held.Holder, fmt.Sprintf("PID %d", os.Getpid())) ||
 		!strings.HasPrefix(held.String(), "training now by PID") || !strings.HasSuffix(held.String(), fmt.Sprintf("checkpoint at step %d of %d after %s of training", p.Step, r.Steps, trainingTime(p.Seconds))) {
 		t.Errorf("Progress while the lock is held: %+v (%q), %v; want the holder's PID %d and the checkpoint", held, held.String(), err, os.Getpid())
+	}
+	// A second builder that will not wait says the same.
+	if !errors.Is(busy, ErrLocked) || !strings.HasSuffix(busy.Error(), fmt.Sprintf("checkpoint at step %d of %d after %s of training) (%s)", p.Step, r.Steps, trainingTime(p.Seconds), z.lockPath("fm"))) {
+		t.Errorf("a second builder with NoWait: %v; want ErrLocked naming the holder's checkpoint and training time", busy)
 	}
 	if after, _ := z.Progress("fm"); after.Holder != "" {
 		t.Errorf("Progress after the lock is released names a holder: %q", after.Holder)
