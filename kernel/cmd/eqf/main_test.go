@@ -1,13 +1,16 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 func TestSettings(t *testing.T) {
@@ -160,5 +163,38 @@ func TestPaperCompare(t *testing.T) {
 		if err := runPaper(strings.Fields(args)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("eqf paper %s: error %v, want one saying %q", args, err, want)
 		}
+	}
+}
+
+// eqf models -list NAME lists only the models named, for every training seed asked for; a name
+// that is no model is refused, naming it, before anything is listed.
+func TestModelsList(t *testing.T) {
+	dir := t.TempDir()
+	list := func(args ...string) (string, error) {
+		r, w, _ := os.Pipe()
+		stdout := os.Stdout
+		os.Stdout = w
+		err := runModels(append([]string{"-recipe", "quick", "-dir", dir, "-list"}, args...))
+		os.Stdout = stdout
+		w.Close()
+		out, _ := io.ReadAll(r)
+		return string(out), err
+	}
+	out, err := list("-seeds", "2", "fm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var models []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		models = append(models, strings.Join(strings.Fields(line)[:2], " "))
+	}
+	if want := []string{"fm 1", "fm 2"}; !slices.Equal(models, want) {
+		t.Errorf("eqf models -list -seeds 2 fm lists %q, want %q:\n%s", models, want, out)
+	}
+	if out, err := list(); err != nil || strings.Count(out, "not trained") != len(zoo.Specs) {
+		t.Errorf("eqf models -list lists %d models not trained (%v), want all %d:\n%s", strings.Count(out, "not trained"), err, len(zoo.Specs), out)
+	}
+	if out, err := list("fm", "bogus"); err == nil || !strings.Contains(err.Error(), `"bogus"`) || out != "" {
+		t.Errorf("eqf models -list fm bogus: %v, output %q; want an error naming \"bogus\" and nothing listed", err, out)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
@@ -21,7 +22,7 @@ func runModels(args []string) error {
 	seeds := fs.Int("seeds", 1, fmt.Sprintf("training seeds 1…N of every model but the shared action net, in [1, %d]", zoo.MaxTrainSeeds))
 	only := fs.Int("seed", 0, "train (or list) only this training seed (0: all of 1…seeds)")
 	dir := fs.String("dir", "", "zoo folder (default out/models, or out/models-<recipe>)")
-	list := fs.Bool("list", false, "list the trained models and their cards instead of training")
+	list := fs.Bool("list", false, "list the models (those named, or all) with their cards, or how far their training has got, instead of training")
 	noWait := fs.Bool("no-wait", false, "fail at once when another process is building a model this needs (default: wait for it)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: eqf models [-recipe paper|paper-8|paper-3.5k|paper-14k|paper-70k|cpu|demo|quick] [-seeds N | -seed K] [-dir DIR] [-list] [-no-wait] [model ...]\n\nmodels: ")
@@ -52,6 +53,12 @@ func runModels(args []string) error {
 	if *only > 0 {
 		runs = []int{*only}
 	}
+	names := fs.Args() // checked before anything is listed or trained
+	for _, n := range names {
+		if _, err := zoo.SpecByName(n); err != nil {
+			return err
+		}
+	}
 	if *dir != "" {
 		z.Dir = *dir
 		if !*list {
@@ -63,7 +70,7 @@ func runModels(args []string) error {
 		}
 	}
 	if *list {
-		return listModels(z, runs)
+		return listModels(z, runs, names)
 	}
 	z.Log, z.NoWait = os.Stdout, *noWait
 	ctx, release := signal.NotifyContext(context.Background(), stopSignals...)
@@ -74,28 +81,29 @@ func runModels(args []string) error {
 		if len(runs) > 1 {
 			fmt.Printf("training seed %d\n", k)
 		}
-		if err := z.WithTrainSeed(k).Build(fs.Args()...); errors.Is(err, eqflib.ErrStopped) {
+		if err := z.WithTrainSeed(k).Build(names...); errors.Is(err, eqflib.ErrStopped) {
 			fmt.Println("stopped: the model in training saved a checkpoint; the same command resumes it")
 			return nil
 		} else if err != nil {
 			return err
 		}
 	}
-	return listModels(z, runs)
+	return listModels(z, runs, names)
 }
 
-func listModels(z *zoo.Zoo, runs []int) error {
+// listModels lists the named models (all when names is empty) of every training seed in runs.
+func listModels(z *zoo.Zoo, runs []int, names []string) error {
 	fmt.Printf("%-11s %4s %-8s %8s %9s  %-20s  %s\n", "model", "seed", "recipe", "steps", "minutes", "best agreement", "metrics")
 	for _, k := range runs {
-		listRun(z.WithTrainSeed(k), k)
+		listRun(z.WithTrainSeed(k), k, names)
 	}
 	return nil
 }
 
-// listRun lists training seed k's models (the shared action net with the first).
-func listRun(z *zoo.Zoo, k int) {
+// listRun lists training seed k's named models (the shared action net with the first).
+func listRun(z *zoo.Zoo, k int, names []string) {
 	for _, s := range zoo.Specs {
-		if s.Kind == "action-net" && k > 1 {
+		if (s.Kind == "action-net" && k > 1) || (len(names) > 0 && !slices.Contains(names, s.Name)) {
 			continue
 		}
 		c, err := z.Card(s.Name)
@@ -117,15 +125,7 @@ func listRun(z *zoo.Zoo, k int) {
 		if k, v, ok := c.BestSampler(); ok {
 			best = fmt.Sprintf("%.3f %s", v, k)
 		}
-		fmt.Printf("%-11s %4d %-8s %8d %9.1f  %-20s  %s\n", s.Name, k, c.Recipe, c.Steps, c.Seconds/60, best, strings.Join(sortStrings(m), ", "))
+		slices.Sort(m)
+		fmt.Printf("%-11s %4d %-8s %8d %9.1f  %-20s  %s\n", s.Name, k, c.Recipe, c.Steps, c.Seconds/60, best, strings.Join(m, ", "))
 	}
-}
-
-func sortStrings(s []string) []string {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s
 }
