@@ -45,23 +45,27 @@ func (z *Zoo) lockPath(name string) string {
 // a holder takes the lock before it writes who it is, so in between the file names no one.
 var holderWrite = time.Second
 
-// describeHolder names who holds name's lock and how far it has got: "PID 4242 on vm (since
-// 05:43:38, checkpoint at step 32480 of 70000 after 1h2m14s of training)", as Progress gives a
-// held model. It waits up to holderWrite for a holder that has just taken the lock to write its
-// name.
+// describeHolder names who holds name's lock and how far it has got, from Progress: "PID 4242
+// on vm since 05:43:38 (checkpoint at step 32480 of 70000 after 1h2m14s of training)".
 func (z *Zoo) describeHolder(name string) string {
+	p, err := z.Progress(name)
+	if p.Holder == "" { // released since, or lockHeld cannot tell on this system
+		p.Holder = z.holder(name)
+	}
+	if err == nil && p.Checkpoint != "" {
+		return p.Holder + " (checkpoint at " + p.at() + ")"
+	}
+	return p.Holder
+}
+
+// holder names who name's lock file says holds it: "PID 4242 on vm since 05:43:38". It waits up
+// to holderWrite for a holder that has just taken the lock to write its name.
+func (z *Zoo) holder(name string) string {
 	h, ok := z.readHolder(name)
 	if !ok {
 		return "another process (its lock file names none)"
 	}
-	s := fmt.Sprintf("PID %d on %s (since %s", h.PID, h.Host, h.Started.Local().Format("15:04:05"))
-	if spec, err := SpecByName(name); err == nil {
-		p := Progress{Steps: z.Recipe.stepsFor(spec)}
-		if z.readCheckpoint(spec, &p) == nil && p.Checkpoint != "" {
-			s += ", checkpoint at " + p.at()
-		}
-	}
-	return s + ")"
+	return fmt.Sprintf("PID %d on %s since %s", h.PID, h.Host, h.Started.Local().Format("15:04:05"))
 }
 
 // readHolder reads who name's lock file says holds it, waiting up to holderWrite for a holder

@@ -60,29 +60,19 @@ func (z *Zoo) Progress(name string) (Progress, error) {
 	}
 	p := Progress{Steps: z.Recipe.stepsFor(s)}
 	if lockHeld(z.lockPath(name)) {
-		if h, ok := z.readHolder(name); ok {
-			p.Holder = fmt.Sprintf("PID %d on %s since %s", h.PID, h.Host, h.Started.Local().Format("15:04:05"))
-		} else {
-			p.Holder = "another process (its lock file names none)"
-		}
+		p.Holder = z.holder(name)
 	}
-	return p, z.readCheckpoint(s, &p)
-}
-
-// readCheckpoint fills p's Step, Seconds and Checkpoint from s's newest checkpoint, if Build
-// would resume it (as Progress says).
-func (z *Zoo) readCheckpoint(s Spec, p *Progress) error {
 	if z.holdsOtherConfiguration(s) {
-		return nil
+		return p, nil
 	}
-	if ck := eqflib.LatestCheckpoint(z.dir(s.Name)); ck != "" {
+	if ck := eqflib.LatestCheckpoint(z.dir(name)); ck != "" {
 		info, err := eqflib.CheckpointInfo(ck)
 		if err != nil {
-			return err
+			return p, err
 		}
 		p.Step, p.Seconds, p.Checkpoint = info.Step, info.Seconds, ck
 	}
-	return nil
+	return p, nil
 }
 
 // trainingTime rounds seconds of training for a person: to the second from a minute on, to a

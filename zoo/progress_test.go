@@ -75,7 +75,7 @@ func TestProgress(t *testing.T) {
 		t.Errorf("Progress while the lock is held: %+v (%q), %v; want the holder's PID %d and the checkpoint", held, held.String(), err, os.Getpid())
 	}
 	// A second builder that will not wait says the same.
-	if !errors.Is(busy, ErrLocked) || !strings.HasSuffix(busy.Error(), fmt.Sprintf("checkpoint at step %d of %d after %s of training) (%s)", p.Step, r.Steps, trainingTime(p.Seconds), z.lockPath("fm"))) {
+	if !errors.Is(busy, ErrLocked) || !strings.HasSuffix(busy.Error(), fmt.Sprintf("(checkpoint at step %d of %d after %s of training) (%s)", p.Step, r.Steps, trainingTime(p.Seconds), z.lockPath("fm"))) {
 		t.Errorf("a second builder with NoWait: %v; want ErrLocked naming the holder's checkpoint and training time", busy)
 	}
 	if after, _ := z.Progress("fm"); after.Holder != "" {

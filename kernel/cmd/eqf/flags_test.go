@@ -15,18 +15,25 @@ var commands = map[string]func([]string) error{
 	"oracle-demo": runOracleDemo, "repl": runREPL, "run": runScript, "paper": runPaper,
 }
 
+// output runs f with *stream (os.Stdout or os.Stderr) going to a pipe and returns what f wrote
+// to it (a command's usage or list: less than the pipe's buffer).
+func output(stream **os.File, f func()) string {
+	r, w, _ := os.Pipe()
+	saved := *stream
+	*stream = w
+	f()
+	*stream = saved
+	w.Close()
+	out, _ := io.ReadAll(r)
+	return string(out)
+}
+
 // flagsOf lists a command's flags from its -h output.
 func flagsOf(t *testing.T, cmd string) []string {
 	t.Helper()
-	r, w, _ := os.Pipe()
-	stderr := os.Stderr
-	os.Stderr = w
-	_ = commands[cmd]([]string{"-h"})
-	os.Stderr = stderr
-	w.Close()
-	out, _ := io.ReadAll(r)
+	out := output(&os.Stderr, func() { _ = commands[cmd]([]string{"-h"}) })
 	var flags []string
-	for _, m := range regexp.MustCompile(`(?m)^\s+-([a-z][a-z0-9-]*)`).FindAllStringSubmatch(string(out), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^\s+-([a-z][a-z0-9-]*)`).FindAllStringSubmatch(out, -1) {
 		flags = append(flags, m[1])
 	}
 	sort.Strings(flags)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -170,15 +169,9 @@ func TestPaperCompare(t *testing.T) {
 // that is no model is refused, naming it, before anything is listed.
 func TestModelsList(t *testing.T) {
 	dir := t.TempDir()
-	list := func(args ...string) (string, error) {
-		r, w, _ := os.Pipe()
-		stdout := os.Stdout
-		os.Stdout = w
-		err := runModels(append([]string{"-recipe", "quick", "-dir", dir, "-list"}, args...))
-		os.Stdout = stdout
-		w.Close()
-		out, _ := io.ReadAll(r)
-		return string(out), err
+	list := func(args ...string) (out string, err error) {
+		out = output(&os.Stdout, func() { err = runModels(append([]string{"-recipe", "quick", "-dir", dir, "-list"}, args...)) })
+		return out, err
 	}
 	out, err := list("-seeds", "2", "fm")
 	if err != nil {
