@@ -9,11 +9,11 @@ export GOEXPERIMENT := simd
 GO ?= go
 
 .PHONY: all test vet fmt-check demo models bench bench-matmul bench-peer peer-deps compare echarts browser \
-	symbols symbols-check jupyter-deps gonb kernel jupyter test-notebooks repl test-xla gpu-check gpu-bins gpu-repro test-gpu-repro soak
+	lint symbols symbols-check jupyter-deps gonb kernel jupyter test-notebooks repl test-xla gpu-check gpu-bins gpu-repro test-gpu-repro soak
 
 all: test
 
-## test: vet, gofmt check, the symbol tables' regeneration check, every test (-short off), the
+## test: vet, gofmt check, staticcheck (lint), the symbol tables' regeneration check, every test (-short off), the
 ## REPL session and concurrent sampling from one DiT (executor caches, the backend) under the
 ## race detector, the XLA build's checks, then the quickstart notebook executed headless on the
 ## "Go (eqf)" kernel and the notebook server's loopback and token checks. The Go backend's SIMD
@@ -21,7 +21,7 @@ all: test
 ## REPL corpus trains a DiT for a few steps). eqflib's tests take 5–9 minutes alone on two cores,
 ## close to go test's default 10-minute limit per package, and more on a busy machine: the limit is
 ## 20 minutes, still short of the half hour make test is kept under.
-test: vet fmt-check symbols-check echarts browser
+test: vet fmt-check lint symbols-check echarts browser
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -race -gcflags=all=-d=checkptr=0 ./kernel/repl/
 	$(GO) test -count=1 -race -gcflags=all=-d=checkptr=0 -run 'TestConcurrent' ./eqflib/
@@ -104,6 +104,15 @@ browser:
 
 vet:
 	$(GO) vet ./...
+
+## lint: staticcheck (pinned; `go run` fetches it through the module proxy) on the default build,
+## the XLA build and the notebook kernel's; staticcheck.conf allows the dot import of GoMLX's graph
+## package (the graph files' idiom) and symbols/staticcheck.conf the generated tables' deprecated names.
+STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint:
+	$(STATICCHECK) ./...
+	CGO_ENABLED=1 $(STATICCHECK) -tags xla ./eqflib/
+	$(STATICCHECK) -tags notebook ./kernel/jupyter/
 
 fmt-check:
 	@out="$$($$($(GO) env GOROOT)/bin/gofmt -l $$(git ls-files '*.go' | grep -v -e '^symbols/github_com-' -e '/_test/'))"; \

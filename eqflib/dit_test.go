@@ -396,7 +396,7 @@ func TestUnfoldOverlap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := e.Exec(toTensorAs(dtypes.Float64, x, B, T, C, H, W))
+	out, err := e.Call(toTensorAs(dtypes.Float64, x, B, T, C, H, W))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +456,7 @@ func TestFoldOverlap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := e.Exec(toTensorAs(dtypes.Float64, data, N, B, T, k))
+		out, err := e.Call(toTensorAs(dtypes.Float64, data, N, B, T, k))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -128,11 +128,3 @@ func envOr(k, def string) string {
 	}
 	return def
 }
-
-func mustWarp(s string) eqflib.Warp {
-	w, err := eqflib.ParseWarp(s)
-	if err != nil {
-		panic(err)
-	}
-	return w
-}
