@@ -22,7 +22,7 @@ type Stats struct {
 	Std  []float64 `json:"std"`
 }
 
-// SaveStats writes the statistics as JSON, atomically.
+// Save writes the statistics as JSON, atomically.
 func (s Stats) Save(path string) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {

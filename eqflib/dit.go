@@ -59,11 +59,11 @@ type DiTConfig struct {
 	backward bool
 }
 
-// DiT presets. "tiny" is for CI (16×16 frames, ~0.1M parameters), "small" for the CPU demo
-// (32×32, a few M), "medium" the token count a sharper maze model needs (32×32 with patch 4:
-// 64 tokens a frame, 6 blocks; the benchmarks' medium row), "paper" the 95M-class Minecraft
-// configuration (10 blocks, 12 heads × 64, time embedding 256, 32×32×4 latents with patch 2)
-// for a GPU.
+// DiTPresets are the DiT presets by name. "tiny" is for CI (16×16 frames, ~0.1M parameters),
+// "small" for the CPU demo (32×32, a few M), "medium" the token count a sharper maze model needs
+// (32×32 with patch 4: 64 tokens a frame, 6 blocks; the benchmarks' medium row), "paper" the
+// 95M-class Minecraft configuration (10 blocks, 12 heads × 64, time embedding 256, 32×32×4
+// latents with patch 2) for a GPU.
 var DiTPresets = map[string]DiTConfig{
 	"tiny":   {Channels: 3, Height: 16, Width: 16, Patch: 4, Hidden: 48, Depth: 2, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 64},
 	"small":  {Channels: 3, Height: 32, Width: 32, Patch: 8, Hidden: 256, Depth: 4, Heads: 4, MLPRatio: 4, CondDim: 3, LevelFreqs: 128},

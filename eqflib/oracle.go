@@ -382,7 +382,7 @@ type Posterior struct {
 	ll     []float64 // component log-likelihoods, K per node
 }
 
-// Mean, Std and Mode of the posterior.
+// Mean is the posterior mean of σ, Σ_j w_j σ_j over the grid.
 func (p *Posterior) Mean() float64 {
 	var m float64
 	for j, s := range p.Sigma {
@@ -391,6 +391,7 @@ func (p *Posterior) Mean() float64 {
 	return m
 }
 
+// Std is the posterior standard deviation of σ over the grid.
 func (p *Posterior) Std() float64 {
 	m := p.Mean()
 	var v float64

@@ -272,7 +272,7 @@ func (r Recipe) readoutConfig() eqflib.ProbeConfig {
 // ReadoutConfig and GPhiConfig are how the zoo trains h_ω and g_φ (the recipe's preset, seeded).
 func (r Recipe) ReadoutConfig() eqflib.ProbeConfig { return r.readoutConfig() }
 
-// GPhiConfig: see ReadoutConfig.
+// GPhiConfig is how the zoo trains g_φ; see ReadoutConfig.
 func (r Recipe) GPhiConfig() eqflib.ProbeConfig {
 	c := r.Train.GPhi
 	c.Seed = r.modelSeed()
