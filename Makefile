@@ -13,14 +13,14 @@ GO ?= go
 
 all: test
 
-## test: vet, gofmt check, staticcheck (lint), the symbol tables' regeneration check, every test (-short off), the
-## REPL session and concurrent sampling from one DiT (executor caches, the backend) under the
-## race detector, the XLA build's checks, then the quickstart notebook executed headless on the
-## "Go (eqf)" kernel and the notebook server's loopback and token checks. The Go backend's SIMD
-## assembly trips -race's pointer checks (checkptr), which are therefore off for both runs (the
-## REPL corpus trains a DiT for a few steps). eqflib's tests take 5–9 minutes alone on two cores,
-## close to go test's default 10-minute limit per package, and more on a busy machine: the limit is
-## 20 minutes, still short of the half hour make test is kept under.
+## test: vet, gofmt check, staticcheck (lint), the symbol tables' regeneration check, every test
+## (-short off), the REPL session and concurrent sampling from one DiT (executor caches, the
+## backend) under the race detector, the XLA build's checks, then the quickstart notebook executed
+## headless on the "Go (eqf)" kernel and the notebook server's loopback and token checks. The Go
+## backend's SIMD assembly trips -race's pointer checks (checkptr), which are therefore off for both
+## runs (the REPL corpus trains a DiT for a few steps). eqflib's tests take 5–9 minutes alone on two
+## cores, close to go test's default 10-minute limit per package, and more on a busy machine: the
+## limit is 20 minutes, still short of the half hour make test is kept under.
 test: vet fmt-check lint symbols-check echarts browser
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -race -gcflags=all=-d=checkptr=0 ./kernel/repl/
@@ -106,8 +106,9 @@ vet:
 	$(GO) vet ./...
 
 ## lint: staticcheck (pinned; `go run` fetches it through the module proxy) on the default build,
-## the XLA build and the notebook kernel's; staticcheck.conf allows the dot import of GoMLX's graph
-## package (the graph files' idiom) and symbols/staticcheck.conf the generated tables' deprecated names.
+## the XLA build and the notebook kernel's; staticcheck.conf allows the dot import of GoMLX's
+## graph package (the graph files' idiom), symbols/staticcheck.conf the generated tables'
+## deprecated names.
 STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
 	$(STATICCHECK) ./...
