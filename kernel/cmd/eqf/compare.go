@@ -56,6 +56,9 @@ func runCompare(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
 	if err := a.check(); err != nil {
 		return err
 	}

@@ -30,6 +30,9 @@ func runDemo(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
 	if err := checkFlags(atLeast("clips", *clips, 1), atLeast("frames", *frames, 1), guidanceFlag("guidance", *guidance)); err != nil {
 		return err
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
@@ -47,6 +49,29 @@ func guidanceFlag(flag string, v float64) flagRule {
 
 func positiveFlag(flag string, v float64) flagRule {
 	return flagRule{flag, v > 0 && !math.IsInf(v, 0), v, "> 0 and finite"}
+}
+
+// noArgs refuses a word left after the flags of a command that takes flags only. Go's flag
+// package stops at the first word that is not a flag, so without it `eqf train paper -steps 10`
+// would train the default preset for the default number of steps without a word.
+func noArgs(fs *flag.FlagSet) error {
+	if fs.NArg() == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: unexpected argument %q: the command takes flags only, and none after it is read (eqf %s -h lists them)",
+		fs.Name(), fs.Arg(0), fs.Name())
+}
+
+// flagsFirst refuses a flag written after the names of a command that takes names
+// (`eqf models fm -seeds 3`): Go's flag package reads flags only before the first name, so it
+// would be taken for a name and refused as an unknown one.
+func flagsFirst(fs *flag.FlagSet) error {
+	for _, a := range fs.Args() {
+		if len(a) > 1 && strings.HasPrefix(a, "-") {
+			return fmt.Errorf("%s: flag %s after the names: flags go before them (eqf %s [flags] NAME…)", fs.Name(), a, fs.Name())
+		}
+	}
+	return nil
 }
 
 // flagErr names the flag in an error met while checking or using its value.

@@ -163,6 +163,42 @@ func TestBadFlags(t *testing.T) {
 	}
 }
 
+// TestStrayArguments: a command that takes flags only refuses a word after them, and one that
+// takes names refuses a flag after the names, before any work starts and naming the word. Go's
+// flag package stops at the first word that is not a flag, so either would otherwise be dropped
+// (with every flag after it) or taken for a name; `run` takes exactly one file.
+func TestStrayArguments(t *testing.T) {
+	dir := t.TempDir()
+	rows := map[string]struct {
+		args []string
+		want string
+	}{
+		"demo":        {[]string{"-out", filepath.Join(dir, "demo"), "paper"}, `unexpected argument "paper"`},
+		"train":       {[]string{"-out", filepath.Join(dir, "train"), "paper", "-steps", "10"}, `unexpected argument "paper"`},
+		"sample":      {[]string{"-out", filepath.Join(dir, "sample"), "nag"}, `unexpected argument "nag"`},
+		"compare":     {[]string{"-out", filepath.Join(dir, "compare"), "fm", "eqf"}, `unexpected argument "fm"`},
+		"oracle-demo": {[]string{"16"}, `unexpected argument "16"`},
+		"repl":        {[]string{"-dir", filepath.Join(dir, "repl"), "script.go"}, `unexpected argument "script.go"`},
+		"models":      {[]string{"-dir", filepath.Join(dir, "models"), "fm", "-seeds", "3"}, "flag -seeds after the names"},
+		"paper":       {[]string{"-out", filepath.Join(dir, "paper"), "bowls", "-quick"}, "flag -quick after the names"},
+		"run":         {[]string{"-dir", filepath.Join(dir, "run"), "a.go", "b.go"}, "2 files given: must be exactly one"},
+	}
+	for cmd, run := range commands {
+		row, ok := rows[cmd]
+		if !ok {
+			t.Errorf("%s: no row in the stray-argument table", cmd)
+			continue
+		}
+		err := run(row.args)
+		if err == nil || !strings.Contains(err.Error(), row.want) {
+			t.Errorf("eqf %s %s: error %v, want one containing %s", cmd, strings.Join(row.args, " "), err, row.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		t.Errorf("a refused command created %s in its output folder", entries[0].Name())
+	}
+}
+
 // TestDemoGuidanceNeedsDropout: a guided demo on a recipe trained without condition dropout (the
 // paper's) is refused before any training, naming -guidance and the way out.
 func TestDemoGuidanceNeedsDropout(t *testing.T) {

@@ -54,6 +54,9 @@ func runModels(args []string) error {
 		runs = []int{*only}
 	}
 	names := fs.Args() // checked before anything is listed or trained
+	if err := flagsFirst(fs); err != nil {
+		return err
+	}
 	for _, n := range names {
 		if _, err := zoo.SpecByName(n); err != nil {
 			return err

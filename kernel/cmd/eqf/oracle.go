@@ -24,6 +24,9 @@ func runOracleDemo(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
 	if err := checkFlags(between("d", *d, 1, 1<<16), between("n", *n, 1, 1<<24), between("steps", *steps, 1, 1<<20),
 		positiveFlag("s", *std), momentumFlag("mu", *mu)); err != nil {
 		return err

@@ -78,6 +78,9 @@ func runPaper(args []string) error {
 	if len(names) > 0 && names[0] == "compare" {
 		return compareRuns(names[1:])
 	}
+	if err := flagsFirst(fs); err != nil {
+		return err
+	}
 	if len(names) == 0 || (len(names) == 1 && names[0] == "list") {
 		for _, e := range paper.Experiments {
 			fmt.Printf("%-32s %s\n", e.Name, e.Where)

@@ -40,6 +40,9 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	if err := noArgs(fs); err != nil {
+		return nil, err
+	}
 	return &a, a.check()
 }
 

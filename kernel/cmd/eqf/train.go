@@ -125,6 +125,9 @@ func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs,
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	if err := noArgs(fs); err != nil {
+		return nil, err
+	}
 	return &a, a.check()
 }
 
