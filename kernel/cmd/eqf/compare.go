@@ -53,10 +53,7 @@ func runCompare(args []string) error {
 	fs.StringVar(&a.onnx.Output, "onnx-output", "", "ONNX output used as features (default: the first)")
 	fs.StringVar(&a.onnx.Layout, "onnx-layout", onnxfeat.LayoutBCTHW, "clip layout the ONNX model takes: BCTHW or BTCHW")
 	fs.IntVar(&a.onnx.Size, "onnx-size", 0, "resize frames to this size for the ONNX model (I3D: 224; 0 keeps them)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := a.check(); err != nil {

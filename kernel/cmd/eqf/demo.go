@@ -27,10 +27,7 @@ func runDemo(args []string) error {
 	clips := fs.Int("clips", 4, "rollouts (validation clips)")
 	frames := fs.Int("frames", 50, "generated frames per rollout")
 	guidance := fs.Float64("guidance", 3, "classifier-free guidance weight w on the actions of the guided rollout")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := checkFlags(atLeast("clips", *clips, 1), atLeast("frames", *frames, 1), guidanceFlag("guidance", *guidance)); err != nil {

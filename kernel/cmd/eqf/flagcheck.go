@@ -51,12 +51,12 @@ func positiveFlag(flag string, v float64) flagRule {
 	return flagRule{flag, v > 0 && !math.IsInf(v, 0), v, "> 0 and finite"}
 }
 
-// noArgs refuses a word left after the flags of a command that takes flags only. Go's flag
-// package stops at the first word that is not a flag, so without it `eqf train paper -steps 10`
-// would train the default preset for the default number of steps without a word.
-func noArgs(fs *flag.FlagSet) error {
-	if fs.NArg() == 0 {
-		return nil
+// parseFlags parses the arguments of a command that takes flags only and refuses a word left
+// after them. Go's flag package stops at the first word that is not a flag, so without it `eqf
+// train paper -steps 10` would train the default preset for the default number of steps.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
+		return err
 	}
 	return fmt.Errorf("%s: unexpected argument %q: the command takes flags only, and none after it is read (eqf %s -h lists them)",
 		fs.Name(), fs.Arg(0), fs.Name())

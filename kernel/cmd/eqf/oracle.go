@@ -21,10 +21,7 @@ func runOracleDemo(args []string) error {
 	std := fs.Float64("s", 0.5, "data standard deviation s")
 	mu := fs.Float64("mu", 0.3, "NAG momentum μ")
 	seed := fs.Uint64("seed", 1, "random seed")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := checkFlags(between("d", *d, 1, 1<<16), between("n", *n, 1, 1<<24), between("steps", *steps, 1, 1<<20),

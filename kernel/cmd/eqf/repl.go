@@ -17,8 +17,8 @@ func runREPL(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := noArgs(fs); err != nil {
-		return fmt.Errorf("%w; to run a file: eqf run FILE.go", err)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("repl: unexpected argument %q (to run a file: eqf run FILE.go)", fs.Arg(0))
 	}
 	if err := outDir("dir", *dir); err != nil {
 		return err

@@ -37,10 +37,7 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 	fs.IntVar(&a.steps, "steps", a.steps, "sampler steps per frame (D)")
 	fs.Float64Var(&a.guidance, "guidance", a.guidance, "classifier-free guidance weight w on the actions (0: none; a model trained with -set cond_dropout=p)")
 	fs.Uint64Var(&a.seed, "seed", a.seed, "seed of the ground-truth clip and the noise")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	return &a, a.check()

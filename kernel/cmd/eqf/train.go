@@ -122,10 +122,7 @@ func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs,
 	fs.IntVar(&a.ckptEvery, "ckpt-every", a.ckptEvery, "checkpoint every this many steps (and at the end)")
 	fs.IntVar(&a.evalEvery, "eval-every", a.evalEvery, "validation loss every this many steps (0: never)")
 	fs.Var(a.set, "set", "override a setting, key=value (repeatable): "+strings.Join(trainSettable, ", "))
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	return &a, a.check()
