@@ -1,14 +1,17 @@
 package eqflib
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/equilibriumforcing/eqf/internal/fsutil"
 	. "github.com/gomlx/gomlx/core/graph" //nolint:revive // graph files dot-import graph.
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -122,6 +125,24 @@ type LossPoint struct {
 	Loss     float64 `json:"loss"`
 	GradNorm float64 `json:"grad_norm"`
 	ValLoss  float64 `json:"val_loss,omitempty"` // 0 when not evaluated at this step
+}
+
+// SaveHistory writes a loss history into dir as history.json and history.csv (step, loss,
+// grad_norm, val_loss), each atomically.
+func SaveHistory(dir string, h []LossPoint) error {
+	js, err := json.MarshalIndent(h, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteFileAtomic(filepath.Join(dir, "history.json"), js); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("step,loss,grad_norm,val_loss\n")
+	for _, p := range h {
+		fmt.Fprintf(&b, "%d,%g,%g,%g\n", p.Step, p.Loss, p.GradNorm, p.ValLoss)
+	}
+	return fsutil.WriteFileAtomic(filepath.Join(dir, "history.csv"), []byte(b.String()))
 }
 
 // Trainer trains a DiT on a Dataset with one of the objectives.

@@ -163,6 +163,7 @@ func init() {
 		"SampleSigmaContextGraph":     reflect.ValueOf(eqflib.SampleSigmaContextGraph),
 		"SampleSigmaIndependent":      reflect.ValueOf(eqflib.SampleSigmaIndependent),
 		"SampleSigmaIndependentGraph": reflect.ValueOf(eqflib.SampleSigmaIndependentGraph),
+		"SaveHistory":                 reflect.ValueOf(eqflib.SaveHistory),
 		"ScalePaperPreset":            reflect.ValueOf(eqflib.ScalePaperPreset),
 		"SigmaClamp":                  reflect.ValueOf(constant.MakeFromLiteral("9.999999999999999999948913325368725010799941799177759094163775444e-06", token.FLOAT, 0)),
 		"SigmaFromLogSNR":             reflect.ValueOf(eqflib.SigmaFromLogSNR),

@@ -356,20 +356,9 @@ func MeanTail(h []eqflib.LossPoint, n int) float64 {
 	return s
 }
 
+// writeHistory saves a zoo model's loss history (eqflib.SaveHistory) and draws it as loss.png.
 func writeHistory(dir, name string, h []eqflib.LossPoint) error {
-	js, err := json.MarshalIndent(h, "", " ")
-	if err != nil {
-		return err
-	}
-	if err := data.WriteFileAtomic(filepath.Join(dir, "history.json"), js); err != nil {
-		return err
-	}
-	var b strings.Builder
-	b.WriteString("step,loss,grad_norm,val_loss\n")
-	for _, p := range h {
-		fmt.Fprintf(&b, "%d,%g,%g,%g\n", p.Step, p.Loss, p.GradNorm, p.ValLoss)
-	}
-	if err := data.WriteFileAtomic(filepath.Join(dir, "history.csv"), []byte(b.String())); err != nil {
+	if err := eqflib.SaveHistory(dir, h); err != nil {
 		return err
 	}
 	return plots.LossCurves(filepath.Join(dir, "loss.png"), []plots.Run{{Name: name, History: h}}, plots.LossOptions{Title: "zoo model " + name, LogScale: true})

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -243,7 +242,7 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 	defer release()
 	err = tr.Run(a.steps, eqflib.RunOptions{EvalEvery: a.evalEvery, Progress: os.Stdout, CheckpointDir: a.out, CheckpointEvery: a.ckptEvery, Stop: ctx.Done()})
 	if errors.Is(err, eqflib.ErrStopped) {
-		if err := writeHistory(a.out, tr.History); err != nil {
+		if err := eqflib.SaveHistory(a.out, tr.History); err != nil {
 			return nil, err
 		}
 		fmt.Printf("stopped at step %d: checkpoint and history saved in %s (continue with -resume)\n", tr.Step, a.out)
@@ -252,7 +251,7 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeHistory(a.out, tr.History); err != nil {
+	if err := eqflib.SaveHistory(a.out, tr.History); err != nil {
 		return nil, err
 	}
 	title := fmt.Sprintf("%s on %s %dx%d (%s preset)", obj.Kind, a.world, dc.Height, dc.Width, a.preset)
@@ -277,22 +276,6 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 		}
 	}
 	return m, nil
-}
-
-func writeHistory(dir string, h []eqflib.LossPoint) error {
-	js, err := json.MarshalIndent(h, "", " ")
-	if err != nil {
-		return err
-	}
-	if err := data.WriteFileAtomic(filepath.Join(dir, "history.json"), js); err != nil {
-		return err
-	}
-	var b strings.Builder
-	b.WriteString("step,loss,grad_norm,val_loss\n")
-	for _, p := range h {
-		fmt.Fprintf(&b, "%d,%g,%g,%g\n", p.Step, p.Loss, p.GradNorm, p.ValLoss)
-	}
-	return data.WriteFileAtomic(filepath.Join(dir, "history.csv"), []byte(b.String()))
 }
 
 func dataParallelNote(tr *eqflib.Trainer) string {
