@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -14,7 +17,8 @@ const DefaultDocTimeout = 30 * time.Second
 
 // Doc is what :doc NAME prints: the signature and doc comment of pkg, pkg.Name or
 // pkg.Type.Method, where pkg is a name the session imports (eqflib, plots, strings, …). It runs
-// `go doc` on the package's import path, so it needs the go command on PATH (make repl has it).
+// `go doc` on the package's import path in the eqf module's folder (sourceDir), so it needs the
+// go command on PATH (make repl has it) and works from any folder the session was started in.
 func (s *Session) Doc(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -46,7 +50,9 @@ func (s *Session) Doc(name string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultDocTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, goCmd, "doc", arg).CombinedOutput()
+	cmd := exec.CommandContext(ctx, goCmd, "doc", arg)
+	cmd.Dir = sourceDir()
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		msg := strings.TrimSpace(string(out))
 		if msg == "" {
@@ -55,4 +61,33 @@ func (s *Session) Doc(name string) (string, error) {
 		return "", fmt.Errorf(":doc %s: %s", name, msg)
 	}
 	return string(out), nil
+}
+
+// sourceDir is the folder go doc runs in: the eqf module's root this binary was built from (found
+// through this file's compile-time path, as plots finds its echarts script), where go doc
+// resolves eqf's packages and the GoMLX versions go.mod pins; "" (the working folder) when
+// those sources are not on this machine.
+func sourceDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return ""
+	}
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	if b, err := os.ReadFile(filepath.Join(root, "go.mod")); err == nil && declaresModule(string(b), eqfModule) {
+		return root
+	}
+	return ""
+}
+
+// eqfModule is this repository's module path.
+const eqfModule = "github.com/equilibriumforcing/eqf"
+
+// declaresModule reports whether the go.mod text declares module path.
+func declaresModule(gomod, path string) bool {
+	for line := range strings.Lines(gomod) {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`) == path
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"sort"
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
@@ -24,8 +25,9 @@ const DefaultSlicePreview = 10
 //   - figures and videos: written to the session folder (eqf.Show), the paths printed;
 //   - windows: shape and statistics; warps by name;
 //   - errors as "error: …"; Stringers by String();
-//   - everything else by formatValue: structs with field names, long slices cut to their
-//     first DefaultSlicePreview elements, functions by signature; cut at DefaultMaxPrint bytes.
+//   - everything else by formatValue: structs with field names (inside maps too), long slices
+//     and maps cut to their first DefaultSlicePreview elements, functions by signature; cut at
+//     DefaultMaxPrint bytes.
 func (s *Session) Format(x any) string {
 	switch v := x.(type) {
 	case nil:
@@ -73,9 +75,9 @@ func (s *Session) drawInline(paths []string) string {
 }
 
 // formatValue prints v as a researcher reads it: structs with their field names ({Depth:2 …}),
-// nested; pointers to structs as &{…}; slices and arrays longer than DefaultSlicePreview cut to
-// their first elements and length; maps in key order (fmt's); functions by signature; a
-// Stringer inside by its String(); unexported fields left out.
+// nested; pointers to structs as &{…}; slices, arrays and maps longer than DefaultSlicePreview
+// cut to their first elements and length (maps in fmt's key order, their values formatted as
+// these); functions by signature; a Stringer inside by its String(); unexported fields left out.
 func formatValue(v reflect.Value, depth int) string {
 	if !v.IsValid() {
 		return "<nil>"
@@ -148,11 +150,46 @@ func formatValue(v reflect.Value, depth int) string {
 			return "[" + strings.Join(parts, " ") + fmt.Sprintf(" …] (len %d)", n)
 		}
 		return "[" + strings.Join(parts, " ") + "]"
+	case reflect.Map:
+		if v.IsNil() {
+			return "map[]"
+		}
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return keyLess(keys[i], keys[j]) })
+		show := min(len(keys), DefaultSlicePreview)
+		parts := make([]string, show)
+		for i, k := range keys[:show] {
+			parts[i] = formatValue(k, depth+1) + ":" + formatValue(v.MapIndex(k), depth+1)
+		}
+		if len(keys) > show {
+			return "map[" + strings.Join(parts, " ") + fmt.Sprintf(" …] (len %d)", len(keys))
+		}
+		return "map[" + strings.Join(parts, " ") + "]"
 	}
 	if v.CanInterface() {
 		return fmt.Sprintf("%v", v.Interface())
 	}
 	return fmt.Sprintf("%v", v)
+}
+
+// keyLess orders map keys as fmt prints them: numbers by value, strings and booleans in their
+// order (false first), anything else by its printed form.
+func keyLess(a, b reflect.Value) bool {
+	if a.Kind() == b.Kind() {
+		switch a.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			return a.Int() < b.Int()
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			return a.Uint() < b.Uint()
+		case reflect.Float32, reflect.Float64:
+			return a.Float() < b.Float()
+		case reflect.String:
+			return a.String() < b.String()
+		case reflect.Bool:
+			return !a.Bool() && b.Bool()
+		}
+	}
+	return fmt.Sprint(a) < fmt.Sprint(b)
 }
 
 // yaegiStruct reports whether t is a struct type the session declared: yaegi builds it without a

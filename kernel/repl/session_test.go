@@ -253,4 +253,16 @@ func TestDoc(t *testing.T) {
 			t.Errorf(":doc %q: %v, want an error naming :doc", bad, err)
 		}
 	}
+	// A session started outside the repository (eqf repl in a scratch folder) finds the same
+	// docs, eqf's packages and the GoMLX ones go.mod pins.
+	t.Chdir(t.TempDir())
+	for name, want := range map[string]string{
+		"zoo.LoadModel":     "func LoadModel(",
+		"tensors.FromValue": "func FromValue",
+		"strings.Cut":       "func Cut(s, sep string)",
+	} {
+		if doc, err := s.Doc(name); err != nil || !strings.Contains(doc, want) {
+			t.Errorf("outside the repository, :doc %s: %v\n%s", name, err, doc)
+		}
+	}
 }
