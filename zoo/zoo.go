@@ -121,7 +121,8 @@ func Open(recipe string) (*Zoo, error) {
 	if recipe != DefaultRecipe {
 		dir += "-" + recipe
 	}
-	return &Zoo{Dir: filepath.Join(root(), "out", dir), Recipe: r}, nil
+	rt, _ := root()
+	return &Zoo{Dir: filepath.Join(rt, "out", dir), Recipe: r}, nil
 }
 
 // Default is the zoo of $EQF_ZOO (default DefaultRecipe).
@@ -136,24 +137,25 @@ func Default() (*Zoo, error) {
 // Root is the repository root that zoo folders (and other outputs) live under: $EQF_ROOT, or
 // the nearest parent folder of the working directory holding eqf's go.mod, or the working
 // directory.
-func Root() string { return root() }
+func Root() string { r, _ := root(); return r }
 
 // root is $EQF_ROOT, or the nearest parent folder of the working directory holding eqf's
-// go.mod, or the working directory.
-func root() string {
+// go.mod, or the working directory; found is false in the last case (no root was named or
+// found, so a zoo there is most likely not the one the user trained).
+func root() (dir string, found bool) {
 	if r := os.Getenv(EnvRoot); r != "" {
-		return r
+		return r, true
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return "."
+		return ".", false
 	}
 	for d := wd; ; d = filepath.Dir(d) {
 		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && strings.Contains(string(b), "module github.com/equilibriumforcing/eqf\n") {
-			return d
+			return d, true
 		}
 		if filepath.Dir(d) == d {
-			return wd
+			return wd, false
 		}
 	}
 }
@@ -229,7 +231,11 @@ func (z *Zoo) makeCommand() string {
 }
 
 func (z *Zoo) missing(name string) error {
-	return notTrained(fmt.Sprintf("zoo: model %q is not trained in %s: run `%s` first", name, z.Dir, z.makeCommand()))
+	msg := fmt.Sprintf("zoo: model %q is not trained in %s: run `%s` first", name, z.Dir, z.makeCommand())
+	if _, found := root(); !found {
+		msg += fmt.Sprintf(" (in the eqf repository; outside it, set %s to the folder whose out/ holds the zoo)", EnvRoot)
+	}
+	return notTrained(msg)
 }
 
 // ErrNotTrained is what errors.Is finds in the error of loading a model that is not trained in

@@ -2,6 +2,7 @@ package zoo
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -247,4 +248,29 @@ func firstWeight(t *testing.T, m *Model) float64 {
 	}
 	t.Fatal("no patch-embedding weights")
 	return 0
+}
+
+// TestNotTrainedSaysWhere: loading a model that is not trained names the command that trains
+// it, and, when the zoo's root was neither named ($EQF_ROOT) nor found above the working folder
+// (eqf repl started in a scratch folder), how to point at the repository's zoo.
+func TestNotTrainedSaysWhere(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, named := range []bool{false, true} {
+		root := ""
+		if named {
+			root = t.TempDir()
+		}
+		t.Setenv(EnvRoot, root)
+		z, err := Open("quick")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = z.Load("eqf")
+		if !errors.Is(err, ErrNotTrained) || !strings.Contains(err.Error(), "QUICK=1 make models") {
+			t.Fatalf("EQF_ROOT=%q: Load(\"eqf\") = %v, want ErrNotTrained naming QUICK=1 make models", root, err)
+		}
+		if hint := strings.Contains(err.Error(), "set "+EnvRoot); hint == named {
+			t.Errorf("EQF_ROOT=%q: %v: the hint to set %s is there: %v, want %v", root, err, EnvRoot, hint, !named)
+		}
+	}
 }
