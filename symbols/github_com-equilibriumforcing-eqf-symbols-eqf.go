@@ -29,6 +29,7 @@ func init() {
 		"Tensor32":       reflect.ValueOf(eqf.Tensor32),
 
 		// type definitions
-		"Func": reflect.ValueOf((*eqf.Func)(nil)),
+		"Func":   reflect.ValueOf((*eqf.Func)(nil)),
+		"Videos": reflect.ValueOf((*eqf.Videos)(nil)),
 	}
 }

@@ -22,8 +22,9 @@ const DefaultSlicePreview = 10
 
 // Format is how the REPL prints a value:
 //   - tensors: dtype, shape, the first values and their statistics (eqf.Describe);
-//   - figures and videos: written to the session folder (eqf.Show), the paths printed;
-//   - windows: shape and statistics; warps by name;
+//   - figures and videos (eqf.Videos with their pixel options): written to the session folder
+//     (eqf.Show), the paths printed and the first PNG drawn where the terminal can;
+//   - windows: shape and statistics (inside structs too); warps by name;
 //   - errors as "error: …"; Stringers by String();
 //   - everything else by formatValue: structs with field names (inside maps too), long slices
 //     and maps cut to their first DefaultSlicePreview elements, functions by signature; cut at
@@ -34,7 +35,7 @@ func (s *Session) Format(x any) string {
 		return "<nil>"
 	case *tensors.Tensor:
 		return eqf.Describe(v)
-	case *plots.Figure, plots.Video, []plots.Video:
+	case *plots.Figure, eqf.Videos, plots.Video, []plots.Video:
 		if f, ok := v.(*plots.Figure); ok && f == nil {
 			return "<nil figure>"
 		}
@@ -84,6 +85,10 @@ func formatValue(v reflect.Value, depth int) string {
 	}
 	if depth > 0 && v.CanInterface() {
 		switch x := v.Interface().(type) {
+		case *eqflib.Window: // a rollout's frames inside a result: their shape and statistics
+			if x != nil {
+				return describeWindow(x)
+			}
 		case error:
 			return x.Error()
 		case fmt.Stringer:

@@ -39,7 +39,7 @@ var Preloads = []Preload{
 	{"plots", "github.com/equilibriumforcing/eqf/plots", "paper figures (PNG/SVG/echarts), videos, the η-warp explorer"},
 	{"zoo", "github.com/equilibriumforcing/eqf/zoo", "the trained model zoo: zoo.LoadModel(\"eqf\"), recipes, rollout evaluation"},
 	{"paper", "github.com/equilibriumforcing/eqf/paper", "the paper's experiments: paper.Experiments, paper.MinecraftMain(ctx, paper.Config{Quick: true})"},
-	{"eqf", "github.com/equilibriumforcing/eqf/symbols/eqf", "non-generic GoMLX helpers (Exec1, Exec2, ExecN, ExecG, Scalar, Tensor32, Floats, Describe) and Show"},
+	{"eqf", "github.com/equilibriumforcing/eqf/symbols/eqf", "non-generic GoMLX helpers (Exec1, Exec2, ExecN, ExecG, Scalar, Tensor32, Floats, Describe), Show and Videos (videos with their pixel options)"},
 	{"graph", "github.com/gomlx/gomlx/core/graph", "GoMLX graph building (Add, Mul, MatMul, ReduceAllSum, …)"},
 	{"tensors", "github.com/gomlx/gomlx/core/tensors", "GoMLX tensors (FromAnyValue, Tensor.Value, Tensor.Shape)"},
 	{"shapes", "github.com/gomlx/compute/shapes", "shapes.Make(dtype, dims...)"},

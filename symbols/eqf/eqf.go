@@ -334,11 +334,25 @@ func slug(title string) string {
 	return s
 }
 
+// Videos are videos shown together with the options that turn their values into pixels: a
+// zoo model's frames are standardised by its data statistics, so a rollout beside its truth is
+//
+//	eqf.Videos{List: []plots.Video{{Name: "real", Frames: cl.Truth}, {Name: "eqf", Frames: res.Frames}},
+//		Options: plots.VideoOptions{Mean: m.Stats.Mean, Std: m.Stats.Std}}
+//
+// which the REPL shows as Show does (as notebooks' display.Videos and display.Strip do).
+type Videos struct {
+	List    []plots.Video
+	Options plots.VideoOptions
+}
+
 // Show writes x into the session folder and returns the paths written:
 //   - *plots.Figure: NNN-title.png (gonum) and NNN-title.html (echarts, offline);
-//   - plots.Video or []plots.Video: NNN-video.gif (the first video) and NNN-video.html (a
-//     player of all of them);
-//   - *eqflib.Window: shown as a video of its first batch element.
+//   - Videos, plots.Video or []plots.Video: NNN-video.png (a strip of every video, labelled
+//     rows of frames, the picture a terminal draws), NNN-video.gif (the first video) and
+//     NNN-video.html (a player of all of them); plots.Video and []plots.Video take values
+//     as pixels in [0, 1] (nil VideoOptions), Videos its Options;
+//   - *eqflib.Window: shown as a video of its first batch element, values in [-1, 1].
 //
 // Files are written atomically; NNN counts up within the session.
 func Show(x any) (paths []string, err error) {
@@ -389,25 +403,32 @@ func Show(x any) (paths []string, err error) {
 		err = showVideos(prefix, []plots.Video{v}, plots.VideoOptions{}, write)
 	case []plots.Video:
 		err = showVideos(prefix, v, plots.VideoOptions{}, write)
+	case Videos:
+		err = showVideos(prefix, v.List, v.Options, write)
 	default:
 		shown--
-		return nil, fmt.Errorf("eqf.Show: x of type %T: must be *plots.Figure, plots.Video, []plots.Video or *eqflib.Window", x)
+		return nil, fmt.Errorf("eqf.Show: x of type %T: must be *plots.Figure, eqf.Videos, plots.Video, []plots.Video or *eqflib.Window", x)
 	}
 	return paths, err
 }
 
-// showVideos writes the first video as a GIF and all of them as an HTML player.
+// showVideos writes all the videos as a strip, the first as a GIF and all of them as an HTML
+// player.
 func showVideos(prefix string, vs []plots.Video, o plots.VideoOptions, write func(string, []byte, error) error) error {
 	if len(vs) == 0 {
 		return errors.New("eqf.Show: no videos")
 	}
+	strip, err := plots.StripPNG(vs, o)
+	if err := write(prefix+"video.png", strip, err); err != nil {
+		return fmt.Errorf("eqf.Show: %w", err)
+	}
 	gif, err := plots.GIFBytes(vs[0], o)
 	if err := write(prefix+"video.gif", gif, err); err != nil {
-		return fmt.Errorf("eqf.Show: %w", err)
+		return fmt.Errorf("eqf.Show: %w (the strip was written)", err)
 	}
 	html, err := plots.PlayerHTML(vs[0].Name, vs, o)
 	if err := write(prefix+"video.html", html, err); err != nil {
-		return fmt.Errorf("eqf.Show: %w (the GIF was written)", err)
+		return fmt.Errorf("eqf.Show: %w (the strip and GIF were written)", err)
 	}
 	return nil
 }

@@ -1,10 +1,14 @@
 package eqf
 
 import (
+	"image/png"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/plots"
 	"github.com/gomlx/gomlx/core/graph"
 )
 
@@ -63,5 +67,60 @@ func TestHelpers(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), "eqf.") {
 			t.Errorf("%s: error %v, want one naming the helper", name, err)
 		}
+	}
+}
+
+// TestShowVideos: Show writes videos as a labelled strip (PNG), a GIF and a player, and
+// Videos' options turn values into pixels (a zoo model's standardised frames), where plain
+// []plots.Video take values as pixels.
+func TestShowVideos(t *testing.T) {
+	SetSessionDir(t.TempDir())
+	defer SetSessionDir("")
+	w, err := eqflib.NewWindow(1, 3, 1, 2, 2) // all zeros
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := []plots.Video{{Name: "zeros", Frames: w}, {Name: "again", Frames: w}}
+	// The first frame's pixel in the strip: right of the label column (16 characters), below
+	// the frame numbers.
+	grey := func(paths []string) uint32 {
+		t.Helper()
+		if len(paths) != 3 || !strings.HasSuffix(paths[0], "video.png") || !strings.HasSuffix(paths[1], "video.gif") || !strings.HasSuffix(paths[2], "video.html") {
+			t.Fatalf("paths %v: want the strip, the GIF and the player", paths)
+		}
+		f, err := os.Open(paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := img.Bounds(); b.Dy() < 16+2*(8+4) {
+			t.Fatalf("strip %v: want two rows of 8-pixel frames", b)
+		}
+		r, _, _, _ := img.At(8+7*16+4, 16+4).RGBA()
+		return r >> 8
+	}
+	paths, err := Show(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := grey(paths); g != 0 {
+		t.Errorf("[]plots.Video of zeros: pixel %d, want 0 (values as pixels)", g)
+	}
+	paths, err = Show(Videos{List: list, Options: plots.VideoOptions{Mean: []float64{0.5}, Std: []float64{2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := grey(paths); g != 128 {
+		t.Errorf("Videos of zeros with Mean 0.5: pixel %d, want 128 (0·2 + 0.5)", g)
+	}
+	if _, err := Show(Videos{List: list, Options: plots.VideoOptions{Mean: []float64{0, 0, 0}}}); err == nil || !strings.Contains(err.Error(), "Mean") {
+		t.Errorf("Videos with 3 means for 1 channel: %v, want an error naming Mean", err)
+	}
+	if _, err := Show(Videos{}); err == nil || !strings.Contains(err.Error(), "no videos") {
+		t.Errorf("empty Videos: %v, want \"no videos\"", err)
 	}
 }

@@ -33,4 +33,4 @@ func main() {
 // Output:
 // 001-warps-speed-trajectory-composed-multipli.png true true
 // 001-warps-speed-trajectory-composed-multipli.html true true
-// eqf.Show: x of type int: must be *plots.Figure, plots.Video, []plots.Video or *eqflib.Window
+// eqf.Show: x of type int: must be *plots.Figure, eqf.Videos, plots.Video, []plots.Video or *eqflib.Window
