@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/paper"
 	"github.com/equilibriumforcing/eqf/plots"
 	"github.com/equilibriumforcing/eqf/symbols/eqf"
 	"github.com/gomlx/gomlx/core/tensors"
@@ -25,6 +27,8 @@ const DefaultSlicePreview = 10
 //   - figures and videos (eqf.Videos with their pixel options): written to the session folder
 //     (eqf.Show), the paths printed and the first PNG drawn where the terminal can;
 //   - windows: shape and statistics (inside structs too); warps by name;
+//   - an experiment's *paper.Result: its table beside the paper's and notes (Markdown), saved
+//     with its figures into the session folder as `eqf paper` saves it;
 //   - errors as "error: …"; Stringers by String();
 //   - everything else by formatValue: structs with field names (inside maps too), long slices
 //     and maps cut to their first DefaultSlicePreview elements, functions by signature; cut at
@@ -49,6 +53,11 @@ func (s *Session) Format(x any) string {
 			return "<nil window>"
 		}
 		return describeWindow(v)
+	case *paper.Result:
+		if v == nil {
+			return "<nil result>"
+		}
+		return s.showResult(v)
 	case error:
 		return "error: " + v.Error()
 	case eqflib.Warp:
@@ -57,6 +66,32 @@ func (s *Session) Format(x any) string {
 		return cut(safeString(v))
 	}
 	return cut(formatValue(reflect.ValueOf(x), 0))
+}
+
+// showResult is r's Markdown (title, numbers beside the paper's, notes) without blank lines,
+// after saving r into <session folder>/<experiment> (results.md, results.json, the figures as
+// PNG and HTML), the first PNG by name drawn where the terminal can.
+func (s *Session) showResult(r *paper.Result) string {
+	dir := filepath.Join(eqf.SessionDir(), r.Name)
+	if err := r.Save(dir); err != nil {
+		return "error: " + err.Error()
+	}
+	var pngs []string // in name order, as results.md shows them
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".png") {
+			pngs = append(pngs, filepath.Join(dir, e.Name()))
+		}
+	}
+	// Markdown without its heading and blank lines reads as well in a terminal.
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: ", r.Name)
+	for line := range strings.Lines(strings.TrimPrefix(r.Markdown(), "# "+r.Name+"\n")) {
+		if strings.TrimSpace(line) != "" {
+			b.WriteString(line)
+		}
+	}
+	return b.String() + "saved in " + dir + " (results.md, results.json, the figures as PNG and HTML)" + s.drawInline(pngs)
 }
 
 // drawInline is the first PNG of paths drawn in the terminal after a newline, where the

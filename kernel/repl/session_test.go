@@ -266,3 +266,23 @@ func TestDoc(t *testing.T) {
 		}
 	}
 }
+
+// TestResultIsSaved: printing an experiment's result saves it into the session folder as
+// `eqf paper` saves it (the corpus checks the printed table).
+func TestResultIsSaved(t *testing.T) {
+	s, out := newTestSession(t)
+	for _, src := range []string{`pe, _ := paper.ByName("eqm_weighting")`, `pres, err := pe.Run(context.Background(), paper.Config{Quick: true})`, `pres`} {
+		if err := s.Eval(context.Background(), src); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+	}
+	dir := filepath.Join(s.opts.Dir, "eqm_weighting")
+	for _, name := range []string{"results.md", "results.json", "eqm_weighting.png", "eqm_weighting.html"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if !strings.Contains(out.String(), "saved in "+dir) {
+		t.Errorf("printed %q, want it to say where the result was saved", out.String())
+	}
+}
