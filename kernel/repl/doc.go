@@ -63,9 +63,9 @@ func (s *Session) Doc(name string) (string, error) {
 	return string(out), nil
 }
 
-// sourceDir is the folder go doc runs in: the eqf module's root this binary was built from (found
-// through this file's compile-time path, as plots finds its echarts script), where go doc
-// resolves eqf's packages and the GoMLX versions go.mod pins; "" (the working folder) when
+// sourceDir is the folder go doc runs in: the root of the eqf sources this binary was built from
+// (two folders above this file's compile-time path, as plots finds its echarts script), where go
+// doc resolves eqf's packages and the GoMLX versions go.mod pins; "" (the working folder) when
 // those sources are not on this machine.
 func sourceDir() string {
 	_, file, _, ok := runtime.Caller(0)
@@ -73,21 +73,8 @@ func sourceDir() string {
 		return ""
 	}
 	root := filepath.Join(filepath.Dir(file), "..", "..")
-	if b, err := os.ReadFile(filepath.Join(root, "go.mod")); err == nil && declaresModule(string(b), eqfModule) {
-		return root
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		return ""
 	}
-	return ""
-}
-
-// eqfModule is this repository's module path.
-const eqfModule = "github.com/equilibriumforcing/eqf"
-
-// declaresModule reports whether the go.mod text declares module path.
-func declaresModule(gomod, path string) bool {
-	for line := range strings.Lines(gomod) {
-		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
-			return strings.Trim(f[1], `"`) == path
-		}
-	}
-	return false
+	return root
 }

@@ -2,10 +2,12 @@ package repl
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -70,17 +72,19 @@ func (s *Session) Format(x any) string {
 
 // showResult is r's Markdown (title, numbers beside the paper's, notes) without blank lines,
 // after saving r into <session folder>/<experiment> (results.md, results.json, the figures as
-// PNG and HTML), the first PNG by name drawn where the terminal can.
+// PNG and HTML), its first PNG (as results.md orders them) drawn where the terminal can.
 func (s *Session) showResult(r *paper.Result) string {
 	dir := filepath.Join(eqf.SessionDir(), r.Name)
 	if err := r.Save(dir); err != nil {
 		return "error: " + err.Error()
 	}
-	var pngs []string // in name order, as results.md shows them
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".png") {
-			pngs = append(pngs, filepath.Join(dir, e.Name()))
+	var pngs []string // the figures, then the PNG files, in name order, as results.md shows them
+	for _, stem := range slices.Sorted(maps.Keys(r.Figures)) {
+		pngs = append(pngs, filepath.Join(dir, stem+".png"))
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Files)) {
+		if strings.HasSuffix(name, ".png") {
+			pngs = append(pngs, filepath.Join(dir, name))
 		}
 	}
 	// Markdown without its heading and blank lines reads as well in a terminal.
