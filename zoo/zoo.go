@@ -231,7 +231,11 @@ func (z *Zoo) makeCommand() string {
 }
 
 func (z *Zoo) missing(name string) error {
-	msg := fmt.Sprintf("zoo: model %q is not trained in %s: run `%s` first", name, z.Dir, z.makeCommand())
+	run := ""
+	if k := z.TrainSeed(); k > 1 && name != "action-net" {
+		run = fmt.Sprintf(" of training seed %d", k)
+	}
+	msg := fmt.Sprintf("zoo: model %q%s is not trained in %s: run `%s` first", name, run, filepath.Dir(z.dir(name)), z.makeCommand())
 	if _, found := root(); !found {
 		msg += fmt.Sprintf(" (in the eqf repository; outside it, set %s to the folder whose out/ holds the zoo)", EnvRoot)
 	}

@@ -273,4 +273,14 @@ func TestNotTrainedSaysWhere(t *testing.T) {
 			t.Errorf("EQF_ROOT=%q: %v: the hint to set %s is there: %v, want %v", root, err, EnvRoot, hint, !named)
 		}
 	}
+	// A later training run names itself and its folder.
+	z, err := Open("quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = z.WithTrainSeed(3).Load("fm")
+	want := "model \"fm\" of training seed 3 is not trained in " + filepath.Join(z.Dir, "seed-3") + ": run `QUICK=1 make models SEEDS=3` first"
+	if !errors.Is(err, ErrNotTrained) || !strings.Contains(err.Error(), want) {
+		t.Errorf("training seed 3: Load(\"fm\") = %v, want ErrNotTrained with %q", err, want)
+	}
 }
