@@ -26,7 +26,8 @@ type EvalConfig struct {
 	Guidance float64 `json:"guidance,omitempty"`
 }
 
-func (c EvalConfig) withDefaults() EvalConfig {
+// WithDefaults is c with its zero fields set to the defaults in brackets.
+func (c EvalConfig) WithDefaults() EvalConfig {
 	if c.Clips == 0 {
 		c.Clips = 8
 	}
@@ -152,7 +153,7 @@ func (z *Zoo) Evaluate(m *Model, net *eqflib.ActionNet, c EvalConfig) (*Quality,
 	if err := z.Recipe.Validate(); err != nil {
 		return nil, err
 	}
-	c = c.withDefaults()
+	c = c.WithDefaults()
 	r := z.Recipe
 	C, H := r.Context, r.Frames-r.Context
 	if c.Stride == 0 {

@@ -2,7 +2,7 @@
 //
 //	eqf demo [flags]         train EqF and h_ω on the maze world and roll out a video (make demo)
 //	eqf train [flags]        train a DiT on a world with one of the objectives
-//	eqf sample [flags]       roll out a trained checkpoint over a clip's actions
+//	eqf sample [flags]       roll out a checkpoint or a zoo model over a clip's actions
 //	eqf models [flags]       train (or -list) the model zoo that experiments and notebooks load
 //	eqf paper [flags] NAME   run a paper experiment (list, NAME…, all) into out/paper
 //	eqf paper compare A B    two runs' saved results side by side, with intervals over training seeds
@@ -25,7 +25,7 @@ commands:
   demo         train EqF (small preset) and its readout on the maze world, then roll out an
                action-conditioned video with closed-loop NAG into out/demo (about 6 minutes)
   train        train a DiT on a world with one objective (-set key=value overrides)
-  sample       roll out a trained checkpoint over a ground-truth clip's actions
+  sample       roll out a trained checkpoint (-ckpt) or zoo model (-model eqf) over a clip's actions
   models       train the model zoo into out/models (make models; -seeds 3: training seeds 1…3; -recipe quick: tiny),
                skipping what is trained and resuming what was interrupted; -list shows the cards
   compare      100-frame action-conditioned rollouts of an FM and an EqF checkpoint with FM Euler,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -72,6 +73,61 @@ func TestTrainThenSample(t *testing.T) {
 		_, err := parseSampleArgs("sample", []string{"-ckpt", dir, "-sampler", spec}, defaultSample)
 		if (err != nil) != wantErr || (err != nil && !strings.Contains(err.Error(), "-sampler")) {
 			t.Errorf("-sampler %s: error %v, want one: %v (naming -sampler)", spec, err, wantErr)
+		}
+	}
+}
+
+// TestSampleZooModel: eqf sample -model NAME samples a zoo model with what its recipe and card
+// say (the window, the steps per frame of its evaluation, FM Euler for FM, closed-loop NAG for
+// EqF with h_ω) unless the command line says otherwise, and refuses what the model cannot do.
+func TestSampleZooModel(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv(zoo.EnvRoot, root)
+	z, err := zoo.Open("quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Build("eqf", "fm"); err != nil { // no action net: the cards go without rollout scores
+		t.Fatal(err)
+	}
+	depth := z.Recipe.Eval.WithDefaults().Depth
+	run := func(args ...string) (string, error) {
+		a, err := parseSampleArgs("sample", append([]string{"-recipe", "quick", "-out", t.TempDir(), "-frames", "6"}, args...), defaultSample)
+		if err != nil {
+			return "", err
+		}
+		return output(&os.Stdout, func() { err = sample(a) }), err
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-model", "eqf"}, []string{"windows of 4", "the quick zoo's eqf of training seed 1", "ClosedLoop", fmt.Sprintf("%d steps per frame", depth)}},
+		{[]string{"-model", "fm"}, []string{"the quick zoo's fm", "with euler()", fmt.Sprintf("%d steps per frame", depth)}},
+		{[]string{"-model", "eqf", "-sampler", "gd", "-window", "3", "-steps", "2"}, []string{"windows of 3", "with gd(", "2 steps per frame"}},
+	} {
+		out, err := run(c.args...)
+		if err != nil {
+			t.Errorf("eqf sample %s: %v", strings.Join(c.args, " "), err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("eqf sample %s says %q, want %q in it", strings.Join(c.args, " "), out, w)
+			}
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-model", "fm", "-sampler", "nag:0.3,closed"}, "closed-loop sampling needs h_ω, which the zoo's fm lacks"},
+		{[]string{"-model", "fm", "-train-seed", "2"}, "of training seed 2 is not trained in " + filepath.Join(z.Dir, "seed-2")},
+		{[]string{"-model", "eqf", "-ckpt", root}, "-ckpt and -model"},
+		{[]string{"-model", "eqf", "-world", "shapes"}, "-world"},
+	} {
+		if _, err := run(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("eqf sample %s: error %v, want one with %q", strings.Join(c.args, " "), err, c.want)
 		}
 	}
 }

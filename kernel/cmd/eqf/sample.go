@@ -1,18 +1,24 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 type sampleArgs struct {
 	ckpt, world, out string
-	sampler          string // as eqflib.ParseSampler reads it: "nag:0.3,closed,warp=c"
+	model, recipe    string          // a zoo model instead of -ckpt: its name and recipe
+	trainSeed        int             // the zoo's training run (1: the first)
+	set              map[string]bool // the flags given on the command line
+	sampler          string          // as eqflib.ParseSampler reads it: "nag:0.3,closed,warp=c"
 	frames, context  int
 	window, steps    int
 	guidance         float64
@@ -20,12 +26,16 @@ type sampleArgs struct {
 }
 
 var defaultSample = sampleArgs{ckpt: "out/train", world: "maze", sampler: "nag:0.3,closed,warp=c", out: "out/sample",
-	frames: 16, context: 2, window: 4, steps: 10, seed: 7}
+	recipe: zoo.DefaultRecipe, trainSeed: 1, frames: 16, context: 2, window: 4, steps: 10, seed: 7}
 
 func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, error) {
 	a := d
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&a.ckpt, "ckpt", a.ckpt, "checkpoint file, or a directory (its newest checkpoint)")
+	fs.StringVar(&a.model, "model", a.model, "a zoo model instead of -ckpt ("+strings.Join(zoo.Backbones(), ", ")+
+		"): its recipe's world, and its -window, -context, -steps and the sampler its card reports first unless given")
+	fs.StringVar(&a.recipe, "recipe", a.recipe, "the zoo recipe of -model (eqf models -list -recipe R shows what is trained)")
+	fs.IntVar(&a.trainSeed, "train-seed", a.trainSeed, "the zoo's training run of -model (1: the first; make models SEEDS=N trains 1…N)")
 	fs.StringVar(&a.world, "world", a.world, "world the actions and context frames come from")
 	fs.StringVar(&a.sampler, "sampler", a.sampler, "the sampler, name[:μ][,key=value…] as eqflib.ParseSampler reads it: euler, gd, nag, lgd, budget, "+
 		"earlystop or ddim; keys closed, warp (identity, sd3[:r], c[:α[:σ_end]], logsnr[:λmin:λmax]), mu, step, thresh, cleanup; "+
@@ -40,6 +50,8 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
+	a.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { a.set[f.Name] = true })
 	return &a, a.check()
 }
 
@@ -55,7 +67,32 @@ func (a *sampleArgs) check() error {
 	if _, err := eqflib.ParseSampler(a.sampler); err != nil {
 		return flagErr("sampler", err)
 	}
-	if err := existing("ckpt", a.ckpt); err != nil {
+	if a.model == "" {
+		for _, f := range []string{"recipe", "train-seed"} {
+			if a.set[f] {
+				return fmt.Errorf("-%s: names the zoo run of -model, which is not given (-model NAME samples a zoo model; -ckpt a checkpoint)", f)
+			}
+		}
+		if err := existing("ckpt", a.ckpt); err != nil {
+			return err
+		}
+		return outDir("out", a.out)
+	}
+	if a.set["ckpt"] {
+		return errors.New("-ckpt and -model: give one (-model NAME samples a zoo model, -ckpt a checkpoint file or folder)")
+	}
+	if a.set["world"] {
+		return errors.New("-world: a zoo model (-model) samples its recipe's maze; -world is for -ckpt")
+	}
+	if s, err := zoo.SpecByName(a.model); err != nil {
+		return flagErr("model", err)
+	} else if s.Kind != "dit" {
+		return fmt.Errorf("-model = %s: must be one of the zoo's backbones (%s): %s is not a DiT", a.model, strings.Join(zoo.Backbones(), ", "), a.model)
+	}
+	if _, err := zoo.RecipeByName(a.recipe); err != nil {
+		return flagErr("recipe", err)
+	}
+	if err := checkFlags(between("train-seed", a.trainSeed, 1, zoo.MaxTrainSeeds)); err != nil {
 		return err
 	}
 	return outDir("out", a.out)
@@ -79,17 +116,27 @@ func sample(a *sampleArgs) error {
 	if err != nil {
 		return flagErr("sampler", err)
 	}
-	m, path, err := eqflib.LoadEMA(a.ckpt, sampler.NeedsReadout())
-	if err != nil {
-		return fmt.Errorf("-ckpt: %w (-sampler %s)", err, sampler)
-	}
-	stats, err := data.LoadStats(filepath.Join(filepath.Dir(path), "stats.json"))
-	if err != nil {
-		return err
-	}
-	world, err := data.WorldByName(a.world)
-	if err != nil {
-		return err
+	var (
+		m     *eqflib.DiT
+		stats data.Stats
+		world data.World
+		path  string // what was sampled, for the summary line
+	)
+	if a.model != "" {
+		if m, stats, world, sampler, err = a.loadZooModel(sampler); err != nil {
+			return err
+		}
+		path = fmt.Sprintf("the %s zoo's %s of training seed %d", a.recipe, a.model, a.trainSeed)
+	} else {
+		if m, path, err = eqflib.LoadEMA(a.ckpt, sampler.NeedsReadout()); err != nil {
+			return fmt.Errorf("-ckpt: %w (-sampler %s)", err, sampler)
+		}
+		if stats, err = data.LoadStats(filepath.Join(filepath.Dir(path), "stats.json")); err != nil {
+			return err
+		}
+		if world, err = data.WorldByName(a.world); err != nil {
+			return err
+		}
 	}
 	cfg := m.Config
 	if world.CondDim() != cfg.CondDim {
@@ -154,7 +201,50 @@ func sample(a *sampleArgs) error {
 			return err
 		}
 	}
-	fmt.Printf("sampled %d frames (%d given) with %s, %d steps per frame (%d network evaluations); wrote %s/{rollout.png,truth.png,rollout.gif}\n",
-		a.frames, a.context, sampler, a.steps, res.NFE, a.out)
+	fmt.Printf("sampled %d frames (%d given, windows of %d) from %s with %s, %d steps per frame (%d network evaluations); wrote %s/{rollout.png,truth.png,rollout.gif}\n",
+		a.frames, a.context, a.window, path, sampler, a.steps, res.NFE, a.out)
 	return nil
+}
+
+// loadZooModel loads -model of the zoo run -recipe, -train-seed, and sets what the zoo knows and
+// the command line does not give: the recipe's -window and -context, its evaluation's steps per
+// frame and the sampler the model's card reports first (zoo.DefaultSampler: closed-loop NAG
+// with h_ω, FM Euler, DDIM). The world is the recipe's maze, the one the model was trained on.
+func (a *sampleArgs) loadZooModel(sampler eqflib.FrameSampler) (*eqflib.DiT, data.Stats, data.World, eqflib.FrameSampler, error) {
+	z, err := zoo.Open(a.recipe)
+	if err != nil {
+		return nil, data.Stats{}, nil, sampler, flagErr("recipe", err)
+	}
+	z = z.WithTrainSeed(a.trainSeed)
+	zm, err := z.Load(a.model)
+	if err != nil {
+		return nil, data.Stats{}, nil, sampler, flagErr("model", err)
+	}
+	if !a.set["window"] {
+		a.window = z.Recipe.Frames
+	}
+	if !a.set["context"] {
+		a.context = z.Recipe.Context
+	}
+	if !a.set["steps"] {
+		a.steps = z.Recipe.Eval.WithDefaults().Depth
+	}
+	if !a.set["sampler"] {
+		sampler, _ = zoo.DefaultSampler(zm)
+	} else if sampler.NeedsReadout() && !zm.DiT.HasReadout() {
+		return nil, data.Stats{}, nil, sampler, fmt.Errorf("-sampler = %s: closed-loop sampling needs h_ω, which the zoo's %s lacks (%s have it)",
+			a.sampler, a.model, strings.Join(readoutModels(), ", "))
+	}
+	return zm.DiT, zm.Stats, data.NewMaze(z.Recipe.World), sampler, nil
+}
+
+// readoutModels are the zoo's backbones trained with h_ω.
+func readoutModels() []string {
+	var names []string
+	for _, s := range zoo.Specs {
+		if s.Readout {
+			names = append(names, s.Name)
+		}
+	}
+	return names
 }
