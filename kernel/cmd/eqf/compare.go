@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/eqflib/onnxfeat"
 	"github.com/equilibriumforcing/eqf/paper"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // eqf compare: paper.Compare's rollouts of an FM and an EqF checkpoint (FM Euler, EqF GD, EqF
@@ -25,13 +27,18 @@ type compareArgs struct {
 	featureSteps, timeChunk        int
 	onnx                           onnxfeat.Options
 	onnxPath                       string
+	recipe                         string // the zoo run to compare instead of -fm, -eqf, -features
+	trainSeed                      int
 }
 
 func runCompare(args []string) error {
 	a := compareArgs{fm: "out/models/fm", eqf: "out/models/eqf", features: "out/models/action-net/action-net.eqf", out: "out/compare", warp: "c:0.8:0.001",
 		clips: 8, frames: 100, context: 2, horizon: 2, stride: 1, depth: 10, subLen: 10, momentum: 0.2, seed: 7, featureSteps: 800,
-		timeChunk: 25}
+		timeChunk: 25, trainSeed: 1}
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.StringVar(&a.recipe, "recipe", a.recipe, "compare the fm and eqf of this zoo recipe (e.g. paper, paper-8, paper-70k) with its action net, "+
+		"context and horizon, instead of -fm, -eqf, -features")
+	fs.IntVar(&a.trainSeed, "train-seed", a.trainSeed, "the zoo's training run with -recipe (1: the first)")
 	fs.StringVar(&a.fm, "fm", a.fm, "FM checkpoint (file or directory)")
 	fs.StringVar(&a.eqf, "eqf", a.eqf, "EqF checkpoint with h_ω (file or directory)")
 	fs.StringVar(&a.features, "features", a.features, "maze-I3D action net (trained and written here if missing)")
@@ -56,10 +63,53 @@ func runCompare(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := a.useZoo(set); err != nil {
+		return err
+	}
 	if err := a.check(); err != nil {
 		return err
 	}
 	return compare(&a)
+}
+
+// useZoo points -fm, -eqf and -features at the zoo run -recipe, -train-seed names, and takes its
+// recipe's context and horizon unless they are given.
+func (a *compareArgs) useZoo(set map[string]bool) error {
+	if a.recipe == "" {
+		if set["train-seed"] {
+			return errors.New("-train-seed: names a training run of the zoo -recipe, which is not given")
+		}
+		return nil
+	}
+	for _, f := range []string{"fm", "eqf", "features"} {
+		if set[f] {
+			return fmt.Errorf("-%s and -recipe: give one (-recipe compares the zoo's models, -%s a checkpoint)", f, f)
+		}
+	}
+	z, err := zoo.Open(a.recipe)
+	if err != nil {
+		return flagErr("recipe", err)
+	}
+	if err := checkFlags(between("train-seed", a.trainSeed, 1, zoo.MaxTrainSeeds)); err != nil {
+		return err
+	}
+	z = z.WithTrainSeed(a.trainSeed)
+	for _, m := range []string{"action-net", "fm", "eqf"} {
+		if _, err := z.Card(m); err != nil {
+			return flagErr("recipe", err)
+		}
+	}
+	a.fm, a.eqf = z.ModelDir("fm"), z.ModelDir("eqf")
+	a.features = filepath.Join(z.ModelDir("action-net"), "action-net.eqf")
+	if !set["context"] {
+		a.context = z.Recipe.Context
+	}
+	if !set["horizon"] {
+		a.horizon = z.Recipe.Frames - z.Recipe.Context
+	}
+	return nil
 }
 
 // check validates the flags before any work starts.

@@ -28,8 +28,9 @@ commands:
   sample       roll out a trained checkpoint (-ckpt) or zoo model (-model eqf) over a clip's actions
   models       train the model zoo into out/models (make models; -seeds 3: training seeds 1…3; -recipe quick: tiny),
                skipping what is trained and resuming what was interrupted; -list shows the cards
-  compare      100-frame action-conditioned rollouts of an FM and an EqF checkpoint with FM Euler,
-               EqF GD, closed-loop EqF NAG and budget-adaptive NAG: FVD (maze-I3D features), NFE
+  compare      100-frame action-conditioned rollouts of an FM and an EqF checkpoint (or a zoo's:
+               -recipe paper-70k -train-seed 2) with FM Euler, EqF GD, closed-loop EqF NAG and
+               budget-adaptive NAG: FVD (maze-I3D features), NFE
   paper        run the paper's experiments (list, NAME…, all) into out/paper: numbers beside
                the paper's, figures as PNG and HTML; "paper compare DIR_A DIR_B" sets two runs'
                saved results side by side (B − A with 95 % intervals over training seeds)

@@ -77,17 +77,22 @@ func TestTrainThenSample(t *testing.T) {
 	}
 }
 
-// TestSampleZooModel: eqf sample -model NAME samples a zoo model with what its recipe and card
-// say (the window, the steps per frame of its evaluation, FM Euler for FM, closed-loop NAG for
-// EqF with h_ω) unless the command line says otherwise, and refuses what the model cannot do.
-func TestSampleZooModel(t *testing.T) {
+// TestZooModels: eqf sample -model NAME samples a zoo model with what its recipe and card say
+// (the window, the steps per frame of its evaluation, FM Euler for FM, closed-loop NAG for EqF
+// with h_ω) unless the command line says otherwise, and refuses what the model cannot do; eqf
+// compare -recipe compares the zoo's FM and EqF with its action net.
+func TestZooModels(t *testing.T) {
 	root := t.TempDir()
 	t.Setenv(zoo.EnvRoot, root)
 	z, err := zoo.Open("quick")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := z.Build("eqf", "fm"); err != nil { // no action net: the cards go without rollout scores
+	// The backbones first, so that their cards go without rollout scores (no action net yet).
+	if err := z.Build("eqf", "fm"); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Build("action-net"); err != nil {
 		t.Fatal(err)
 	}
 	depth := z.Recipe.Eval.WithDefaults().Depth
@@ -129,6 +134,23 @@ func TestSampleZooModel(t *testing.T) {
 		if _, err := run(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("eqf sample %s: error %v, want one with %q", strings.Join(c.args, " "), err, c.want)
 		}
+	}
+
+	out := t.TempDir()
+	if err := runCompare([]string{"-recipe", "quick", "-clips", "2", "-frames", "20", "-time-chunk", "10", "-depth", "2", "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "results.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"FM " + filepath.Join(z.Dir, "fm"), "EqF " + filepath.Join(z.Dir, "eqf"), "features " + filepath.Join(z.Dir, "action-net", "action-net.eqf")} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("eqf compare -recipe quick: results.md does not name %q:\n%s", w, md)
+		}
+	}
+	if err := runCompare([]string{"-recipe", "quick", "-train-seed", "2", "-out", out}); err == nil || !strings.Contains(err.Error(), "training seed 2") {
+		t.Errorf("eqf compare -recipe quick -train-seed 2: %v, want an error naming training seed 2", err)
 	}
 }
 
