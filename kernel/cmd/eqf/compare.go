@@ -63,9 +63,7 @@ func runCompare(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if err := a.useZoo(set); err != nil {
+	if err := a.useZoo(given(fs)); err != nil {
 		return err
 	}
 	if err := a.check(); err != nil {

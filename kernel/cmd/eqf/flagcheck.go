@@ -62,6 +62,13 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		fs.Name(), fs.Arg(0), fs.Name())
 }
 
+// given is the set of flags the command line gave (a default left alone is not in it).
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
 // flagsFirst refuses a flag written after the names of a command that takes names
 // (`eqf models fm -seeds 3`): Go's flag package reads flags only before the first name, so it
 // would be taken for a name and refused as an unknown one.

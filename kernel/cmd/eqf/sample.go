@@ -50,8 +50,7 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
-	a.set = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { a.set[f.Name] = true })
+	a.set = given(fs)
 	return &a, a.check()
 }
 
