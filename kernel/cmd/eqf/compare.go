@@ -12,7 +12,6 @@ import (
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/eqflib/onnxfeat"
 	"github.com/equilibriumforcing/eqf/paper"
-	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // eqf compare: paper.Compare's rollouts of an FM and an EqF checkpoint (FM Euler, EqF GD, EqF
@@ -86,14 +85,10 @@ func (a *compareArgs) useZoo(set map[string]bool) error {
 			return fmt.Errorf("-%s and -recipe: give one (-recipe compares the zoo's models, -%s a checkpoint)", f, f)
 		}
 	}
-	z, err := zoo.Open(a.recipe)
+	z, err := zooRun(a.recipe, a.trainSeed)
 	if err != nil {
-		return flagErr("recipe", err)
-	}
-	if err := checkFlags(between("train-seed", a.trainSeed, 1, zoo.MaxTrainSeeds)); err != nil {
 		return err
 	}
-	z = z.WithTrainSeed(a.trainSeed)
 	for _, m := range []string{"action-net", "fm", "eqf"} {
 		if _, err := z.Card(m); err != nil {
 			return flagErr("recipe", err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // Every command checks its flags right after parsing, before any work starts, and a bad value is
@@ -60,6 +61,18 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	return fmt.Errorf("%s: unexpected argument %q: the command takes flags only, and none after it is read (eqf %s -h lists them)",
 		fs.Name(), fs.Arg(0), fs.Name())
+}
+
+// zooRun is the zoo of -recipe's training run -train-seed, both flags checked.
+func zooRun(recipe string, trainSeed int) (*zoo.Zoo, error) {
+	z, err := zoo.Open(recipe)
+	if err != nil {
+		return nil, flagErr("recipe", err)
+	}
+	if err := checkFlags(between("train-seed", trainSeed, 1, zoo.MaxTrainSeeds)); err != nil {
+		return nil, err
+	}
+	return z.WithTrainSeed(trainSeed), nil
 }
 
 // given is the set of flags the command line gave (a default left alone is not in it).

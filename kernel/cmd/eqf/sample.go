@@ -18,6 +18,7 @@ type sampleArgs struct {
 	model, recipe    string          // a zoo model instead of -ckpt: its name and recipe
 	trainSeed        int             // the zoo's training run (1: the first)
 	set              map[string]bool // the flags given on the command line
+	run              *zoo.Zoo        // the zoo run of -model, set by check
 	sampler          string          // as eqflib.ParseSampler reads it: "nag:0.3,closed,warp=c"
 	frames, context  int
 	window, steps    int
@@ -88,10 +89,8 @@ func (a *sampleArgs) check() error {
 	} else if s.Kind != "dit" {
 		return fmt.Errorf("-model = %s: must be one of the zoo's backbones (%s): %s is not a DiT", a.model, strings.Join(zoo.Backbones(), ", "), a.model)
 	}
-	if _, err := zoo.RecipeByName(a.recipe); err != nil {
-		return flagErr("recipe", err)
-	}
-	if err := checkFlags(between("train-seed", a.trainSeed, 1, zoo.MaxTrainSeeds)); err != nil {
+	var err error
+	if a.run, err = zooRun(a.recipe, a.trainSeed); err != nil {
 		return err
 	}
 	return outDir("out", a.out)
@@ -210,11 +209,7 @@ func sample(a *sampleArgs) error {
 // frame and the sampler the model's card reports first (zoo.DefaultSampler: closed-loop NAG
 // with h_ω, FM Euler, DDIM). The world is the recipe's maze, the one the model was trained on.
 func (a *sampleArgs) loadZooModel(sampler eqflib.FrameSampler) (*eqflib.DiT, data.Stats, data.World, eqflib.FrameSampler, error) {
-	z, err := zoo.Open(a.recipe)
-	if err != nil {
-		return nil, data.Stats{}, nil, sampler, flagErr("recipe", err)
-	}
-	z = z.WithTrainSeed(a.trainSeed)
+	z := a.run
 	zm, err := z.Load(a.model)
 	if err != nil {
 		return nil, data.Stats{}, nil, sampler, flagErr("model", err)
