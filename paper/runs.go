@@ -2,6 +2,7 @@ package paper
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -32,6 +33,13 @@ import (
 // whether it is within the noise of a training seed. Exact numbers (no spread in either run:
 // analytic values, counts) carry the difference alone. With many numbers at 5 % each, about one
 // in twenty differs by chance alone; the summary says how many that is.
+//
+// FVD and action agreement are scored by the action net of the zoo a run loaded (FVD in its
+// features, agreement by its classifier). Two runs that trained their own action nets score them
+// with the same weights only where training reproduced the weights bit for bit (retraining on
+// the Go backend does; XLA on a GPU does not), so where the runs' results name different action
+// nets those rows say so (RunDifference.OtherActionNet) and the summary names the experiments:
+// their B − A may hold the difference between the action nets as well as between the models.
 
 // RunDifference is one number measured by two runs: B − A.
 type RunDifference struct {
@@ -61,6 +69,9 @@ type RunDifference struct {
 	// spread in both runs).
 	SeedSD  float64
 	Verdict string // Differs or Inconclusive; "" for an exact number
+	// OtherActionNet: the number is scored by the action net (FVD, action agreement) and the two
+	// runs' results name different action nets (the summary names them).
+	OtherActionNet bool
 }
 
 // RunComparison is CompareRuns' outcome.
@@ -72,6 +83,9 @@ type RunComparison struct {
 	// OtherSeeds names the common experiments whose runs have different training seeds, each
 	// with both runs' seeds ("minecraft_main (A: 1, 2, 3; B: 1)").
 	OtherSeeds []string
+	// otherNets are the common experiments whose results name different action nets, grouped
+	// by the pair of action nets, in a's order.
+	otherNets []netPair
 	// Unmatched counts the numbers of common experiments that only one run has.
 	Unmatched int
 }
@@ -134,7 +148,9 @@ func (c *RunComparison) add(dir string, ra, rb *Result) {
 	if !slices.Equal(ra.TrainSeeds, rb.TrainSeeds) {
 		c.OtherSeeds = append(c.OtherSeeds, fmt.Sprintf("%s (%s: %s; %s: %s)", dir, c.A, seedList(ra.TrainSeeds), c.B, seedList(rb.TrainSeeds)))
 	}
-	matched := 0
+	netA, netB := namedActionNet(ra), namedActionNet(rb)
+	otherNet := netA != "" && netB != "" && netA != netB
+	matched, scored := 0, 0
 	for _, na := range ra.Numbers {
 		n2, ok := nb[key{pairingKey(na.Name), na.Stride}]
 		if !ok {
@@ -142,9 +158,47 @@ func (c *RunComparison) add(dir string, ra, rb *Result) {
 			continue
 		}
 		matched++
-		c.Rows = append(c.Rows, compareNumber(dir, na, n2, ra.TrainSeeds, rb.TrainSeeds))
+		d := compareNumber(dir, na, n2, ra.TrainSeeds, rb.TrainSeeds)
+		d.OtherActionNet = otherNet && scoredByActionNet(na.Name)
+		if d.OtherActionNet {
+			scored++
+		}
+		c.Rows = append(c.Rows, d)
 	}
 	c.Unmatched += len(rb.Numbers) - matched
+	if scored > 0 {
+		i := slices.IndexFunc(c.otherNets, func(p netPair) bool { return p.a == netA && p.b == netB })
+		if i < 0 {
+			i = len(c.otherNets)
+			c.otherNets = append(c.otherNets, netPair{a: netA, b: netB})
+		}
+		c.otherNets[i].dirs = append(c.otherNets[i].dirs, dir)
+	}
+}
+
+// netPair is the action nets that two runs' results of some experiments (dirs) name.
+type netPair struct {
+	a, b string
+	dirs []string
+}
+
+// namedActionNet is the action net a result names among its models ("" when it names none: an
+// analytic experiment, a result saved before models were recorded). A result of several training
+// seeds names the shared action net once per seed, the same each time.
+func namedActionNet(r *Result) string {
+	keys := slices.Sorted(maps.Keys(r.Models))
+	for _, k := range keys {
+		if k == "action-net" || strings.HasPrefix(k, "action-net, ") {
+			return r.Models[k]
+		}
+	}
+	return ""
+}
+
+// scoredByActionNet: a number the action net scores (an FVD, in its features, or an action
+// agreement, by its classifier), by the names the experiments give them.
+func scoredByActionNet(name string) bool {
+	return strings.Contains(name, "FVD") || strings.Contains(name, "action agreement")
 }
 
 // pairingKey is a number's name with a one-training-seed pairing's ending read as the pairing by
@@ -269,6 +323,23 @@ func (c *RunComparison) Summary() string {
 	if c.Unmatched > 0 {
 		s += fmt.Sprintf(" %d numbers of common experiments are in one run only.", c.Unmatched)
 	}
+	if len(c.otherNets) > 0 {
+		var groups []string
+		for _, p := range c.otherNets {
+			groups = append(groups, fmt.Sprintf("%s (%s: %s; %s: %s)", strings.Join(p.dirs, ", "), c.A, p.a, c.B, p.b))
+		}
+		n := 0
+		for _, r := range c.Rows {
+			if r.OtherActionNet {
+				n++
+			}
+		}
+		s += fmt.Sprintf(" FVD and action agreement are scored by each run's action net, and the runs name different action nets in %s: "+
+			"%d of these numbers (marked \"other action net\") compare the same features only if both action nets were trained bit for bit alike "+
+			"(retraining on the Go backend does that, XLA on a GPU does not); otherwise their B − A holds the difference between the action nets "+
+			"as well (`make gpu-repro ACTION_NET=out/models/action-net` scores a GPU run with the CPU's).",
+			strings.Join(groups, ", "), n)
+	}
 	if len(c.OtherSeeds) > 0 {
 		s += fmt.Sprintf(" Training seeds differ in %s: B − A sets means over different seeds; the paired column pairs the seeds both runs have and names them.",
 			strings.Join(c.OtherSeeds, ", "))
@@ -288,9 +359,17 @@ func (c *RunComparison) Markdown() string {
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
 		fmt.Fprintf(&b, "| %s | %s | %.4g | %.4g | %+.3g | %s | %s | %s | %s | %s |\n", r.Experiment, cell(r.label()), r.A, r.B, r.Diff,
-			r.pairedCell(), r.detectableCell(), interval(r.WelchLo, r.WelchHi), r.inSeedSDs(), orDash(r.Verdict))
+			r.pairedCell(), r.detectableCell(), interval(r.WelchLo, r.WelchHi), r.inSeedSDs(), r.verdictCell())
 	}
 	return b.String()
+}
+
+// verdictCell is the verdict ("—" for an exact number), marked when the runs' action nets differ.
+func (r RunDifference) verdictCell() string {
+	if r.OtherActionNet {
+		return orDash(r.Verdict) + " (other action net)"
+	}
+	return orDash(r.Verdict)
 }
 
 // label is the number's name with its stride in front when the name does not start with it.

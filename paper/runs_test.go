@@ -183,6 +183,62 @@ func TestCompareRunsOtherSeeds(t *testing.T) {
 	}
 }
 
+// FVD and action agreement are scored by each run's action net: where the runs' results name
+// different ones, those rows and the summary say so; flicker and the rest are untouched.
+func TestCompareRunsOtherActionNet(t *testing.T) {
+	const cpuNet = "paper recipe, 600 steps, config ab3e9587d56f7c0f, trained 2026-11-27 02:38"
+	const gpuNet = "paper recipe, 600 steps, config ab3e9587d56f7c0f, trained 2026-11-29 23:58"
+	result := func(name string, models map[string]string) *Result {
+		return &Result{Name: name, TrainSeeds: []int{1}, Models: models, Numbers: []Number{
+			{Name: "S=2: FM Euler (c-function): FVD (maze-I3D)", Stride: 2, Ours: 50},
+			{Name: "S=2: FM Euler (c-function): action agreement", Stride: 2, Ours: 0.7},
+			{Name: "S=2: FM Euler (c-function): flicker", Stride: 2, Ours: 0.24},
+			{Name: "S=2: EqF NAG: FVD − S=2: FM Euler's" + pairedByTrainingSeed, Stride: 2, Ours: -4},
+		}}
+	}
+	// three seeds name the shared action net once per seed
+	seeded := map[string]string{"action-net, training seed 1": cpuNet, "action-net, training seed 2": cpuNet, "fm, training seed 1": "paper recipe, 7000 steps"}
+	a := []*Result{result("minecraft_main", seeded), result("bowls", map[string]string{"action-net": cpuNet}), result("nle", nil)}
+	b := []*Result{result("minecraft_main", map[string]string{"action-net": gpuNet}), result("bowls", map[string]string{"action-net": gpuNet}), result("nle", map[string]string{"action-net": gpuNet})}
+	c := CompareRuns(a, b, "cpu", "gpu")
+	var marked []string
+	for _, r := range c.Rows {
+		if r.OtherActionNet {
+			marked = append(marked, r.Experiment+": "+r.Number)
+		}
+	}
+	want := []string{
+		"minecraft_main: S=2: FM Euler (c-function): FVD (maze-I3D)", "minecraft_main: S=2: FM Euler (c-function): action agreement",
+		"minecraft_main: S=2: EqF NAG: FVD − S=2: FM Euler's" + pairedByTrainingSeed,
+		"bowls: S=2: FM Euler (c-function): FVD (maze-I3D)", "bowls: S=2: FM Euler (c-function): action agreement",
+		"bowls: S=2: EqF NAG: FVD − S=2: FM Euler's" + pairedByTrainingSeed,
+	} // not flicker; not nle, whose A names no action net
+	if !slices.Equal(marked, want) {
+		t.Errorf("rows marked as scored by another action net:\n%s\nwant\n%s", strings.Join(marked, "\n"), strings.Join(want, "\n"))
+	}
+	md := c.Markdown()
+	for _, s := range []string{
+		"the runs name different action nets in minecraft_main, bowls (cpu: " + cpuNet + "; gpu: " + gpuNet + "): 6 of these numbers",
+		"| bowls | S=2: FM Euler (c-function): action agreement | 0.7 | 0.7 | +0 | +0 (seed 1 only: no interval) | — | — | — | — (other action net) |",
+		"| bowls | S=2: FM Euler (c-function): flicker | 0.24 | 0.24 | +0 | +0 (seed 1 only: no interval) | — | — | — | — |",
+	} {
+		if !strings.Contains(md, s) {
+			t.Errorf("markdown lacks %q:\n%s", s, md)
+		}
+	}
+	// The same action net in both: nothing marked, nothing said.
+	b[0].Models, b[1].Models = seeded, map[string]string{"action-net": cpuNet}
+	c = CompareRuns(a, b, "cpu", "gpu")
+	for _, r := range c.Rows {
+		if r.OtherActionNet {
+			t.Errorf("the same action net in both runs, yet %s: %s is marked", r.Experiment, r.Number)
+		}
+	}
+	if s := c.Summary(); strings.Contains(s, "action net") {
+		t.Errorf("the same action net in both runs, yet the summary says: %s", s)
+	}
+}
+
 // One experiment on two recipes: matched although their folders differ, and an error for two
 // different experiments.
 func TestCompareResults(t *testing.T) {
