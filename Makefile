@@ -71,7 +71,8 @@ gpu-repro:
 
 ## test-gpu-repro: gpu-repro's steps rehearsed on the CPU with the quick zoo and `eqf paper
 ## -quick` (three calls of a few seconds' budget, then one to the end), then its collection and
-## `eqf paper compare` on what it collected, and the queue of a part (RECIPE, MODELS, EXPERIMENTS).
+## `eqf paper compare` on what it collected, the queue of a part (RECIPE, MODELS, EXPERIMENTS),
+## and ACTION_NET (a carried action net used instead of training one; another one refused).
 test-gpu-repro: echarts
 	@mkdir -p bin
 	$(GO) build -o bin/eqf ./kernel/cmd/eqf
@@ -80,6 +81,13 @@ test-gpu-repro: echarts
 	grep -qx complete out/gpu-repro/collect/status.txt
 	test "$$(tar tzf out/gpu-repro/collect/repro.tgz | grep -c 'out/paper-quick/[a-z_]*/results.json')" = "$$(grep -v '^#' results/commands.txt | grep -vc -- -recipe)"
 	bin/eqf paper compare results out/paper-quick | head -3
+	STEP_S=5 SEEDS=1 GOMLX_BACKEND=go EQF_BIN=bin/eqf scripts/gpu-repro.sh | grep 'experiments done: 0 of'
+	rm -rf out/gpu-repro/an* && mv out/models-quick/action-net out/gpu-repro/an
+	QUICK=1 SEEDS=1 STEP_S=5 GOMLX_BACKEND=go EQF_BIN=bin/eqf ACTION_NET=out/gpu-repro/an scripts/gpu-repro.sh | tail -1
+	cmp out/gpu-repro/an/action-net.eqf out/models-quick/action-net/action-net.eqf
+	bin/eqf models -recipe quick -list | grep '^action-net ' | grep -qv 'not trained'
+	cp -r out/gpu-repro/an out/gpu-repro/an2 && printf x >> out/gpu-repro/an2/action-net.eqf
+	QUICK=1 STEP_S=5 GOMLX_BACKEND=go EQF_BIN=bin/eqf ACTION_NET=out/gpu-repro/an2 scripts/gpu-repro.sh 2>&1 | grep 'has another action net'
 	test "$$(RECIPE=paper-70k MODELS='fm eqf' EXPERIMENTS=minecraft_main scripts/gpu-repro.sh --queue)" = \
 	  "minecraft_main minecraft_main-paper-70k -recipe paper-70k -models fm,eqf -train-seeds 3 -seeds 1 -stride 0,1"
 

@@ -36,6 +36,12 @@
 # "fm eqf"; minecraft_main and fixed_compute_scaling then run only their methods), EXPERIMENTS
 # (only these folders of results/commands.txt, e.g. minecraft_main). The 70,000-step
 # minecraft_main of FM and EqF: RECIPE=paper-70k MODELS="fm eqf" EXPERIMENTS=minecraft_main.
+# ACTION_NET: the folder of a trained action net of the recipe (action-net.eqf, card.json, as
+# out/models/action-net after `make models` on two CPU cores; carry it), used instead of training
+# one: FVD and action agreement are scored by the zoo's action net (FVD in its features), and
+# XLA does not reproduce the CPU's weights, so a GPU run compared with the committed results
+# scores in their features only with their action net. Copied into the zoo when it has none;
+# an error when it has another.
 set -u
 SEEDS=${SEEDS:-3}
 RECIPE=${RECIPE:-paper}
@@ -98,10 +104,21 @@ if [ -z "${EQF_ECHARTS_JS:-}" ]; then
 	[ -f plots/assets/echarts.min.js ] || { echo "gpu-repro: plots/assets/echarts.min.js is missing: run make echarts and carry it" >&2; exit 2; }
 	export EQF_ECHARTS_JS=$PWD/plots/assets/echarts.min.js
 fi
-sum=$(sha256sum "$eqf" | cut -c1-16) # a finished experiment counts as done for this binary only
+sum=$(sha256sum "$eqf" | cut -c1-16) # a finished experiment counts as done for this binary and these flags only
 recipe=$RECIPE zoo=out/models paperdir=out/paper
 [ "$RECIPE" != paper ] && zoo=out/models-$RECIPE
 [ -n "$QUICK" ] && recipe=quick zoo=out/models-quick paperdir=out/paper-quick
+if [ -n "${ACTION_NET:-}" ]; then
+	[ -f "$ACTION_NET/action-net.eqf" ] && [ -f "$ACTION_NET/card.json" ] ||
+		{ echo "gpu-repro: ACTION_NET=$ACTION_NET: not a trained action net: needs action-net.eqf and card.json there (out/models/action-net after make models)" >&2; exit 2; }
+	if [ -f "$zoo/action-net/action-net.eqf" ]; then
+		cmp -s "$ACTION_NET/action-net.eqf" "$zoo/action-net/action-net.eqf" ||
+			{ echo "gpu-repro: ACTION_NET=$ACTION_NET: $zoo has another action net; remove $zoo/action-net to use this one" >&2; exit 2; }
+	else # (a folder there without action-net.eqf is an unfinished training of one)
+		mkdir -p "$zoo" && rm -rf "$zoo/action-net" "$zoo/action-net.tmp" && cp -r "$ACTION_NET" "$zoo/action-net.tmp" &&
+			mv "$zoo/action-net.tmp" "$zoo/action-net" || exit 2
+	fi
+fi
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 gpu=${gpu:-no GPU}
 
@@ -112,12 +129,12 @@ if [ "${1:-}" = --paper ]; then
 	shift 3
 	t0=$SECONDS
 	"$eqf" paper "$@" -out "$paperdir" "$exp" || exit
-	printf '%s, %s (%s; eqf binary SHA-256 %s…): `eqf paper %s %s` by scripts/gpu-repro.sh (make gpu-repro), on the zoo it trained there (recipe %s, training seeds 1 to %s), finished in a call of %s s with up to %s experiments sharing the GPU (earlier calls of a resumed run: times.txt).\n' \
-		"$(date -u +%F)" "$gpu" "$GOMLX_BACKEND" "$sum" "$*" "$exp" "$recipe" "$SEEDS" "$((SECONDS - t0))" "$JOBS" > "$paperdir/$dir/run.txt"
-	echo "$sum" > "$work/done/$dir"
+	printf '%s, %s (%s; eqf binary SHA-256 %s…): `eqf paper %s %s` by scripts/gpu-repro.sh (make gpu-repro), on the zoo it trained there%s (recipe %s, training seeds 1 to %s), finished in a call of %s s with up to %s experiments sharing the GPU (earlier calls of a resumed run: times.txt).\n' \
+		"$(date -u +%F)" "$gpu" "$GOMLX_BACKEND" "$sum" "$*" "$exp" "${ACTION_NET:+ with the action net it was given (ACTION_NET=$ACTION_NET)}" "$recipe" "$SEEDS" "$((SECONDS - t0))" "$JOBS" > "$paperdir/$dir/run.txt"
+	echo "$sum $exp $*" > "$work/done/$dir"
 	exit 0
 fi
-echo "gpu-repro: $(date -u +%FT%TZ) on $gpu ($GOMLX_BACKEND), recipe $recipe, seeds 1…$SEEDS, $STEP_S s, $JOBS at a time" | tee -a "$work/times.txt"
+echo "gpu-repro: $(date -u +%FT%TZ) on $gpu ($GOMLX_BACKEND), recipe $recipe, seeds 1…$SEEDS, $STEP_S s, $JOBS at a time${ACTION_NET:+, the action net of $ACTION_NET}" | tee -a "$work/times.txt"
 
 left() { echo $((end - SECONDS)); }
 
@@ -159,6 +176,10 @@ untrained() {
 models_done() { [ -z "$(untrained)" ]; }
 t0=$SECONDS
 list_models
+if [ -n "${ACTION_NET:-}" ] && untrained | grep -q '^action-net '; then
+	echo "gpu-repro: ACTION_NET=$ACTION_NET: the zoo does not take it as recipe $recipe's action net (another configuration?): $(grep '^action-net' "$work/models-list.txt")" >&2
+	exit 2
+fi
 if ! models_done; then
 	timed models-action-net "$eqf" models -recipe "$recipe" action-net
 	# fm-eqf waits for its seed's FM (the zoo's locks)
@@ -174,7 +195,7 @@ unfinished_denoising bowls inpainting"
 if models_done; then
 	t0=$SECONDS
 	queue=$(experiments | while read -r exp dir flags; do
-		[ "$(cat "$work/done/$dir" 2>/dev/null)" = "$sum" ] && continue
+		[ "$(cat "$work/done/$dir" 2>/dev/null)" = "$sum $exp $flags" ] && continue
 		echo "paper-$dir bash $0 --paper $exp $dir $flags"
 	done)
 	# (a queued line: "paper-FOLDER bash SCRIPT --paper EXPERIMENT FOLDER FLAGS...")
@@ -190,7 +211,7 @@ fi
 total=0 done_n=0
 while read -r exp dir flags; do
 	total=$((total + 1))
-	[ "$(cat "$work/done/$dir" 2>/dev/null)" = "$sum" ] && done_n=$((done_n + 1))
+	[ "$(cat "$work/done/$dir" 2>/dev/null)" = "$sum $exp $flags" ] && done_n=$((done_n + 1))
 done < <(experiments)
 if models_done && [ "$done_n" -ge "$total" ]; then
 	status=complete
