@@ -272,11 +272,14 @@ func (l *setup) withProvenance(r *Result) *Result {
 
 // provenance says which zoo models a result was computed with (Result.Models): for each model
 // the setup loaded and each training seed, its recipe, steps, configuration hash and training
-// date from its card.
+// date from its card, and for the action net the digest of its weights.
 func (l *setup) provenance() map[string]string {
 	out := map[string]string{}
 	if c, err := l.z.Card("action-net"); err == nil {
 		out["action-net"] = cardLine(c)
+		if d, err := l.z.ActionNetDigest(); err == nil {
+			out["action-net"] += ", weights " + d // FVD's features (CompareRuns reads it)
+		}
 	}
 	for _, k := range l.usedRuns() {
 		rz, rm := l.z.WithTrainSeed(k), l.byRun[k]

@@ -38,8 +38,9 @@ import (
 // features, agreement by its classifier). Two runs that trained their own action nets score them
 // with the same weights only where training reproduced the weights bit for bit (retraining on
 // the Go backend does; XLA on a GPU does not), so where the runs' results name different action
-// nets those rows say so (RunDifference.OtherActionNet) and the summary names the experiments:
-// their B − A may hold the difference between the action nets as well as between the models.
+// nets (other weights where both give the digest of the weights, else another training run)
+// those rows say so (RunDifference.OtherActionNet) and the summary names the experiments: their
+// B − A may hold the difference between the action nets as well as between the models.
 
 // RunDifference is one number measured by two runs: B − A.
 type RunDifference struct {
@@ -149,7 +150,7 @@ func (c *RunComparison) add(dir string, ra, rb *Result) {
 		c.OtherSeeds = append(c.OtherSeeds, fmt.Sprintf("%s (%s: %s; %s: %s)", dir, c.A, seedList(ra.TrainSeeds), c.B, seedList(rb.TrainSeeds)))
 	}
 	netA, netB := namedActionNet(ra), namedActionNet(rb)
-	otherNet := netA != "" && netB != "" && netA != netB
+	otherNet := netA != "" && netB != "" && !sameActionNet(netA, netB)
 	matched, scored := 0, 0
 	for _, na := range ra.Numbers {
 		n2, ok := nb[key{pairingKey(na.Name), na.Stride}]
@@ -193,6 +194,18 @@ func namedActionNet(r *Result) string {
 		}
 	}
 	return ""
+}
+
+// sameActionNet says whether two results' action-net lines name the same action net: the same
+// weights where both give their digest (a retraining that reproduced the weights has another
+// date), else the same line.
+func sameActionNet(a, b string) bool {
+	_, da, okA := strings.Cut(a, ", weights ")
+	_, db, okB := strings.Cut(b, ", weights ")
+	if okA && okB {
+		return da == db
+	}
+	return a == b
 }
 
 // scoredByActionNet: a number the action net scores (an FVD, in its features, or an action
@@ -325,8 +338,10 @@ func (c *RunComparison) Summary() string {
 	}
 	if len(c.otherNets) > 0 {
 		var groups []string
+		digests := true // every pair gives the digests of its weights
 		for _, p := range c.otherNets {
 			groups = append(groups, fmt.Sprintf("%s (%s: %s; %s: %s)", strings.Join(p.dirs, ", "), c.A, p.a, c.B, p.b))
+			digests = digests && strings.Contains(p.a, ", weights ") && strings.Contains(p.b, ", weights ")
 		}
 		n := 0
 		for _, r := range c.Rows {
@@ -334,11 +349,16 @@ func (c *RunComparison) Summary() string {
 				n++
 			}
 		}
-		s += fmt.Sprintf(" FVD and action agreement are scored by each run's action net, and the runs name different action nets in %s: "+
-			"%d of these numbers (marked \"other action net\") compare the same features only if both action nets were trained bit for bit alike "+
-			"(retraining on the Go backend does that, XLA on a GPU does not); otherwise their B − A holds the difference between the action nets "+
-			"as well (`make gpu-repro ACTION_NET=out/models/action-net` scores a GPU run with the CPU's).",
-			strings.Join(groups, ", "), n)
+		what := fmt.Sprintf("the runs name different action nets in %s: %d of these numbers (marked \"other action net\") compare the same "+
+			"features only if both action nets were trained bit for bit alike (retraining on the Go backend does that, XLA on a GPU does not); "+
+			"otherwise their B − A holds the difference between the action nets as well", strings.Join(groups, ", "), n)
+		if digests {
+			what = fmt.Sprintf("the runs' action nets have different weights in %s: %d of these numbers (marked \"other action net\") are "+
+				"measured in different features, so their B − A holds the difference between the action nets as well as between the models",
+				strings.Join(groups, ", "), n)
+		}
+		s += " FVD and action agreement are scored by each run's action net, and " + what +
+			" (`make gpu-repro ACTION_NET=out/models/action-net` scores a GPU run with the CPU's)."
 	}
 	if len(c.OtherSeeds) > 0 {
 		s += fmt.Sprintf(" Training seeds differ in %s: B − A sets means over different seeds; the paired column pairs the seeds both runs have and names them.",

@@ -237,6 +237,18 @@ func TestCompareRunsOtherActionNet(t *testing.T) {
 	if s := c.Summary(); strings.Contains(s, "action net") {
 		t.Errorf("the same action net in both runs, yet the summary says: %s", s)
 	}
+	// With the digests of their weights: a retraining that reproduced them (another date, the
+	// same digest) is the same action net; other weights are other features, said outright.
+	b[1].Models = map[string]string{"action-net": gpuNet + ", weights 0123456789abcdef"}
+	a[1].Models = map[string]string{"action-net": cpuNet + ", weights 0123456789abcdef"}
+	if c := CompareRuns(a, b, "cpu", "gpu"); c.Rows[4].Experiment != "bowls" || c.Rows[4].OtherActionNet {
+		t.Errorf("the same weights trained on two dates: %+v, want bowls' FVD unmarked", c.Rows[4])
+	}
+	b[1].Models = map[string]string{"action-net": cpuNet + ", weights fedcba9876543210"}
+	c = CompareRuns(a, b, "cpu", "gpu")
+	if !c.Rows[4].OtherActionNet || !strings.Contains(c.Summary(), "the runs' action nets have different weights in bowls (cpu: "+cpuNet+", weights 0123456789abcdef; gpu: ") {
+		t.Errorf("other weights on the same date: %+v, want bowls' FVD marked; summary: %s", c.Rows[4], c.Summary())
+	}
 }
 
 // One experiment on two recipes: matched although their folders differ, and an error for two

@@ -1,6 +1,8 @@
 package zoo
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -344,6 +346,23 @@ func (z *Zoo) LoadActionNet() (*eqflib.ActionNet, error) {
 		return nil, err
 	}
 	return eqflib.LoadActionNet(filepath.Join(z.dir("action-net"), "action-net.eqf"))
+}
+
+// ActionNetDigest identifies the zoo's action net by its weights: the first 16 hex digits of the
+// SHA-256 of its saved file. FVD is computed in the action net's features and action agreement
+// judged by its classifier, so two results compare those numbers on one scale only when their
+// action nets have the same digest. Training on the Go backend is deterministic (the same
+// configuration gives the same file, byte for byte); XLA on a GPU does not reproduce the weights.
+func (z *Zoo) ActionNetDigest() (string, error) {
+	if _, err := z.Card("action-net"); err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(filepath.Join(z.dir("action-net"), "action-net.eqf"))
+	if err != nil {
+		return "", fmt.Errorf("zoo: the action net's weights: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8]), nil
 }
 
 // LoadGPhi loads the zoo's framewise noise-level predictor g_φ.

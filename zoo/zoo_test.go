@@ -137,6 +137,20 @@ func TestQuickZoo(t *testing.T) {
 	if _, err := empty.Load("eqf"); err == nil || !strings.Contains(err.Error(), "QUICK=1 make models") {
 		t.Errorf("a missing model: %v", err)
 	}
+	// The action net retrained from scratch in another folder: the same weights, byte for byte,
+	// so the same digest (what lets two results share FVD's features); none without one.
+	again := &Zoo{Dir: t.TempDir(), Recipe: Recipes["quick"]}
+	if err := again.Build("action-net"); err != nil {
+		t.Fatal(err)
+	}
+	d1, err1 := z.ActionNetDigest()
+	d2, err2 := again.ActionNetDigest()
+	if err1 != nil || err2 != nil || len(d1) != 16 || d1 != d2 {
+		t.Errorf("the action net's digest: %q (%v) and retrained %q (%v), want the same 16 hex digits", d1, err1, d2, err2)
+	}
+	if _, err := empty.ActionNetDigest(); err == nil || !strings.Contains(err.Error(), "make models") {
+		t.Errorf("the digest of a zoo without an action net: %v, want the error naming make models", err)
+	}
 	if _, err := z.Load("nosuch"); err == nil || !strings.Contains(err.Error(), "unknown") {
 		t.Errorf("an unknown model: %v", err)
 	}
