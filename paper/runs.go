@@ -2,7 +2,6 @@ package paper
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -149,7 +148,7 @@ func (c *RunComparison) add(dir string, ra, rb *Result) {
 	if !slices.Equal(ra.TrainSeeds, rb.TrainSeeds) {
 		c.OtherSeeds = append(c.OtherSeeds, fmt.Sprintf("%s (%s: %s; %s: %s)", dir, c.A, seedList(ra.TrainSeeds), c.B, seedList(rb.TrainSeeds)))
 	}
-	netA, netB := namedActionNet(ra), namedActionNet(rb)
+	netA, netB := ra.Models["action-net"], rb.Models["action-net"] // "" in an analytic experiment
 	otherNet := netA != "" && netB != "" && !sameActionNet(netA, netB)
 	matched, scored := 0, 0
 	for _, na := range ra.Numbers {
@@ -181,19 +180,6 @@ func (c *RunComparison) add(dir string, ra, rb *Result) {
 type netPair struct {
 	a, b string
 	dirs []string
-}
-
-// namedActionNet is the action net a result names among its models ("" when it names none: an
-// analytic experiment, a result saved before models were recorded). A result of several training
-// seeds names the shared action net once per seed, the same each time.
-func namedActionNet(r *Result) string {
-	keys := slices.Sorted(maps.Keys(r.Models))
-	for _, k := range keys {
-		if k == "action-net" || strings.HasPrefix(k, "action-net, ") {
-			return r.Models[k]
-		}
-	}
-	return ""
 }
 
 // sameActionNet says whether two results' action-net lines name the same action net: the same

@@ -196,8 +196,8 @@ func TestCompareRunsOtherActionNet(t *testing.T) {
 			{Name: "S=2: EqF NAG: FVD − S=2: FM Euler's" + pairedByTrainingSeed, Stride: 2, Ours: -4},
 		}}
 	}
-	// three seeds name the shared action net once per seed
-	seeded := map[string]string{"action-net, training seed 1": cpuNet, "action-net, training seed 2": cpuNet, "fm, training seed 1": "paper recipe, 7000 steps"}
+	// a result of several training seeds names the shared action net once, its backbones per seed
+	seeded := map[string]string{"action-net": cpuNet, "fm, training seed 1": "paper recipe, 7000 steps", "fm, training seed 2": "paper recipe, 7000 steps"}
 	a := []*Result{result("minecraft_main", seeded), result("bowls", map[string]string{"action-net": cpuNet}), result("nle", nil)}
 	b := []*Result{result("minecraft_main", map[string]string{"action-net": gpuNet}), result("bowls", map[string]string{"action-net": gpuNet}), result("nle", map[string]string{"action-net": gpuNet})}
 	c := CompareRuns(a, b, "cpu", "gpu")
