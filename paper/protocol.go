@@ -278,7 +278,7 @@ func (l *setup) provenance() map[string]string {
 	if c, err := l.z.Card("action-net"); err == nil {
 		out["action-net"] = cardLine(c)
 		if d, err := l.z.ActionNetDigest(); err == nil {
-			out["action-net"] += ", weights " + d // FVD's features (CompareRuns reads it)
+			out["action-net"] += weightsTag + d // FVD's features (CompareRuns reads it: digestOf)
 		}
 	}
 	for _, k := range l.usedRuns() {

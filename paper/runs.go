@@ -186,12 +186,22 @@ type netPair struct {
 // weights where both give their digest (a retraining that reproduced the weights has another
 // date), else the same line.
 func sameActionNet(a, b string) bool {
-	_, da, okA := strings.Cut(a, ", weights ")
-	_, db, okB := strings.Cut(b, ", weights ")
+	da, okA := digestOf(a)
+	db, okB := digestOf(b)
 	if okA && okB {
 		return da == db
 	}
 	return a == b
+}
+
+// weightsTag ends a result's action-net line before the digest of its weights (provenance).
+const weightsTag = ", weights "
+
+// digestOf is the digest of the weights an action-net line gives (ok false in a result saved
+// before results gave it).
+func digestOf(line string) (digest string, ok bool) {
+	_, digest, ok = strings.Cut(line, weightsTag)
+	return digest, ok
 }
 
 // scoredByActionNet: a number the action net scores (an FVD, in its features, or an action
@@ -327,7 +337,9 @@ func (c *RunComparison) Summary() string {
 		digests := true // every pair gives the digests of its weights
 		for _, p := range c.otherNets {
 			groups = append(groups, fmt.Sprintf("%s (%s: %s; %s: %s)", strings.Join(p.dirs, ", "), c.A, p.a, c.B, p.b))
-			digests = digests && strings.Contains(p.a, ", weights ") && strings.Contains(p.b, ", weights ")
+			_, okA := digestOf(p.a)
+			_, okB := digestOf(p.b)
+			digests = digests && okA && okB
 		}
 		n := 0
 		for _, r := range c.Rows {

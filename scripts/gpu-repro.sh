@@ -108,17 +108,6 @@ sum=$(sha256sum "$eqf" | cut -c1-16) # a finished experiment counts as done for 
 recipe=$RECIPE zoo=out/models paperdir=out/paper
 [ "$RECIPE" != paper ] && zoo=out/models-$RECIPE
 [ -n "$QUICK" ] && recipe=quick zoo=out/models-quick paperdir=out/paper-quick
-if [ -n "${ACTION_NET:-}" ]; then
-	[ -f "$ACTION_NET/action-net.eqf" ] && [ -f "$ACTION_NET/card.json" ] ||
-		{ echo "gpu-repro: ACTION_NET=$ACTION_NET: not a trained action net: needs action-net.eqf and card.json there (out/models/action-net after make models)" >&2; exit 2; }
-	if [ -f "$zoo/action-net/action-net.eqf" ]; then
-		cmp -s "$ACTION_NET/action-net.eqf" "$zoo/action-net/action-net.eqf" ||
-			{ echo "gpu-repro: ACTION_NET=$ACTION_NET: $zoo has another action net; remove $zoo/action-net to use this one" >&2; exit 2; }
-	else # (a folder there without action-net.eqf is an unfinished training of one)
-		mkdir -p "$zoo" && rm -rf "$zoo/action-net" "$zoo/action-net.tmp" && cp -r "$ACTION_NET" "$zoo/action-net.tmp" &&
-			mv "$zoo/action-net.tmp" "$zoo/action-net" || exit 2
-	fi
-fi
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 gpu=${gpu:-no GPU}
 
@@ -133,6 +122,18 @@ if [ "${1:-}" = --paper ]; then
 		"$(date -u +%F)" "$gpu" "$GOMLX_BACKEND" "$sum" "$*" "$exp" "${ACTION_NET:+ with the action net it was given (ACTION_NET=$ACTION_NET)}" "$recipe" "$SEEDS" "$((SECONDS - t0))" "$JOBS" > "$paperdir/$dir/run.txt"
 	echo "$sum $exp $*" > "$work/done/$dir"
 	exit 0
+fi
+# The carried action net, once per call (not in each experiment's --paper process).
+if [ -n "${ACTION_NET:-}" ]; then
+	[ -f "$ACTION_NET/action-net.eqf" ] && [ -f "$ACTION_NET/card.json" ] ||
+		{ echo "gpu-repro: ACTION_NET=$ACTION_NET: not a trained action net: needs action-net.eqf and card.json there (out/models/action-net after make models)" >&2; exit 2; }
+	if [ -f "$zoo/action-net/action-net.eqf" ]; then
+		cmp -s "$ACTION_NET/action-net.eqf" "$zoo/action-net/action-net.eqf" ||
+			{ echo "gpu-repro: ACTION_NET=$ACTION_NET: $zoo has another action net; remove $zoo/action-net to use this one" >&2; exit 2; }
+	else # (a folder there without action-net.eqf is an unfinished training of one)
+		mkdir -p "$zoo" && rm -rf "$zoo/action-net" "$zoo/action-net.tmp" && cp -r "$ACTION_NET" "$zoo/action-net.tmp" &&
+			mv "$zoo/action-net.tmp" "$zoo/action-net" || exit 2
+	fi
 fi
 echo "gpu-repro: $(date -u +%FT%TZ) on $gpu ($GOMLX_BACKEND), recipe $recipe, seeds 1…$SEEDS, $STEP_S s, $JOBS at a time${ACTION_NET:+, the action net of $ACTION_NET}" | tee -a "$work/times.txt"
 

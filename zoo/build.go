@@ -185,7 +185,7 @@ func (z *Zoo) buildActionNet(card *Card) error {
 	}
 	card.Steps = r.ActionSteps
 	card.Metrics["val_accuracy"], card.Metrics["val_balanced_accuracy"] = acc, self.Real
-	return n.Save(filepath.Join(z.dir("action-net"), "action-net.eqf"))
+	return n.Save(z.actionNetFile())
 }
 
 func (z *Zoo) buildGPhi(card *Card) error {

@@ -345,8 +345,11 @@ func (z *Zoo) LoadActionNet() (*eqflib.ActionNet, error) {
 	if _, err := z.Card("action-net"); err != nil {
 		return nil, err
 	}
-	return eqflib.LoadActionNet(filepath.Join(z.dir("action-net"), "action-net.eqf"))
+	return eqflib.LoadActionNet(z.actionNetFile())
 }
+
+// actionNetFile is where the zoo keeps its action net's weights.
+func (z *Zoo) actionNetFile() string { return filepath.Join(z.dir("action-net"), "action-net.eqf") }
 
 // ActionNetDigest identifies the zoo's action net by its weights: the first 16 hex digits of the
 // SHA-256 of its saved file. FVD is computed in the action net's features and action agreement
@@ -357,7 +360,7 @@ func (z *Zoo) ActionNetDigest() (string, error) {
 	if _, err := z.Card("action-net"); err != nil {
 		return "", err
 	}
-	b, err := os.ReadFile(filepath.Join(z.dir("action-net"), "action-net.eqf"))
+	b, err := os.ReadFile(z.actionNetFile())
 	if err != nil {
 		return "", fmt.Errorf("zoo: the action net's weights: %w", err)
 	}
