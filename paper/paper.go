@@ -115,6 +115,8 @@ type Result struct {
 	// Files are further outputs by file name: rollout strips (PNG, ground truth on top), video
 	// players (HTML). results.md shows the PNGs and links the rest.
 	Files map[string][]byte `json:"-"`
+	// Spent is where the experiment's time went (nil for the analytic experiments); not saved.
+	Spent *Spent `json:"-"`
 }
 
 // Save writes results.json, results.md (the numbers beside the paper's), every figure as PNG

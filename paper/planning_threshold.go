@@ -165,6 +165,7 @@ func (l *setup) replanOnce(m method, cl *zoo.Clips, seed uint64, tau float64) (*
 	// every probe evaluation scores the H − S retained frames.
 	frameNFE := float64(denoised*l.p.Depth+res.ProbeNFE*(g.Horizon-1)) / float64(l.p.Frames)
 	s := &scores{NFEPerFrame: frameNFE, WindowNFE: res.NFEPerFrame(), Seconds: time.Since(start).Seconds()}
+	l.rolledIn(time.Since(start))
 	n := 0
 	for _, re := range res.Replanned {
 		if re {
@@ -177,11 +178,12 @@ func (l *setup) replanOnce(m method, cl *zoo.Clips, seed uint64, tau float64) (*
 			s.Compat = append(s.Compat, v)
 		}
 	}
-	if err := l.score(s, cl, res.Frames); err != nil {
+	scoring, err := l.score(s, cl, res.Frames)
+	if err != nil {
 		return nil, err
 	}
 	s.Frames = firstClip(res.Frames)
-	l.logf("  %-40s τ=%-8.3g seed %d: FVD %7.2f  %.1f NFE/frame  %.0f s\n", m.Name, tau, seed, s.FVD, s.NFEPerFrame, s.Seconds)
+	l.logf("  %-40s τ=%-8.3g seed %d: FVD %7.2f  %.1f NFE/frame  %.0f s + %.0f s scoring\n", m.Name, tau, seed, s.FVD, s.NFEPerFrame, s.Seconds, scoring.Seconds())
 	if cacheable {
 		if err := rollouts.put(key, s, l.disk); err != nil {
 			return nil, err

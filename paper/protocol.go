@@ -90,6 +90,7 @@ type setup struct {
 	// rolled counts the rollouts asked for, borrowed those whose scores another build's disk
 	// cache gave (Config.RolloutsOf; protocolNote says so).
 	rolled, borrowed int
+	spent            *Spent // where the time went (Result.Spent)
 }
 
 // runModels are the models of one training seed.
@@ -103,6 +104,7 @@ type runModels struct {
 // (Config.TrainSeeds). In quick mode missing quick models are trained (minutes); in full mode a
 // missing model is an error naming `make models`.
 func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
+	start := time.Now()
 	z, err := c.zoo()
 	if err != nil {
 		return nil, err
@@ -163,6 +165,8 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 		l.byRun[k] = rm
 	}
 	l.use(runs[0])
+	l.spent = &Spent{Load: time.Since(start)}
+	l.logf("  loaded %s (training %s %s) in %v\n", strings.Join(models, ", "), plural(len(runs), "seed"), seedList(runs), roughly(l.spent.Load))
 	return l, nil
 }
 
@@ -266,7 +270,7 @@ func (c Config) trainSeeds(z *zoo.Zoo, models []string) []int {
 // withProvenance gives r what the setup knows about where its numbers come from: the models
 // (provenance), the training seeds used and the zoo's recipe.
 func (l *setup) withProvenance(r *Result) *Result {
-	r.Models, r.TrainSeeds, r.Recipe = l.provenance(), l.usedRuns(), l.z.Recipe.Name
+	r.Models, r.TrainSeeds, r.Recipe, r.Spent = l.provenance(), l.usedRuns(), l.z.Recipe.Name, l.spent
 	return r
 }
 
@@ -356,11 +360,15 @@ func (l *setup) clipsFor(seed uint64, m *zoo.Model) (*zoo.Clips, error) {
 	if c, ok := l.clips[seed]; ok {
 		return c, nil
 	}
+	start := time.Now()
 	c, err := l.z.Clips(m.Stats, l.p.Clips, l.p.Frames, seed)
 	if err != nil {
 		return nil, err
 	}
 	l.clips[seed] = c
+	d := time.Since(start)
+	l.spent.Clips += d
+	l.logf("  validation clips of seed %d: %d in %v\n", seed, l.p.Clips, roughly(d))
 	return c, nil
 }
 
@@ -442,7 +450,9 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 		return nil, fmt.Errorf("paper: %s: %w", m.Name, err)
 	}
 	s := &scores{NFEPerFrame: res.NFEPerFrame(), Seconds: time.Since(start).Seconds(), Frames: res.Frames}
-	if err := l.score(s, cl, res.Frames); err != nil {
+	l.rolledIn(time.Since(start))
+	scoring, err := l.score(s, cl, res.Frames)
+	if err != nil {
 		return nil, fmt.Errorf("paper: %s: %w", m.Name, err)
 	}
 	if res.Trace != nil {
@@ -450,7 +460,7 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 			return nil, err
 		}
 	}
-	l.logf("  %-40s seed %d: FVD %7.2f  agreement %.2f  flicker %.3f  %.1f NFE/frame  %.0f s\n", m.Name, seed, s.FVD, s.Agreement, s.Flicker, s.NFEPerFrame, s.Seconds)
+	l.logf("  %-40s seed %d: FVD %7.2f  agreement %.2f  flicker %.3f  %.1f NFE/frame  %.0f s + %.0f s scoring\n", m.Name, seed, s.FVD, s.Agreement, s.Flicker, s.NFEPerFrame, s.Seconds, scoring.Seconds())
 	s.Frames = firstClip(res.Frames) // the strip's clip: all 64 would keep ~0.3 GB per rollout alive
 	if cacheable {
 		if err := rollouts.put(key, s, d); err != nil {
@@ -469,6 +479,9 @@ func (l *setup) fromCache(key string, cacheable bool, d disk) (*scores, bool) {
 		return nil, false
 	}
 	s, ok := rollouts.get(key, d)
+	if ok {
+		l.spent.Cached++
+	}
 	if ok && s.from != "" {
 		l.borrowed++
 	}
@@ -477,14 +490,17 @@ func (l *setup) fromCache(key string, cacheable bool, d disk) (*scores, bool) {
 
 // score fills FVD, FVD over time, flicker and action agreement of generated frames gen
 // [B, R, …] against the clips' real continuation (zoo's Clips.Score: the protocol every
-// evaluation shares).
-func (l *setup) score(s *scores, cl *zoo.Clips, gen *eqflib.Window) error {
+// evaluation shares), and says how long that took (Spent.Scoring).
+func (l *setup) score(s *scores, cl *zoo.Clips, gen *eqflib.Window) (time.Duration, error) {
+	start := time.Now()
 	sc, err := cl.Score(l.net, gen, zoo.ScoreConfig{FVDClip: l.p.FVDClip, Chunk: l.p.Chunk})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	s.FVD, s.FVDOverTime, s.Flicker, s.Agreement = sc.FVD, sc.FVDOverTime, sc.Flicker, sc.Agreement.Ratio
-	return nil
+	d := time.Since(start)
+	l.spent.Scoring += d
+	return d, nil
 }
 
 // methodScores is a method's scores over every training seed and evaluation seed: per[i] was

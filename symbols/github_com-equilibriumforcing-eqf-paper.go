@@ -64,5 +64,6 @@ func init() {
 		"Result":         reflect.ValueOf((*paper.Result)(nil)),
 		"RunComparison":  reflect.ValueOf((*paper.RunComparison)(nil)),
 		"RunDifference":  reflect.ValueOf((*paper.RunDifference)(nil)),
+		"Spent":          reflect.ValueOf((*paper.Spent)(nil)),
 	}
 }

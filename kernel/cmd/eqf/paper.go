@@ -123,8 +123,12 @@ func runPaper(args []string) error {
 		if err := r.Save(dir); err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}
+		took := time.Since(start)
 		fmt.Printf("%s: %d numbers, %d figures in %s -> %s\n", e.Name, len(r.Numbers), len(r.Figures)+len(r.Files),
-			time.Since(start).Round(time.Second), filepath.Join(dir, "results.md"))
+			took.Round(time.Second), filepath.Join(dir, "results.md"))
+		if r.Spent != nil {
+			fmt.Printf("  where the time went: %v; the rest (analyses, tables, figures, saving) %v\n", r.Spent, r.Spent.Rest(took).Round(time.Millisecond))
+		}
 	}
 	return nil
 }
