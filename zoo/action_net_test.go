@@ -1,0 +1,95 @@
+package zoo
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/equilibriumforcing/eqf/data"
+)
+
+// The action net committed in action-net/ (the features of every committed paper-recipe
+// result's FVD and action agreement; README.md there) is the paper recipe's: the paper zoo
+// takes it (its configuration hash), its weights have the digest the README names, it
+// classifies the recipe's validation transitions as its card says, and every committed result
+// names an action net of that configuration.
+func TestCommittedActionNet(t *testing.T) {
+	z := &Zoo{Dir: t.TempDir(), Recipe: Recipes[DefaultRecipe]}
+	dst := z.dir("action-net")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"action-net.eqf", "card.json", "config.json"} {
+		b, err := os.ReadFile(filepath.Join("action-net", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	card, err := z.Card("action-net")
+	if err != nil {
+		t.Fatalf("the paper zoo does not take the committed action net: %v", err)
+	}
+	digest, err := z.ActionNetDigest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("action-net", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "`"+digest+"`") {
+		t.Errorf("action-net/README.md does not name the weights' digest %s", digest)
+	}
+	net, err := z.LoadActionNet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := z.Recipe
+	_, val, err := data.NewWorldSplits(data.NewMaze(r.World), 8, r.Size, r.Size, 1_000_000, 256, r.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err := net.Accuracy(val, 128) // as buildActionNet measures it for the card
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same weights on the same transitions: equal, up to a transition or two that another
+	// CPU's float rounding may flip (128 clips × 7 transitions).
+	if want := card.Metrics["val_accuracy"]; math.Abs(acc-want) > 2.0/896 {
+		t.Errorf("validation accuracy %.5f, its card says %.5f", acc, want)
+	}
+	results, err := filepath.Glob(filepath.Join("..", "results", "*", "results.json"))
+	if err != nil || len(results) == 0 {
+		t.Fatalf("no committed results found (%v)", err)
+	}
+	named := 0
+	for _, path := range results {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct {
+			Models map[string]string `json:"models"`
+		}
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		line, ok := res.Models["action-net"]
+		if !ok {
+			continue
+		}
+		named++
+		if !strings.Contains(line, "config "+card.Hash+",") {
+			t.Errorf("%s names another action net (%q) than the committed one (config %s)", path, line, card.Hash)
+		}
+	}
+	if named == 0 {
+		t.Errorf("no committed result names its action net")
+	}
+}
