@@ -72,7 +72,8 @@ gpu-repro:
 ## test-gpu-repro: gpu-repro's steps rehearsed on the CPU with the quick zoo and `eqf paper
 ## -quick` (three calls of a few seconds' budget, then one to the end), then its collection and
 ## `eqf paper compare` on what it collected, the queue of a part (RECIPE, MODELS, EXPERIMENTS),
-## and ACTION_NET (a carried action net used instead of training one; another one refused).
+## and ACTION_NET (a carried action net used instead of training one; another one refused; a
+## paper-recipe call, in a scratch root, takes the committed zoo/action-net by default).
 test-gpu-repro: echarts
 	@mkdir -p bin
 	$(GO) build -o bin/eqf ./kernel/cmd/eqf
@@ -81,7 +82,10 @@ test-gpu-repro: echarts
 	grep -qx complete out/gpu-repro/collect/status.txt
 	test "$$(tar tzf out/gpu-repro/collect/repro.tgz | grep -c 'out/paper-quick/[a-z_]*/results.json')" = "$$(grep -v '^#' results/commands.txt | grep -vc -- -recipe)"
 	bin/eqf paper compare results out/paper-quick | head -3
-	STEP_S=5 SEEDS=1 GOMLX_BACKEND=go EQF_BIN=bin/eqf scripts/gpu-repro.sh | grep 'experiments done: 0 of'
+	rm -rf out/gpu-repro/root && mkdir -p out/gpu-repro/root/out/gpu-repro && cp -r out/gpu-repro/done out/gpu-repro/root/out/gpu-repro/
+	for d in results zoo plots scripts; do ln -s $(CURDIR)/$$d out/gpu-repro/root/$$d; done
+	cd out/gpu-repro/root && EQF_ROOT=$$PWD STEP_S=5 SEEDS=1 GOMLX_BACKEND=go EQF_BIN=$(CURDIR)/bin/eqf scripts/gpu-repro.sh | grep 'experiments done: 0 of'
+	cmp zoo/action-net/action-net.eqf out/gpu-repro/root/out/models/action-net/action-net.eqf
 	rm -rf out/gpu-repro/an* && mv out/models-quick/action-net out/gpu-repro/an
 	QUICK=1 SEEDS=1 STEP_S=5 GOMLX_BACKEND=go EQF_BIN=bin/eqf ACTION_NET=out/gpu-repro/an scripts/gpu-repro.sh | tail -1
 	cmp out/gpu-repro/an/action-net.eqf out/models-quick/action-net/action-net.eqf

@@ -356,7 +356,7 @@ func (c *RunComparison) Summary() string {
 				strings.Join(groups, ", "), n)
 		}
 		s += " FVD and action agreement are scored by each run's action net, and " + what +
-			" (`make gpu-repro ACTION_NET=out/models/action-net` scores a GPU run with the CPU's)."
+			" (the committed results' action net is zoo/action-net, which `make gpu-repro` scores with unless ACTION_NET says otherwise)."
 	}
 	if len(c.OtherSeeds) > 0 {
 		s += fmt.Sprintf(" Training seeds differ in %s: B − A sets means over different seeds; the paired column pairs the seeds both runs have and names them.",

@@ -37,11 +37,12 @@
 # (only these folders of results/commands.txt, e.g. minecraft_main). The 70,000-step
 # minecraft_main of FM and EqF: RECIPE=paper-70k MODELS="fm eqf" EXPERIMENTS=minecraft_main.
 # ACTION_NET: the folder of a trained action net of the recipe (action-net.eqf, card.json, as
-# out/models/action-net after `make models` on two CPU cores; carry it), used instead of training
-# one: FVD and action agreement are scored by the zoo's action net (FVD in its features), and
-# XLA does not reproduce the CPU's weights, so a GPU run compared with the committed results
-# scores in their features only with their action net. Copied into the zoo when it has none;
-# an error when it has another.
+# out/models/action-net after `make models`), used instead of training one: FVD and action
+# agreement are scored by the zoo's action net (FVD in its features), and XLA does not reproduce
+# the CPU's weights, so a GPU run compared with the committed results scores in their features
+# only with their action net. Default for the paper's recipes: zoo/action-net, the committed
+# results' own (committed; its README); ACTION_NET= (empty) trains one instead. Copied into the
+# zoo when it has none; an error when it has another.
 set -u
 SEEDS=${SEEDS:-3}
 RECIPE=${RECIPE:-paper}
@@ -50,6 +51,7 @@ EXPERIMENTS=${EXPERIMENTS:-}
 STEP_S=${STEP_S:-540}
 JOBS=${JOBS:-8}
 QUICK=${QUICK:-}
+[ -z "$QUICK" ] && ACTION_NET=${ACTION_NET-zoo/action-net} # the committed results' features
 work=out/gpu-repro
 OUT=${OUT:-$work/collect}
 export GOMLX_BACKEND=${GOMLX_BACKEND:-xla:cuda} GOPJRT_CUDA_CHECKS=0
