@@ -183,8 +183,8 @@ type netPair struct {
 }
 
 // sameActionNet says whether two results' action-net lines name the same action net: the same
-// weights where both give their digest (a retraining that reproduced the weights has another
-// date), else the same line.
+// weights where the digests of both are known (digestOf; a retraining that reproduced the weights
+// has another date), else the same line.
 func sameActionNet(a, b string) bool {
 	da, okA := digestOf(a)
 	db, okB := digestOf(b)
@@ -197,12 +197,34 @@ func sameActionNet(a, b string) bool {
 // weightsTag ends a result's action-net line before the digest of its weights (provenance).
 const weightsTag = ", weights "
 
-// digestOf is the digest of the weights an action-net line gives (ok false in a result saved
-// before results gave it).
+// digestOf is the digest of the weights an action-net line gives, or, for a committed result
+// saved before results gave it, the digest its action net is known to have had
+// (committedActionNets); ok false for any other line without one.
 func digestOf(line string) (digest string, ok bool) {
-	_, digest, ok = strings.Cut(line, weightsTag)
+	if _, digest, ok = strings.Cut(line, weightsTag); ok {
+		return digest, true
+	}
+	digest, ok = committedActionNets[line]
 	return digest, ok
 }
+
+// committedActionNets are the action-net lines of the committed results (results/) saved before
+// results named their action net's weights, each with the digest of those weights: every one is
+// a training of the paper recipes' action-net configuration on two CPU cores with the Go backend
+// (each result's run.txt says so), which trains it to the same bytes every time — the committed
+// action net, zoo/action-net (its README: three retrainings gave the same file, and the cards of
+// these trainings kept in docs/runs give its validation accuracies to the last digit). A GPU run
+// scored with zoo/action-net thus compares with them in the same features.
+// TestCommittedActionNetLines checks the list against results/ and zoo/action-net.
+var committedActionNets = map[string]string{
+	"paper recipe, 600 steps, config ab3e9587d56f7c0f, trained 2026-11-26 05:42":   committedActionNetDigest,
+	"paper recipe, 600 steps, config ab3e9587d56f7c0f, trained 2026-11-27 02:38":   committedActionNetDigest,
+	"paper recipe, 600 steps, config ab3e9587d56f7c0f, trained 2026-11-28 03:20":   committedActionNetDigest,
+	"paper-8 recipe, 600 steps, config ab3e9587d56f7c0f, trained 2026-11-27 16:38": committedActionNetDigest,
+}
+
+// committedActionNetDigest is zoo.ActionNetDigest of zoo/action-net.
+const committedActionNetDigest = "e79c74a8fcb17ab3"
 
 // scoredByActionNet: a number the action net scores (an FVD, in its features, or an action
 // agreement, by its classifier), by the names the experiments give them.
