@@ -1,13 +1,13 @@
 package paper
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // The committed results saved before results named their action net's weights are known to have
@@ -16,13 +16,9 @@ import (
 // the listed digest is the committed file's. A run scored with zoo/action-net then compares with
 // them unmarked; one with other weights is marked, said outright.
 func TestCommittedActionNetLines(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "zoo", "action-net", "action-net.eqf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(b)
-	if d := hex.EncodeToString(sum[:8]); d != committedActionNetDigest {
-		t.Errorf("zoo/action-net's digest is %s, committedActionNetDigest %s", d, committedActionNetDigest)
+	folder := &zoo.Zoo{Dir: filepath.Join("..", "zoo"), Recipe: zoo.Recipes[zoo.DefaultRecipe]} // its action net: zoo/action-net
+	if d, err := folder.ActionNetDigest(); err != nil || d != committedActionNetDigest {
+		t.Errorf("zoo/action-net's digest is %s (%v), committedActionNetDigest %s", d, err, committedActionNetDigest)
 	}
 	rs, err := LoadResults(filepath.Join("..", "results"))
 	if err != nil {
@@ -35,7 +31,7 @@ func TestCommittedActionNetLines(t *testing.T) {
 			continue
 		}
 		seen = append(seen, line)
-		if _, known := committedActionNets[line]; !known {
+		if !slices.Contains(committedActionNets, line) {
 			t.Errorf("%s: its action net %q is not in committedActionNets", r.Dir(), line)
 		}
 		run, err := os.ReadFile(filepath.Join("..", "results", r.Dir(), "run.txt"))
@@ -43,7 +39,7 @@ func TestCommittedActionNetLines(t *testing.T) {
 			t.Errorf("%s: run.txt does not say it ran on the Go backend (%v)", r.Dir(), err)
 		}
 	}
-	for line := range committedActionNets {
+	for _, line := range committedActionNets {
 		if !slices.Contains(seen, line) {
 			t.Errorf("committedActionNets lists %q, which no committed result names", line)
 		}

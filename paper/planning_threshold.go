@@ -164,8 +164,9 @@ func (l *setup) replanOnce(m method, cl *zoo.Clips, seed uint64, tau float64) (*
 	// Frame evaluations per committed frame: every generated frame costs D evaluations and
 	// every probe evaluation scores the H − S retained frames.
 	frameNFE := float64(denoised*l.p.Depth+res.ProbeNFE*(g.Horizon-1)) / float64(l.p.Frames)
-	s := &scores{NFEPerFrame: frameNFE, WindowNFE: res.NFEPerFrame(), Seconds: time.Since(start).Seconds()}
-	l.rolledIn(time.Since(start))
+	took := time.Since(start)
+	s := &scores{NFEPerFrame: frameNFE, WindowNFE: res.NFEPerFrame(), Seconds: took.Seconds()}
+	l.rolledIn(took)
 	n := 0
 	for _, re := range res.Replanned {
 		if re {

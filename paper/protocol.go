@@ -449,8 +449,9 @@ func (l *setup) rollout(m method, seed uint64) (*scores, error) {
 		}
 		return nil, fmt.Errorf("paper: %s: %w", m.Name, err)
 	}
-	s := &scores{NFEPerFrame: res.NFEPerFrame(), Seconds: time.Since(start).Seconds(), Frames: res.Frames}
-	l.rolledIn(time.Since(start))
+	took := time.Since(start)
+	s := &scores{NFEPerFrame: res.NFEPerFrame(), Seconds: took.Seconds(), Frames: res.Frames}
+	l.rolledIn(took)
 	scoring, err := l.score(s, cl, res.Frames)
 	if err != nil {
 		return nil, fmt.Errorf("paper: %s: %w", m.Name, err)

@@ -29,14 +29,13 @@ func (s *Spent) String() string {
 	if s == nil {
 		return "not measured (an analytic experiment)"
 	}
-	r := roughly
-	parts := []string{"loading " + r(s.Load).String()}
+	parts := []string{fmt.Sprint("loading ", roughly(s.Load))}
 	if s.Clips > 0 {
-		parts = append(parts, "clips "+r(s.Clips).String())
+		parts = append(parts, fmt.Sprint("clips ", roughly(s.Clips)))
 	}
 	if s.Rolled > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s %v (the first %v)", s.Rolled, plural(s.Rolled, "rollout"), r(s.Rollouts), r(s.First)),
-			"scoring "+r(s.Scoring).String())
+		parts = append(parts, fmt.Sprintf("%d %s %v (the first %v)", s.Rolled, plural(s.Rolled, "rollout"), roughly(s.Rollouts), roughly(s.First)),
+			fmt.Sprint("scoring ", roughly(s.Scoring)))
 	}
 	if s.Cached > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s from the cache", s.Cached, plural(s.Cached, "rollout")))

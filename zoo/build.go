@@ -152,9 +152,17 @@ func sortedKeys(m map[string]float64) []string {
 	return keys
 }
 
+// actionNetData are the action net's training and validation clips of the recipe's world.
+func (r Recipe) actionNetData() (train, val eqflib.Dataset, err error) {
+	return data.NewWorldSplits(data.NewMaze(r.World), 8, r.Size, r.Size, 1_000_000, 256, r.Seed)
+}
+
+// actionNetValClips are the validation clips the card's accuracy is measured on.
+const actionNetValClips = 128
+
 func (z *Zoo) buildActionNet(card *Card) error {
 	r := z.Recipe
-	train, val, err := data.NewWorldSplits(data.NewMaze(r.World), 8, r.Size, r.Size, 1_000_000, 256, r.Seed)
+	train, val, err := r.actionNetData()
 	if err != nil {
 		return err
 	}
@@ -167,11 +175,11 @@ func (z *Zoo) buildActionNet(card *Card) error {
 	if _, err := n.Train(train, r.ActionSteps); err != nil {
 		return err
 	}
-	acc, err := n.Accuracy(val, 128)
+	acc, err := n.Accuracy(val, actionNetValClips)
 	if err != nil {
 		return err
 	}
-	idx := make([]int, 128)
+	idx := make([]int, actionNetValClips)
 	for i := range idx {
 		idx[i] = i
 	}
