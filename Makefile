@@ -14,17 +14,18 @@ GO ?= go
 all: test
 
 ## test: vet, gofmt check, staticcheck (lint), the symbol tables' regeneration check, every test
-## (-short off), the REPL session and concurrent sampling from one DiT (executor caches, the
-## backend) under the race detector, the XLA build's checks, then the quickstart notebook executed
-## headless on the "Go (eqf)" kernel and the notebook server's loopback and token checks. The Go
-## backend's SIMD assembly trips -race's pointer checks (checkptr), which are therefore off for both
-## runs (the REPL corpus trains a DiT for a few steps). eqflib's tests take 5–9 minutes alone on two
-## cores, close to go test's default 10-minute limit per package, and more on a busy machine: the
-## limit is 20 minutes, still short of the half hour make test is kept under.
+## (-short off), the REPL session, concurrent sampling from one DiT (executor caches, the backend)
+## and concurrent scoring against one set of clips (zoo's kept real side) under the race detector,
+## the XLA build's checks, then the quickstart notebook executed headless on the "Go (eqf)" kernel
+## and the notebook server's loopback and token checks. The Go backend's SIMD assembly trips -race's
+## pointer checks (checkptr), which are therefore off for these runs (the REPL corpus trains a DiT
+## for a few steps). eqflib's tests take 5–9 minutes alone on two cores, close to go test's default
+## 10-minute limit per package, and more on a busy machine: the limit is 20 minutes, still short of
+## the half hour make test is kept under.
 test: vet fmt-check lint symbols-check echarts browser
 	$(GO) test -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -race -gcflags=all=-d=checkptr=0 ./kernel/repl/
-	$(GO) test -count=1 -race -gcflags=all=-d=checkptr=0 -run 'TestConcurrent' ./eqflib/
+	$(GO) test -count=1 -race -gcflags=all=-d=checkptr=0 -run 'TestConcurrent|TestScoreKeepsRealSide' ./eqflib/ ./zoo/
 	$(MAKE) --no-print-directory test-xla
 	$(MAKE) --no-print-directory test-gpu-repro
 	$(MAKE) --no-print-directory test-notebooks

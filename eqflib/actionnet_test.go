@@ -1,8 +1,10 @@
 package eqflib_test
 
 import (
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
@@ -64,6 +66,22 @@ func TestActionNetFeatures(t *testing.T) {
 	}
 	if _, err := eqflib.ActionAgreement(n, all, allCond[:10], all, allCond); err == nil {
 		t.Error("conditions of the wrong length were accepted")
+	}
+	// The real side computed once (what zoo's Clips.Score keeps) gives the same agreement.
+	realAcc, err := eqflib.BalancedActionAccuracy(n, all, allCond)
+	if err != nil || realAcc != self.Real {
+		t.Errorf("BalancedActionAccuracy = %v (%v), want ActionAgreement's Real %v", realAcc, err, self.Real)
+	}
+	if again, err := eqflib.ActionAgreementAgainst(n, back, allCond, realAcc); err != nil || again != rev {
+		t.Errorf("ActionAgreementAgainst = %v (%v), want ActionAgreement's %v", again, err, rev)
+	}
+	for _, bad := range []float64{0, -0.1, 1.5, math.NaN()} {
+		if _, err := eqflib.ActionAgreementAgainst(n, back, allCond, bad); err == nil || !strings.Contains(err.Error(), "real") {
+			t.Errorf("ActionAgreementAgainst(real = %v): %v, want an error naming real", bad, err)
+		}
+	}
+	if _, err := eqflib.BalancedActionAccuracy(nil, all, allCond); err == nil || !strings.Contains(err.Error(), "net") {
+		t.Errorf("BalancedActionAccuracy(nil net): %v, want an error naming net", err)
 	}
 
 	// Save/load round trip gives identical features; a truncated file is refused.

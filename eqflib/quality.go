@@ -3,7 +3,9 @@ package eqflib
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // Rollout quality of an action-conditioned world model, beyond FVD: whether the generated
@@ -36,27 +38,52 @@ func (a ActionAgreementResult) String() string {
 // ActionAgreement scores gen [B, T, C, H, W] with its conditions genCond [B, T, Actions] (the
 // one-hot action of frame t is the one that led into it, as in the maze world) against the
 // action net's balanced accuracy on real clips with their conditions. To score a rollout's
-// first transition too, pass the last context frame as gen's frame 0.
+// first transition too, pass the last context frame as gen's frame 0. It is
+// ActionAgreementAgainst with the real side's BalancedActionAccuracy.
 func ActionAgreement(net *ActionNet, gen *Window, genCond []float64, real *Window, realCond []float64) (a ActionAgreementResult, err error) {
+	if net == nil {
+		return a, paramErr("net", "nil", "a trained *ActionNet")
+	}
+	r, err := BalancedActionAccuracy(net, real, realCond)
+	if err != nil {
+		return a, fmt.Errorf("real: %w", err)
+	}
+	return ActionAgreementAgainst(net, gen, genCond, r)
+}
+
+// BalancedActionAccuracy is the action net's balanced accuracy on the transitions of clips
+// [B, T, C, H, W] whose conditions are cond [B, T, Actions]: the real side of ActionAgreement,
+// which a caller scoring many rollouts against the same real clips computes once.
+func BalancedActionAccuracy(net *ActionNet, clips *Window, cond []float64) (acc float64, err error) {
+	defer catch(&err)
+	if net == nil {
+		return 0, paramErr("net", "nil", "a trained *ActionNet")
+	}
+	right, total, err := net.agree(clips, cond)
+	if err != nil {
+		return 0, err
+	}
+	return balanced(right, total), nil
+}
+
+// ActionAgreementAgainst is ActionAgreement with the real side given as the action net's
+// balanced accuracy on real clips (BalancedActionAccuracy), which must be > 0.
+func ActionAgreementAgainst(net *ActionNet, gen *Window, genCond []float64, real float64) (a ActionAgreementResult, err error) {
 	defer catch(&err)
 	if net == nil {
 		return a, paramErr("net", "nil", "a trained *ActionNet")
+	}
+	if !(real > 0 && real <= 1) {
+		return a, paramErr("real", fmt.Sprintf("balanced accuracy %v", real), "in (0, 1]: real clips the action net was trained for")
 	}
 	gr, gt, err := net.agree(gen, genCond)
 	if err != nil {
 		return a, fmt.Errorf("gen: %w", err)
 	}
-	rr, rt, err := net.agree(real, realCond)
-	if err != nil {
-		return a, fmt.Errorf("real: %w", err)
-	}
 	for _, n := range gt {
 		a.Transitions += n
 	}
-	a.Generated, a.Real = balanced(gr, gt), balanced(rr, rt)
-	if a.Real == 0 {
-		return a, paramErr("real", "clips the net classifies with accuracy 0", "real clips the action net was trained for")
-	}
+	a.Generated, a.Real = balanced(gr, gt), real
 	a.Ratio = a.Generated / a.Real
 	return a, nil
 }
@@ -117,21 +144,38 @@ func ColourDrift(gen, real *Window, chunk int, lo, hi float64) (drift []float64,
 	}
 	dirs := driftDirections(C)
 	B, n := gen.Batch(), chunk*gen.Shape[3]*gen.Shape[4]
-	pg, pr := make([]float64, n), make([]float64, n)
-	for s := 0; s+chunk <= T; s += chunk {
-		var d float64
-		for b := 0; b < B; b++ {
-			for _, u := range dirs {
+	// Every (chunk, clip, direction) is sorted apart (one worker per CPU) and summed in order
+	// afterwards, so the result does not depend on the number of workers.
+	chunks := T / chunk
+	w := make([]float64, chunks*B*len(dirs)) // the earth mover's distance of each, / n
+	jobs := make(chan int, len(w))
+	for j := range w {
+		jobs <- j
+	}
+	close(jobs)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(w)) {
+		wg.Go(func() {
+			pg, pr := make([]float64, n), make([]float64, n)
+			for j := range jobs {
+				s, b, u := j/(B*len(dirs))*chunk, j/len(dirs)%B, dirs[j%len(dirs)]
 				projectColours(gen, b, s, chunk, u, lo, hi, pg)
 				projectColours(real, b, s, chunk, u, lo, hi, pr)
 				slices.Sort(pg)
 				slices.Sort(pr)
-				var w float64
+				var sum float64
 				for i := range pg {
-					w += math.Abs(pg[i] - pr[i])
+					sum += math.Abs(pg[i] - pr[i])
 				}
-				d += w / float64(n)
+				w[j] = sum / float64(n)
 			}
+		})
+	}
+	wg.Wait()
+	for k := range chunks {
+		var d float64
+		for _, v := range w[k*B*len(dirs) : (k+1)*B*len(dirs)] {
+			d += v
 		}
 		drift = append(drift, d/float64(B*len(dirs)))
 	}

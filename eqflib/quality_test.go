@@ -2,6 +2,8 @@ package eqflib
 
 import (
 	"math"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -169,6 +171,39 @@ func TestColourDrift(t *testing.T) {
 	}
 	dn, _ := ColourDrift(noisy, flat, 10, 0, 1)
 	db, _ := ColourDrift(blue, flat, 10, 0, 1)
+	// Its workers change nothing: with 1, 3 or 8 of them it gives, bit for bit, what one loop
+	// over chunks, clips and directions in order gives (as it was computed until 2026-12-01).
+	serial := func(gen, real *Window, chunk int, lo, hi float64) (drift []float64) {
+		dirs, n := driftDirections(gen.Shape[2]), chunk*gen.Shape[3]*gen.Shape[4]
+		pg, pr := make([]float64, n), make([]float64, n)
+		for s := 0; s+chunk <= min(gen.Frames(), real.Frames()); s += chunk {
+			var d float64
+			for b := 0; b < gen.Batch(); b++ {
+				for _, u := range dirs {
+					projectColours(gen, b, s, chunk, u, lo, hi, pg)
+					projectColours(real, b, s, chunk, u, lo, hi, pr)
+					slices.Sort(pg)
+					slices.Sort(pr)
+					var w float64
+					for i := range pg {
+						w += math.Abs(pg[i] - pr[i])
+					}
+					d += w / float64(n)
+				}
+			}
+			drift = append(drift, d/float64(gen.Batch()*len(dirs)))
+		}
+		return drift
+	}
+	want5 := serial(noisy, flat, 5, 0, 1)
+	for _, procs := range []int{1, 3, 8} {
+		old := runtime.GOMAXPROCS(procs)
+		got, err := ColourDrift(noisy, flat, 5, 0, 1)
+		runtime.GOMAXPROCS(old)
+		if err != nil || !slices.Equal(got, want5) {
+			t.Errorf("GOMAXPROCS %d: drift %v (%v), want the serial loop's %v bit for bit", procs, got, err, want5)
+		}
+	}
 	t.Logf("drift: 2 %% noise %.4f, sand painted blue %.4f", dn[0], db[0])
 	if dn[0] > 1.05*0.8*0.02 || db[0] < 5*dn[0] {
 		t.Errorf("drift with 2 %% noise %.4f (want ≤ 0.0168), sand painted blue %.4f (want ≥ 5× that)", dn[0], db[0])

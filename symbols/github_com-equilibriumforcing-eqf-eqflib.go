@@ -14,10 +14,12 @@ func init() {
 	Symbols["github.com/equilibriumforcing/eqf/eqflib/eqflib"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"ActionAgreement":             reflect.ValueOf(eqflib.ActionAgreement),
+		"ActionAgreementAgainst":      reflect.ValueOf(eqflib.ActionAgreementAgainst),
 		"BFloat16":                    reflect.ValueOf(eqflib.BFloat16),
 		"Backend":                     reflect.ValueOf(eqflib.Backend),
 		"BackendAuto":                 reflect.ValueOf(constant.MakeFromLiteral("\"auto\"", token.STRING, 0)),
 		"BackendEnv":                  reflect.ValueOf(constant.MakeFromLiteral("\"GOMLX_BACKEND\"", token.STRING, 0)),
+		"BalancedActionAccuracy":      reflect.ValueOf(eqflib.BalancedActionAccuracy),
 		"Bowls":                       reflect.ValueOf(eqflib.Bowls),
 		"Budget":                      reflect.ValueOf(&eqflib.Budget).Elem(),
 		"CFunctionWarp":               reflect.ValueOf(eqflib.CFunctionWarp),

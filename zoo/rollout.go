@@ -1,8 +1,11 @@
 package zoo
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"math"
+	"sync"
 
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
@@ -25,6 +28,8 @@ type Clips struct {
 	Cond    []float64      // [B, C + R, CondDim]: the actions taken into each frame
 	C, R    int            // context and continuation lengths
 	Stats   data.Stats     // the normalisation (pixels = x·Std + Mean per channel)
+
+	real *realSide // what Score computed of the real side (NewClips makes it; nil: none kept)
 }
 
 // Geometry is the rolling geometry of the recipe's models: C context frames, horizon H = the
@@ -107,7 +112,7 @@ func NewClips(world data.World, st data.Stats, n, context, frames, size int, see
 	if err != nil {
 		return nil, err
 	}
-	c := &Clips{All: gt, Cond: cond, C: context, R: frames, Stats: st}
+	c := &Clips{All: gt, Cond: cond, C: context, R: frames, Stats: st, real: newRealSide()}
 	if context > 0 {
 		c.Context, _ = gt.SliceFrames(0, context)
 	}
@@ -188,7 +193,8 @@ type Scores struct {
 // Score measures generated frames gen [B, R, …] (normalised like the clips) against the clips'
 // real continuation: FVD and FVD over time in the action net's features, action agreement
 // (the action net reading the generated transitions against the real ones), colour drift,
-// PSNR and flicker.
+// PSNR and flicker. Clips made by NewClips keep what it computes of their real side for the
+// next rollout scored against them (the same numbers, about half the network work; realSide).
 func (c *Clips) Score(net *eqflib.ActionNet, gen *eqflib.Window, sc ScoreConfig) (*Scores, error) {
 	switch {
 	case c == nil || c.All == nil:
@@ -206,37 +212,34 @@ func (c *Clips) Score(net *eqflib.ActionNet, gen *eqflib.Window, sc ScoreConfig)
 		return nil, fmt.Errorf("zoo: ScoreConfig.Chunk = %d out of range: must be ≥ 5 (each chunk is cut into 5-frame clips)", sc.Chunk)
 	}
 	s := &Scores{}
+	rs := c.real.of(c, net) // the real side: computed once per action net and clips
 	g, err := gen.Subclips(sc.FVDClip)
 	if err != nil {
 		return nil, fmt.Errorf("zoo: ScoreConfig.FVDClip: %w", err)
 	}
-	t, _ := c.Truth.Subclips(sc.FVDClip)
-	f, err := eqflib.ComputeFVD(net, g, t)
-	if err != nil {
+	if s.FVD, err = rs.fvd(g, 0, c.R, sc.FVDClip); err != nil {
 		return nil, err
 	}
-	s.FVD = f.Value
 	for c0 := 0; c0+sc.Chunk <= c.R; c0 += sc.Chunk {
 		g, _ := gen.SliceFrames(c0, sc.Chunk)
-		t, _ := c.Truth.SliceFrames(c0, sc.Chunk)
-		if g, err = g.Subclips(5); err == nil {
-			t, err = t.Subclips(5)
-		}
-		if err != nil {
+		if g, err = g.Subclips(5); err != nil {
 			return nil, fmt.Errorf("zoo: ScoreConfig.Chunk: %w", err)
 		}
-		f, err := eqflib.ComputeFVD(net, g, t)
+		f, err := rs.fvd(g, c0, sc.Chunk, 5)
 		if err != nil {
 			return nil, err
 		}
-		s.FVDOverTime = append(s.FVDOverTime, f.Value)
+		s.FVDOverTime = append(s.FVDOverTime, f)
 	}
 	if s.Flicker, err = eqflib.Flicker(gen); err != nil {
 		return nil, err
 	}
 	if gx, gc := c.Transitions(gen); gx != nil {
-		rx, _ := c.Transitions(c.Truth)
-		if s.Agreement, err = eqflib.ActionAgreement(net, gx, gc, rx, gc); err != nil {
+		r, err := rs.accuracy()
+		if err != nil {
+			return nil, fmt.Errorf("real: %w", err)
+		}
+		if s.Agreement, err = eqflib.ActionAgreementAgainst(net, gx, gc, r); err != nil {
 			return nil, err
 		}
 	}
@@ -264,6 +267,148 @@ func (c *Clips) Score(net *eqflib.ActionNet, gen *eqflib.Window, sc ScoreConfig)
 	}
 	s.PSNR = psnr[0]
 	return s, nil
+}
+
+// realSide keeps what Score computes of the clips' real side, the same for every rollout
+// scored against them: the action net's features of the real continuation's subclips (FVD and
+// FVD over time) and its balanced accuracy on the real transitions (action agreement), about
+// half of scoring's network work. Entries are keyed by the action net and its training step and
+// by a hash of the clips' frames and actions, so a net trained further or clips changed in
+// place are computed afresh; the numbers are those computed without it, bit for bit (the same
+// network on the same inputs).
+type realSide struct {
+	mu    sync.Mutex
+	seed  maphash.Seed
+	feats map[realKey][][]float64
+	acc   map[realKey]float64
+}
+
+// realKey names one entry: the features of frames [from, from + frames) of the real
+// continuation cut into clip-frame subclips, or (clip = 0) the balanced accuracy.
+type realKey struct {
+	net                *eqflib.ActionNet
+	step               int
+	sum                uint64
+	from, frames, clip int
+}
+
+func newRealSide() *realSide {
+	return &realSide{seed: maphash.MakeSeed(), feats: map[realKey][][]float64{}, acc: map[realKey]float64{}}
+}
+
+// realScorer is the real side of one Score call.
+type realScorer struct {
+	side *realSide // nil: nothing kept
+	c    *Clips
+	net  *eqflib.ActionNet
+	sum  uint64
+}
+
+// of returns the real side of clips c for net (r nil: computed on every call).
+func (r *realSide) of(c *Clips, net *eqflib.ActionNet) realScorer {
+	rs := realScorer{side: r, c: c, net: net}
+	if r == nil {
+		return rs
+	}
+	var h maphash.Hash
+	h.SetSeed(r.seed)
+	buf := make([]byte, 0, 8<<10)
+	write := func(v []float64) {
+		for _, x := range v {
+			if buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x)); len(buf) == cap(buf) {
+				h.Write(buf)
+				buf = buf[:0]
+			}
+		}
+	}
+	write(c.Truth.Data)
+	if c.Context != nil {
+		write(c.Context.Data)
+	}
+	write(c.Cond)
+	h.Write(buf)
+	for _, d := range c.Truth.Shape {
+		h.Write(binary.LittleEndian.AppendUint64(nil, uint64(d)))
+	}
+	rs.sum = h.Sum64()
+	return rs
+}
+
+func (rs realScorer) key(from, frames, clip int) realKey {
+	return realKey{net: rs.net, step: rs.net.Step, sum: rs.sum, from: from, frames: frames, clip: clip}
+}
+
+// fvd is the Fréchet distance between the features of gen (subclips) and of frames
+// [from, from + frames) of the real continuation cut into clip-frame subclips (eqflib.ComputeFVD's
+// value).
+func (rs realScorer) fvd(gen *eqflib.Window, from, frames, clip int) (float64, error) {
+	a, err := rs.net.Features(gen)
+	if err != nil {
+		return 0, err
+	}
+	b, err := rs.features(from, frames, clip)
+	if err != nil {
+		return 0, err
+	}
+	return eqflib.FrechetFeatures(a, b)
+}
+
+func (rs realScorer) features(from, frames, clip int) ([][]float64, error) {
+	k := rs.key(from, frames, clip)
+	if rs.side != nil {
+		rs.side.mu.Lock()
+		f, ok := rs.side.feats[k]
+		rs.side.mu.Unlock()
+		if ok {
+			return f, nil
+		}
+	}
+	t := rs.c.Truth
+	if from != 0 || frames != t.Frames() {
+		var err error
+		if t, err = t.SliceFrames(from, frames); err != nil {
+			return nil, err
+		}
+	}
+	t, err := t.Subclips(clip)
+	if err != nil {
+		return nil, err
+	}
+	f, err := rs.net.Features(t)
+	if err != nil {
+		return nil, err
+	}
+	if rs.side != nil {
+		rs.side.mu.Lock()
+		rs.side.feats[k] = f
+		rs.side.mu.Unlock()
+	}
+	return f, nil
+}
+
+// accuracy is the action net's balanced accuracy on the real transitions (the last context
+// frame, then the real continuation).
+func (rs realScorer) accuracy() (float64, error) {
+	k := rs.key(0, rs.c.R, 0)
+	if rs.side != nil {
+		rs.side.mu.Lock()
+		a, ok := rs.side.acc[k]
+		rs.side.mu.Unlock()
+		if ok {
+			return a, nil
+		}
+	}
+	rx, rc := rs.c.Transitions(rs.c.Truth)
+	a, err := eqflib.BalancedActionAccuracy(rs.net, rx, rc)
+	if err != nil {
+		return 0, err
+	}
+	if rs.side != nil {
+		rs.side.mu.Lock()
+		rs.side.acc[k] = a
+		rs.side.mu.Unlock()
+	}
+	return a, nil
 }
 
 // concatFrames joins a [B, Ta, …] and b [B, Tb, …] along time.
