@@ -272,41 +272,70 @@ func (c *Clips) Score(net *eqflib.ActionNet, gen *eqflib.Window, sc ScoreConfig)
 // realSide keeps what Score computes of the clips' real side, the same for every rollout
 // scored against them: the action net's features of the real continuation's subclips (FVD and
 // FVD over time) and its balanced accuracy on the real transitions (action agreement), about
-// half of scoring's network work. Entries are keyed by the action net and its training step and
-// by a hash of the clips' frames and actions, so a net trained further or clips changed in
-// place are computed afresh; the numbers are those computed without it, bit for bit (the same
-// network on the same inputs).
+// half of scoring's network work. It keeps them for one action net, at its training step, and
+// for the clips' frames and actions as they were (a hash), and starts afresh when any of them
+// changes: another net, a net trained further, clips changed in place. The numbers are those
+// computed without it, bit for bit (the same network on the same inputs).
 type realSide struct {
-	mu    sync.Mutex
-	seed  maphash.Seed
-	feats map[realKey][][]float64
-	acc   map[realKey]float64
+	mu      sync.Mutex
+	seed    maphash.Seed
+	id      realID // whose entries these are
+	entries map[realSpan]realEntry
 }
 
-// realKey names one entry: the features of frames [from, from + frames) of the real
-// continuation cut into clip-frame subclips, or (clip = 0) the balanced accuracy.
-type realKey struct {
-	net                *eqflib.ActionNet
-	step               int
-	sum                uint64
-	from, frames, clip int
+// realID is what the kept entries were computed for.
+type realID struct {
+	net  *eqflib.ActionNet
+	step int    // net.Step
+	sum  uint64 // a hash of the real frames, the context and the actions
 }
 
-func newRealSide() *realSide {
-	return &realSide{seed: maphash.MakeSeed(), feats: map[realKey][][]float64{}, acc: map[realKey]float64{}}
+// realSpan names an entry: frames [from, from + frames) of the real continuation cut into
+// clip-frame subclips (features), or clip = 0: the real transitions (balanced accuracy).
+type realSpan struct{ from, frames, clip int }
+
+type realEntry struct {
+	feats [][]float64
+	acc   float64
 }
 
-// realScorer is the real side of one Score call.
+func newRealSide() *realSide { return &realSide{seed: maphash.MakeSeed()} }
+
+func (r *realSide) get(id realID, s realSpan) (realEntry, bool) {
+	if r == nil {
+		return realEntry{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.id != id {
+		return realEntry{}, false
+	}
+	e, ok := r.entries[s]
+	return e, ok
+}
+
+func (r *realSide) put(id realID, s realSpan, e realEntry) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.id != id || r.entries == nil {
+		r.id, r.entries = id, map[realSpan]realEntry{}
+	}
+	r.entries[s] = e
+}
+
+// realScorer is the real side of one Score call: clips c scored by net id.net.
 type realScorer struct {
 	side *realSide // nil: nothing kept
 	c    *Clips
-	net  *eqflib.ActionNet
-	sum  uint64
+	id   realID
 }
 
 // of returns the real side of clips c for net (r nil: computed on every call).
 func (r *realSide) of(c *Clips, net *eqflib.ActionNet) realScorer {
-	rs := realScorer{side: r, c: c, net: net}
+	rs := realScorer{side: r, c: c, id: realID{net: net, step: net.Step}}
 	if r == nil {
 		return rs
 	}
@@ -330,84 +359,51 @@ func (r *realSide) of(c *Clips, net *eqflib.ActionNet) realScorer {
 	for _, d := range c.Truth.Shape {
 		h.Write(binary.LittleEndian.AppendUint64(nil, uint64(d)))
 	}
-	rs.sum = h.Sum64()
+	rs.id.sum = h.Sum64()
 	return rs
-}
-
-func (rs realScorer) key(from, frames, clip int) realKey {
-	return realKey{net: rs.net, step: rs.net.Step, sum: rs.sum, from: from, frames: frames, clip: clip}
 }
 
 // fvd is the Fréchet distance between the features of gen (subclips) and of frames
 // [from, from + frames) of the real continuation cut into clip-frame subclips (eqflib.ComputeFVD's
 // value).
 func (rs realScorer) fvd(gen *eqflib.Window, from, frames, clip int) (float64, error) {
-	a, err := rs.net.Features(gen)
+	a, err := rs.id.net.Features(gen)
 	if err != nil {
 		return 0, err
 	}
-	b, err := rs.features(from, frames, clip)
-	if err != nil {
-		return 0, err
-	}
-	return eqflib.FrechetFeatures(a, b)
-}
-
-func (rs realScorer) features(from, frames, clip int) ([][]float64, error) {
-	k := rs.key(from, frames, clip)
-	if rs.side != nil {
-		rs.side.mu.Lock()
-		f, ok := rs.side.feats[k]
-		rs.side.mu.Unlock()
-		if ok {
-			return f, nil
+	s := realSpan{from, frames, clip}
+	e, ok := rs.side.get(rs.id, s)
+	if !ok {
+		t := rs.c.Truth
+		if from != 0 || frames != t.Frames() {
+			if t, err = t.SliceFrames(from, frames); err != nil {
+				return 0, err
+			}
 		}
-	}
-	t := rs.c.Truth
-	if from != 0 || frames != t.Frames() {
-		var err error
-		if t, err = t.SliceFrames(from, frames); err != nil {
-			return nil, err
+		if t, err = t.Subclips(clip); err != nil {
+			return 0, err
 		}
+		if e.feats, err = rs.id.net.Features(t); err != nil {
+			return 0, err
+		}
+		rs.side.put(rs.id, s, e)
 	}
-	t, err := t.Subclips(clip)
-	if err != nil {
-		return nil, err
-	}
-	f, err := rs.net.Features(t)
-	if err != nil {
-		return nil, err
-	}
-	if rs.side != nil {
-		rs.side.mu.Lock()
-		rs.side.feats[k] = f
-		rs.side.mu.Unlock()
-	}
-	return f, nil
+	return eqflib.FrechetFeatures(a, e.feats)
 }
 
 // accuracy is the action net's balanced accuracy on the real transitions (the last context
 // frame, then the real continuation).
 func (rs realScorer) accuracy() (float64, error) {
-	k := rs.key(0, rs.c.R, 0)
-	if rs.side != nil {
-		rs.side.mu.Lock()
-		a, ok := rs.side.acc[k]
-		rs.side.mu.Unlock()
-		if ok {
-			return a, nil
-		}
+	s := realSpan{0, rs.c.R, 0}
+	if e, ok := rs.side.get(rs.id, s); ok {
+		return e.acc, nil
 	}
 	rx, rc := rs.c.Transitions(rs.c.Truth)
-	a, err := eqflib.BalancedActionAccuracy(rs.net, rx, rc)
+	a, err := eqflib.BalancedActionAccuracy(rs.id.net, rx, rc)
 	if err != nil {
 		return 0, err
 	}
-	if rs.side != nil {
-		rs.side.mu.Lock()
-		rs.side.acc[k] = a
-		rs.side.mu.Unlock()
-	}
+	rs.side.put(rs.id, s, realEntry{acc: a})
 	return a, nil
 }
 

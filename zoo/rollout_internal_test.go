@@ -11,8 +11,9 @@ import (
 
 // Score keeps the real side (the real continuation's features, the balanced accuracy on the
 // real transitions) and gives the numbers eqflib's ComputeFVD and ActionAgreement give on the
-// same frames, bit for bit, whether it computes them or reads them back; a net trained further
-// and clips changed in place are computed afresh; concurrent scoring is safe (the race runs).
+// same frames, bit for bit, whether it computes them or reads them back; another net, a net
+// trained further and clips changed in place are computed afresh, and only the last one's
+// entries are kept; concurrent scoring is safe (the race runs).
 func TestScoreKeepsRealSide(t *testing.T) {
 	st := data.Stats{Mean: []float64{0.5, 0.5, 0.5}, Std: []float64{0.25, 0.25, 0.25}}
 	world := data.NewMaze(data.DefaultMazeConfig())
@@ -63,10 +64,10 @@ func TestScoreKeepsRealSide(t *testing.T) {
 			t.Errorf("%s: FVD %v over time %v, %v; want %v, %v, %v (bit for bit)", what, got.FVD, got.FVDOverTime, got.Agreement, want.FVD, want.FVDOverTime, want.Agreement)
 		}
 	}
-	kept := func() (feats, acc int) {
+	kept := func() (entries int, id realID) {
 		cl.real.mu.Lock()
 		defer cl.real.mu.Unlock()
-		return len(cl.real.feats), len(cl.real.acc)
+		return len(cl.real.entries), cl.real.id
 	}
 	score := func() *Scores {
 		t.Helper()
@@ -79,12 +80,13 @@ func TestScoreKeepsRealSide(t *testing.T) {
 
 	first := score()
 	same("computed", first, want(cl))
-	if f, a := kept(); f != 3 || a != 1 {
-		t.Fatalf("after one score the real side keeps %d feature sets and %d accuracies, want 3 (FVD, two chunks) and 1", f, a)
+	n, id := kept()
+	if n != 4 || id.net != net || id.step != 0 {
+		t.Fatalf("after one score the real side keeps %d entries for %+v, want 4 (FVD, two chunks, the accuracy) for the net at step 0", n, id)
 	}
 	same("read back", score(), first)
-	if f, a := kept(); f != 3 || a != 1 {
-		t.Errorf("scoring again added entries: %d feature sets, %d accuracies, want the same 3 and 1", f, a)
+	if n2, id2 := kept(); n2 != 4 || id2 != id {
+		t.Errorf("scoring again: %d entries for %+v, want the same 4 for %+v", n2, id2, id)
 	}
 	if math.IsNaN(first.FVD) || first.FVD <= 0 || first.Agreement.Real <= 0 {
 		t.Fatalf("scores of other clips: %+v", first)
@@ -103,6 +105,23 @@ func TestScoreKeepsRealSide(t *testing.T) {
 		}
 		same("concurrent", s, first)
 	}
+
+	// Another net: its own numbers, and only its entries kept.
+	net2, err := eqflib.NewActionNet(3, 16, 16, 3, eqflib.DefaultProbeConfig(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := cl.Score(net2, gen, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, id := kept(); n != 4 || id.net != net2 {
+		t.Errorf("after another net: %d entries for %+v, want 4 for the other net", n, id)
+	}
+	if s2.FVD == first.FVD {
+		t.Errorf("another net scored FVD %v, the first net's", s2.FVD)
+	}
+	same("the first net again", score(), first)
 
 	// The net trained one step further is another net.
 	clips := make([]*data.Clip, 4)
