@@ -52,6 +52,13 @@ func (s *Spent) Rest(total time.Duration) time.Duration {
 	return max(total-s.Load-s.Clips-s.Rollouts-s.Scoring, 0)
 }
 
+// Summary is `eqf paper`'s line after an experiment of wall time total: String, then the rest
+// (Rest), every time rounded alike, e.g. "loading 12s, …, scoring 1m20s; the rest (analyses,
+// tables, figures, saving) 3.5s".
+func (s *Spent) Summary(total time.Duration) string {
+	return fmt.Sprintf("%v; the rest (analyses, tables, figures, saving) %v", s, roughly(s.Rest(total)))
+}
+
 // roughly rounds a duration for a log line: to the millisecond under a second, else to a tenth
 // of a second.
 func roughly(d time.Duration) time.Duration {

@@ -54,6 +54,9 @@ func TestSpent(t *testing.T) {
 	if want := "loading 1.5s, 1 rollout 2s (the first 2s), scoring 0s, 2 rollouts from the cache"; one != want {
 		t.Errorf("Spent.String() = %q, want %q", one, want)
 	}
+	if got, want := (&Spent{Load: time.Second}).Summary(4504*time.Millisecond), "loading 1s; the rest (analyses, tables, figures, saving) 3.5s"; got != want {
+		t.Errorf("Summary = %q, want %q (the rest rounded as the phases are)", got, want)
+	}
 	var none *Spent // an analytic experiment
 	if none.String() == "" || none.Rest(time.Minute) != time.Minute {
 		t.Errorf("nil Spent: %q, rest %v", none.String(), none.Rest(time.Minute))

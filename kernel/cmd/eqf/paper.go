@@ -127,7 +127,7 @@ func runPaper(args []string) error {
 		fmt.Printf("%s: %d numbers, %d figures in %s -> %s\n", e.Name, len(r.Numbers), len(r.Figures)+len(r.Files),
 			took.Round(time.Second), filepath.Join(dir, "results.md"))
 		if r.Spent != nil {
-			fmt.Printf("  where the time went: %v; the rest (analyses, tables, figures, saving) %v\n", r.Spent, r.Spent.Rest(took).Round(time.Millisecond))
+			fmt.Printf("  where the time went: %s\n", r.Spent.Summary(took))
 		}
 	}
 	return nil
