@@ -159,15 +159,7 @@ func ColourDrift(gen, real *Window, chunk int, lo, hi float64) (drift []float64,
 			pg, pr := make([]float64, n), make([]float64, n)
 			for j := range jobs {
 				s, b, u := j/(B*len(dirs))*chunk, j/len(dirs)%B, dirs[j%len(dirs)]
-				projectColours(gen, b, s, chunk, u, lo, hi, pg)
-				projectColours(real, b, s, chunk, u, lo, hi, pr)
-				slices.Sort(pg)
-				slices.Sort(pr)
-				var sum float64
-				for i := range pg {
-					sum += math.Abs(pg[i] - pr[i])
-				}
-				w[j] = sum / float64(n)
+				w[j] = projectedDistance(gen, real, b, s, chunk, u, lo, hi, pg, pr)
 			}
 		})
 	}
@@ -215,6 +207,21 @@ func pow3(n int) int {
 		p *= 3
 	}
 	return p
+}
+
+// projectedDistance is the earth mover's distance between the colours of frames [start,
+// start+n) of clip b of gen and of real projected onto u (each sorted into pg and pr, buffers of
+// n·H·W), per pixel.
+func projectedDistance(gen, real *Window, b, start, n int, u []float64, lo, hi float64, pg, pr []float64) float64 {
+	projectColours(gen, b, start, n, u, lo, hi, pg)
+	projectColours(real, b, start, n, u, lo, hi, pr)
+	slices.Sort(pg)
+	slices.Sort(pr)
+	var sum float64
+	for i := range pg {
+		sum += math.Abs(pg[i] - pr[i])
+	}
+	return sum / float64(len(pg))
 }
 
 // projectColours writes into out the projection onto u of the colour of every pixel of frames

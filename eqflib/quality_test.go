@@ -172,7 +172,7 @@ func TestColourDrift(t *testing.T) {
 	dn, _ := ColourDrift(noisy, flat, 10, 0, 1)
 	db, _ := ColourDrift(blue, flat, 10, 0, 1)
 	// Its workers change nothing: with 1, 3 or 8 of them it gives, bit for bit, what one loop
-	// over chunks, clips and directions in order gives (as it was computed until 2026-12-01).
+	// over chunks, clips and directions in order gives (its order until 2026-12-01).
 	serial := func(gen, real *Window, chunk int, lo, hi float64) (drift []float64) {
 		dirs, n := driftDirections(gen.Shape[2]), chunk*gen.Shape[3]*gen.Shape[4]
 		pg, pr := make([]float64, n), make([]float64, n)
@@ -180,15 +180,7 @@ func TestColourDrift(t *testing.T) {
 			var d float64
 			for b := 0; b < gen.Batch(); b++ {
 				for _, u := range dirs {
-					projectColours(gen, b, s, chunk, u, lo, hi, pg)
-					projectColours(real, b, s, chunk, u, lo, hi, pr)
-					slices.Sort(pg)
-					slices.Sort(pr)
-					var w float64
-					for i := range pg {
-						w += math.Abs(pg[i] - pr[i])
-					}
-					d += w / float64(n)
+					d += projectedDistance(gen, real, b, s, chunk, u, lo, hi, pg, pr)
 				}
 			}
 			drift = append(drift, d/float64(gen.Batch()*len(dirs)))

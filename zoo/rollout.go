@@ -374,13 +374,11 @@ func (rs realScorer) fvd(gen *eqflib.Window, from, frames, clip int) (float64, e
 	s := realSpan{from, frames, clip}
 	e, ok := rs.side.get(rs.id, s)
 	if !ok {
-		t := rs.c.Truth
-		if from != 0 || frames != t.Frames() {
-			if t, err = t.SliceFrames(from, frames); err != nil {
-				return 0, err
-			}
+		t, err := rs.c.Truth.SliceFrames(from, frames)
+		if err == nil {
+			t, err = t.Subclips(clip)
 		}
-		if t, err = t.Subclips(clip); err != nil {
+		if err != nil {
 			return 0, err
 		}
 		if e.feats, err = rs.id.net.Features(t); err != nil {
