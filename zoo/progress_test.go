@@ -58,8 +58,11 @@ func TestProgress(t *testing.T) {
 	if p.String() != want {
 		t.Errorf("String() = %q, want %q", p.String(), want)
 	}
-	if _, err := z.Card("fm"); err == nil {
-		t.Fatal("a stopped backbone has a card")
+	// Loading it says where it stopped and how to resume it.
+	_, err = z.Card("fm")
+	if want := fmt.Sprintf("is not trained in %s yet: stopped at step %d of %d after %s of training (%s): run `QUICK=1 make models` to resume it",
+		dir, p.Step, r.Steps, trainingTime(p.Seconds), filepath.Base(p.Checkpoint)); !errors.Is(err, ErrNotTrained) || err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Card of a stopped backbone: %v; want ErrNotTrained with %q", err, want)
 	}
 
 	// Held: the holder is named, with the checkpoint it has reached.
@@ -69,10 +72,23 @@ func TestProgress(t *testing.T) {
 	}
 	held, err := z.Progress("fm")
 	_, busy := (&Zoo{Dir: dir, Recipe: r, NoWait: true}).lockModel("fm")
+	_, loading := z.Load("fm")
 	unlock()
+	// Loading it says that it is training now and how to follow it.
+	if want := fmt.Sprintf("is not trained in %s yet: training now by PID %d", dir, os.Getpid()); !errors.Is(loading, ErrNotTrained) || loading == nil ||
+		!strings.Contains(loading.Error(), want) || !strings.HasSuffix(loading.Error(), "; wait for it to finish (`eqf models -list -recipe quick fm` shows how far it has got)") {
+		t.Errorf("Load of a backbone in training: %v; want ErrNotTrained with %q and the command that lists it", loading, want)
+	}
 	if err != nil || !strings.Contains(held.Holder, fmt.Sprintf("PID %d", os.Getpid())) ||
 		!strings.HasPrefix(held.String(), "training now by PID") || !strings.HasSuffix(held.String(), fmt.Sprintf("checkpoint at step %d of %d after %s of training", p.Step, r.Steps, trainingTime(p.Seconds))) {
 		t.Errorf("Progress while the lock is held: %+v (%q), %v; want the holder's PID %d and the checkpoint", held, held.String(), err, os.Getpid())
+	}
+	// Another recipe's and training seed's list command names them (as `eqf models` takes them).
+	if got, want := (&Zoo{Recipe: Recipes["paper-70k"]}).WithTrainSeed(2).listCommand("eqf"), "eqf models -list -recipe paper-70k -seed 2 eqf"; got != want {
+		t.Errorf("listCommand of training seed 2 of paper-70k = %q, want %q", got, want)
+	}
+	if got, want := (&Zoo{Recipe: Recipes[DefaultRecipe]}).listCommand("fm"), "eqf models -list fm"; got != want {
+		t.Errorf("listCommand of the paper zoo = %q, want %q", got, want)
 	}
 	// A second builder that will not wait says the same.
 	if !errors.Is(busy, ErrLocked) || !strings.HasSuffix(busy.Error(), fmt.Sprintf("(checkpoint at step %d of %d after %s of training) (%s)", p.Step, r.Steps, trainingTime(p.Seconds), z.lockPath("fm"))) {

@@ -232,12 +232,33 @@ func (z *Zoo) makeCommand() string {
 	return cmd
 }
 
+// listCommand is the command that lists a model of this zoo and how far its training has got.
+func (z *Zoo) listCommand(name string) string {
+	cmd := "eqf models -list"
+	if z.Recipe.Name != DefaultRecipe {
+		cmd += " -recipe " + z.Recipe.Name
+	}
+	if k := z.TrainSeed(); k > 1 {
+		cmd += fmt.Sprintf(" -seed %d", k)
+	}
+	return cmd + " " + name
+}
+
 func (z *Zoo) missing(name string) error {
 	run := ""
 	if k := z.TrainSeed(); k > 1 && name != "action-net" {
 		run = fmt.Sprintf(" of training seed %d", k)
 	}
-	msg := fmt.Sprintf("zoo: model %q%s is not trained in %s: run `%s` first", name, run, filepath.Dir(z.dir(name)), z.makeCommand())
+	where := fmt.Sprintf("zoo: model %q%s is not trained in %s", name, run, filepath.Dir(z.dir(name)))
+	msg := fmt.Sprintf("%s: run `%s` first", where, z.makeCommand())
+	// A backbone's training runs for hours: say when it is under way or stopped part-way.
+	switch p, err := z.Progress(name); {
+	case err != nil:
+	case p.Holder != "":
+		msg = fmt.Sprintf("%s yet: %s; wait for it to finish (`%s` shows how far it has got)", where, p, z.listCommand(name))
+	case p.Checkpoint != "":
+		msg = fmt.Sprintf("%s yet: stopped at %s (%s): run `%s` to resume it", where, p.at(), filepath.Base(p.Checkpoint), z.makeCommand())
+	}
 	if _, found := root(); !found {
 		msg += fmt.Sprintf(" (in the eqf repository; outside it, set %s to the folder whose out/ holds the zoo)", EnvRoot)
 	}
