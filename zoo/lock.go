@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/equilibriumforcing/eqf/eqflib"
 )
 
 // One writer per model. Two processes building the same zoo folder — `make models` beside a
@@ -24,6 +22,12 @@ import (
 // ErrLocked is returned (wrapped, with the holder named) when Zoo.NoWait is set and another
 // process is building the model.
 var ErrLocked = errors.New("zoo: another process is building this model")
+
+// ErrStoppedWaiting is returned (wrapped, with the holder named) when Zoo.Stop ends Build while
+// it waits for another process's lock: this process trained and wrote nothing of that model, and
+// the other goes on training it. It is not eqflib.ErrStopped, which says that a model in training
+// saved its checkpoint.
+var ErrStoppedWaiting = errors.New("zoo: stopped while waiting for another process to build this model")
 
 // lockPoll is how often a waiting builder retries the lock (and checks Stop).
 var lockPoll = 2 * time.Second
@@ -114,7 +118,7 @@ func (z *Zoo) lockModel(name string) (unlock func(), err error) {
 		select {
 		case <-z.Stop:
 			f.Close()
-			return nil, eqflib.ErrStopped
+			return nil, fmt.Errorf("%w: %s is held by %s (%s); nothing of it was trained or written here", ErrStoppedWaiting, name, z.describeHolder(name), path)
 		case <-time.After(lockPoll):
 		}
 	}

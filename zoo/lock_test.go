@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
 )
 
 // A held lock: a second builder with NoWait fails at once naming the holder's PID and model; once
@@ -28,6 +30,21 @@ func TestModelLock(t *testing.T) {
 	}
 	if err := second.Build("eqf"); !errors.Is(err, ErrLocked) {
 		t.Errorf("Build with NoWait on a held model: %v, want ErrLocked", err)
+	}
+	// Stopped while it waits: it says so, naming the holder, and has written nothing of the model.
+	stop := make(chan struct{})
+	var waitLog bytes.Buffer
+	waiter := &Zoo{Dir: dir, Recipe: Recipes["quick"], Log: &waitLog, Stop: stop}
+	time.AfterFunc(100*time.Millisecond, func() { close(stop) })
+	err = waiter.Build("eqf")
+	if !errors.Is(err, ErrStoppedWaiting) || errors.Is(err, eqflib.ErrStopped) || !strings.Contains(err.Error(), fmt.Sprintf("eqf is held by PID %d", os.Getpid())) {
+		t.Errorf("Build stopped while waiting: %v; want ErrStoppedWaiting (not eqflib.ErrStopped) naming the holder, PID %d", err, os.Getpid())
+	}
+	if !strings.Contains(waitLog.String(), "waiting: PID") {
+		t.Errorf("the waiting builder did not say whom it waits for: %q", waitLog.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "eqf")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a builder stopped while waiting wrote the model's folder: %v", err)
 	}
 	unlock()
 	unlock2, err := second.lockModel("eqf")

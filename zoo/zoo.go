@@ -94,7 +94,8 @@ type Zoo struct {
 	Recipe Recipe
 	Log    io.Writer // progress (nil: quiet)
 	// Stop, when closed, ends a backbone's training after its current step with a checkpoint
-	// (Build then returns eqflib.ErrStopped; building again resumes).
+	// (Build then returns eqflib.ErrStopped; building again resumes), or, while Build waits for
+	// another process's lock, ends the wait (ErrStoppedWaiting).
 	Stop <-chan struct{}
 	// NoWait makes Build fail at once (ErrLocked, naming the holder) when another process is
 	// building a model it needs, instead of waiting for it (see lock.go).

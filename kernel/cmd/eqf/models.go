@@ -84,10 +84,14 @@ func runModels(args []string) error {
 		if len(runs) > 1 {
 			fmt.Printf("training seed %d\n", k)
 		}
-		if err := z.WithTrainSeed(k).Build(names...); errors.Is(err, eqflib.ErrStopped) {
+		switch err := z.WithTrainSeed(k).Build(names...); {
+		case errors.Is(err, eqflib.ErrStopped):
 			fmt.Println("stopped: the model in training saved a checkpoint; the same command resumes it")
 			return nil
-		} else if err != nil {
+		case errors.Is(err, zoo.ErrStoppedWaiting):
+			fmt.Printf("stopped: %v; the same command waits for it again\n", err)
+			return nil
+		case err != nil:
 			return err
 		}
 	}
