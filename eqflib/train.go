@@ -516,6 +516,11 @@ type RunOptions struct {
 	// Stop, when closed (or when its context is done: see StopOnSignal), ends Run after the
 	// current step with a final checkpoint; Run then returns ErrStopped.
 	Stop <-chan struct{}
+	// AfterStep, when set, is called after every step (its validation and checkpoint included)
+	// with the step reached and the training time so far, the runs this one resumed included
+	// (Trainer.Seconds as a checkpoint now would hold it): where a long run has got between its
+	// checkpoints (the zoo's progress.json).
+	AfterStep func(step int, seconds float64)
 }
 
 // ErrStopped is returned by Run when RunOptions.Stop ended it; the final checkpoint was saved.
@@ -565,6 +570,9 @@ func (t *Trainer) Run(until int, o RunOptions) error {
 			if _, err := t.SaveCheckpoint(o.CheckpointDir, o.KeepCheckpoints); err != nil {
 				return err
 			}
+		}
+		if o.AfterStep != nil {
+			o.AfterStep(t.Step, before+time.Since(began).Seconds())
 		}
 		progress.step(t.Step, until, loss)
 	}

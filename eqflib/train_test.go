@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -269,12 +270,20 @@ func TestRunStop(t *testing.T) {
 	stop := make(chan struct{})
 	var progress stopAfter
 	progress.n, progress.stop = 3, stop
-	err = tr.Run(1000, eqflib.RunOptions{Progress: &progress, CheckpointDir: dir, CheckpointEvery: 100, Stop: stop})
+	var after []int // AfterStep's steps
+	var clock []float64
+	err = tr.Run(1000, eqflib.RunOptions{Progress: &progress, CheckpointDir: dir, CheckpointEvery: 100, Stop: stop,
+		AfterStep: func(step int, seconds float64) { after, clock = append(after, step), append(clock, seconds) }})
 	if err != eqflib.ErrStopped {
 		t.Fatalf("Run returned %v, want ErrStopped", err)
 	}
 	if tr.Step < 3 || tr.Step > 4 {
 		t.Fatalf("stopped at step %d, want right after step 3", tr.Step)
+	}
+	// AfterStep saw every step in order, with a training time that grows to the checkpoint's.
+	if len(after) != tr.Step || after[0] != 1 || after[len(after)-1] != tr.Step || !slices.IsSorted(after) ||
+		!slices.IsSorted(clock) || clock[0] <= 0 || clock[len(clock)-1] > tr.Seconds {
+		t.Errorf("AfterStep saw steps %v at %v s; want 1…%d, growing, the last at most the checkpoint's %g s", after, clock, tr.Step, tr.Seconds)
 	}
 	last := eqflib.LatestCheckpoint(dir)
 	if want := filepath.Join(dir, fmt.Sprintf(eqflib.CheckpointPattern, tr.Step)); last != want {

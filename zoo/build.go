@@ -112,7 +112,9 @@ func (z *Zoo) build(s Spec) error {
 	case "gphi":
 		err = z.buildGPhi(card)
 	default:
+		defer os.Remove(filepath.Join(dir, liveFile)) // what it said while training is over
 		if err = z.buildDiT(s, card); err == nil {
+			z.sayLive(s.Name, PhaseCard, card.Steps, 0)
 			err = z.evaluateCard(s, card)
 		}
 	}
@@ -256,8 +258,15 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 		card.Seconds = tr.Seconds // the runs before this one trained that long; build adds this one
 	}
 	z.logf("%-10s %s on %s %d×%d, %d parameters, %d steps\n", s.Name, obj.Kind, r.World.Policy+" maze", r.Size, r.Size, r.DiT.NumParams(), steps)
+	var said time.Time
+	sayStep := func(step int, seconds float64) { // progress.json every liveEvery and at the end
+		if now := time.Now(); now.Sub(said) >= liveEvery || step == steps {
+			said = now
+			z.sayLive(s.Name, PhaseBackbone, step, seconds)
+		}
+	}
 	if err := tr.Run(steps, eqflib.RunOptions{EvalEvery: max(steps/10, 1), Progress: z.Log, CheckpointDir: dir, Stop: z.Stop,
-		CheckpointEvery: max(steps/10, 50), KeepCheckpoints: 2}); err != nil {
+		CheckpointEvery: max(steps/10, 50), KeepCheckpoints: 2, AfterStep: sayStep}); err != nil {
 		return err
 	}
 	if err := writeHistory(dir, s.Name, tr.History); err != nil {
@@ -271,6 +280,7 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 	if !s.Readout {
 		return nil
 	}
+	z.sayLive(s.Name, PhaseReadout, tr.Step, tr.Seconds)
 	rt, err := eqflib.NewReadoutTrainer(m, train, r.readoutConfig())
 	if err != nil {
 		return err

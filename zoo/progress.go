@@ -1,10 +1,13 @@
 package zoo
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
 
@@ -21,6 +24,55 @@ type Progress struct {
 	Seconds    float64 // the training time the newest checkpoint holds (every run so far); 0 when it holds none
 	Checkpoint string  // the newest checkpoint's path; "" when there is none
 	Holder     string  // the process training it now, as its lock names it; "" when none
+	// Live is what the process training it now last said about where it is (nil when none
+	// has: the action net and g_φ, or a build of before 2026-12-02).
+	Live *Live
+}
+
+// A backbone writes a checkpoint every tenth of its run (7,000 steps of paper-70k: ten minutes
+// on two cores), so while Build trains a backbone it also says where it is, in the model's
+// progress.json: the step and training time every liveEvery, then that it trains h_ω, then that
+// it rolls out its card's evaluation. Build removes the file when it ends; Progress reads it
+// only while the lock names the process that wrote it.
+
+// liveFile is the file in a model's folder where the process training it says where it is.
+const liveFile = "progress.json"
+
+// liveEvery is how often a backbone in training rewrites liveFile.
+var liveEvery = 15 * time.Second
+
+// Live is where a model in training stands, as the process training it last said.
+type Live struct {
+	PID     int       `json:"pid"`     // the process that trains it
+	Phase   string    `json:"phase"`   // PhaseBackbone, PhaseReadout or PhaseCard
+	Step    int       `json:"step"`    // the backbone's step
+	Seconds float64   `json:"seconds"` // the training time so far, every run included (0 when not known)
+	Updated time.Time `json:"updated"` // when it said so
+}
+
+// The phases of a backbone's build that Live names.
+const (
+	PhaseBackbone = "backbone" // training the DiT
+	PhaseReadout  = "h_ω"      // training the σ readout h_ω on the finished backbone
+	PhaseCard     = "card"     // rolling the finished model out for its card
+)
+
+// String says it: "at step 6166 of 70000 after 9m12s of training", "training h_ω after 70000
+// steps" or "rolling out its card after 70000 steps", then how long ago.
+func (l Live) String(steps int) string {
+	var at string
+	switch l.Phase {
+	case PhaseReadout:
+		at = fmt.Sprintf("training h_ω after %d steps", l.Step)
+	case PhaseCard:
+		at = fmt.Sprintf("rolling out its card after %d steps", l.Step)
+	default:
+		at = fmt.Sprintf("at step %d of %d", l.Step, steps)
+		if l.Seconds > 0 {
+			at += fmt.Sprintf(" after %s of training", trainingTime(l.Seconds))
+		}
+	}
+	return fmt.Sprintf("%s (%s ago)", at, max(time.Since(l.Updated), 0).Round(time.Second))
 }
 
 // String says it in one line: "training now by PID …, checkpoint at step 7000 of 70000 after
@@ -30,6 +82,10 @@ type Progress struct {
 func (p Progress) String() string {
 	at := p.at()
 	switch {
+	case p.Holder != "" && p.Live != nil && p.Checkpoint != "":
+		return fmt.Sprintf("training now by %s, %s; checkpoint at %s", p.Holder, p.Live.String(p.Steps), at)
+	case p.Holder != "" && p.Live != nil:
+		return fmt.Sprintf("training now by %s, %s; no checkpoint yet", p.Holder, p.Live.String(p.Steps))
 	case p.Holder != "" && p.Checkpoint != "":
 		return fmt.Sprintf("training now by %s, checkpoint at %s", p.Holder, at)
 	case p.Holder != "":
@@ -61,6 +117,7 @@ func (z *Zoo) Progress(name string) (Progress, error) {
 	p := Progress{Steps: z.Recipe.stepsFor(s)}
 	if lockHeld(z.lockPath(name)) {
 		p.Holder = z.holder(name)
+		p.Live = z.live(name)
 	}
 	if z.holdsOtherConfiguration(s) {
 		return p, nil
@@ -97,4 +154,29 @@ func (r Recipe) stepsFor(s Spec) int {
 		return r.Finetune
 	}
 	return r.Steps
+}
+
+// live reads what the process that holds name's lock last said about where it is: nil when it
+// has said nothing, or the file is another process's (one that stopped without removing it).
+func (z *Zoo) live(name string) *Live {
+	b, err := os.ReadFile(filepath.Join(z.dir(name), liveFile))
+	if err != nil {
+		return nil
+	}
+	var l Live
+	if json.Unmarshal(b, &l) != nil {
+		return nil
+	}
+	if h, ok := z.readHolder(name); !ok || h.PID != l.PID {
+		return nil
+	}
+	return &l
+}
+
+// sayLive writes where the model in training stands into its folder's progress.json, for a
+// process that reads the zoo meanwhile. An error is ignored: saying where it is never stops a
+// training.
+func (z *Zoo) sayLive(name, phase string, step int, seconds float64) {
+	b, _ := json.Marshal(Live{PID: os.Getpid(), Phase: phase, Step: step, Seconds: seconds, Updated: time.Now()})
+	_ = data.WriteFileAtomic(filepath.Join(z.dir(name), liveFile), b)
 }

@@ -2,6 +2,7 @@ package zoo
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 )
@@ -134,5 +136,91 @@ func TestProgress(t *testing.T) {
 	}
 	if c, err := z.Card("fm"); err != nil || c.Steps != r.Steps {
 		t.Errorf("card after resuming: %+v, %v; want %d steps", c, err, r.Steps)
+	}
+}
+
+// liveAtFirstLine reads the zoo's Progress of a model at the first progress line ("step 1/…")
+// its training writes, from inside the training, then closes stop.
+type liveAtFirstLine struct {
+	z    *Zoo
+	name string
+	got  Progress
+	err  error
+	file bool // progress.json was there
+	once sync.Once
+	stop chan struct{}
+}
+
+func (w *liveAtFirstLine) Write(p []byte) (int, error) {
+	if bytes.HasPrefix(bytes.TrimSpace(p), []byte("step ")) {
+		w.once.Do(func() {
+			w.got, w.err = w.z.Progress(w.name)
+			_, err := os.Stat(filepath.Join(w.z.dir(w.name), liveFile))
+			w.file = err == nil
+			close(w.stop)
+		})
+	}
+	return len(p), nil
+}
+
+// While a backbone trains, Progress gives the step it is at from its progress.json, which names
+// the process; the file goes when the build ends, and one that another process left, or one
+// without the lock held, is not read.
+func TestProgressLive(t *testing.T) {
+	defer func(d time.Duration) { liveEvery = d }(liveEvery)
+	liveEvery = 0 // every step
+	dir := t.TempDir()
+	r := Recipes["quick"]
+	w := &liveAtFirstLine{name: "eqf", stop: make(chan struct{})}
+	z := &Zoo{Dir: dir, Recipe: r, Log: w, Stop: w.stop}
+	w.z = z
+	if err := z.Build("eqf"); !errors.Is(err, eqflib.ErrStopped) {
+		t.Fatalf("Build stopped at its first progress line: %v, want ErrStopped", err)
+	}
+	p := w.got
+	if w.err != nil || !w.file || p.Live == nil || p.Live.PID != os.Getpid() || p.Live.Phase != PhaseBackbone || p.Live.Step < 1 || p.Live.Seconds <= 0 {
+		t.Fatalf("Progress during training: %+v (live %+v), file %v, %v; want this process's backbone at a step ≥ 1", p, p.Live, w.file, w.err)
+	}
+	if want := fmt.Sprintf("training now by PID %d", os.Getpid()); !strings.HasPrefix(p.String(), want) ||
+		!strings.Contains(p.String(), fmt.Sprintf(", at step %d of %d after ", p.Live.Step, r.Steps)) || !strings.HasSuffix(p.String(), "; no checkpoint yet") {
+		t.Errorf("String() during training = %q, want %q…, at step %d of %d after …; no checkpoint yet", p.String(), want, p.Live.Step, r.Steps)
+	}
+	live := filepath.Join(dir, "eqf", liveFile)
+	if _, err := os.Stat(live); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("progress.json after the build ended: %v, want it removed", err)
+	}
+
+	// What the other phases say.
+	l := Live{Phase: PhaseReadout, Step: 150, Updated: time.Now()}
+	if got := l.String(150); got != "training h_ω after 150 steps (0s ago)" {
+		t.Errorf("Live.String in the readout phase = %q", got)
+	}
+	l.Phase, l.Updated = PhaseCard, time.Now().Add(-90*time.Second)
+	if got := l.String(150); got != "rolling out its card after 150 steps (1m30s ago)" {
+		t.Errorf("Live.String in the card phase = %q", got)
+	}
+
+	// A file of this process without its lock held, and one of another process with it held.
+	write := func(pid int) {
+		b, _ := json.Marshal(Live{PID: pid, Phase: PhaseBackbone, Step: 7, Updated: time.Now()})
+		if err := os.WriteFile(live, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(os.Getpid())
+	if q, err := z.Progress("eqf"); err != nil || q.Live != nil {
+		t.Errorf("Progress with no lock held: %+v, %v; want no live step", q, err)
+	}
+	unlock, err := z.lockModel("eqf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if q, err := z.Progress("eqf"); err != nil || q.Live == nil || q.Live.Step != 7 {
+		t.Errorf("Progress with the lock held by the process that wrote it: %+v, %v; want its step 7", q, err)
+	}
+	write(os.Getpid() + 1)
+	if q, err := z.Progress("eqf"); err != nil || q.Live != nil {
+		t.Errorf("Progress with another process's file: %+v, %v; want no live step", q, err)
 	}
 }
