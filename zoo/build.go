@@ -114,7 +114,7 @@ func (z *Zoo) build(s Spec) error {
 	default:
 		defer os.Remove(filepath.Join(dir, liveFile)) // what it said while training is over
 		if err = z.buildDiT(s, card); err == nil {
-			z.sayLive(s.Name, PhaseCard, card.Steps, 0)
+			z.sayLive(s.Name, PhaseCard, card.Steps, 0, 0)
 			err = z.evaluateCard(s, card)
 		}
 	}
@@ -258,11 +258,20 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 		card.Seconds = tr.Seconds // the runs before this one trained that long; build adds this one
 	}
 	z.logf("%-10s %s on %s %d×%d, %d parameters, %d steps\n", s.Name, obj.Kind, r.World.Policy+" maze", r.Size, r.Size, r.DiT.NumParams(), steps)
-	var said time.Time
+	var said, began time.Time // the last progress.json, this run's first step
+	first := 0
 	sayStep := func(step int, seconds float64) { // progress.json every liveEvery and at the end
-		if now := time.Now(); now.Sub(said) >= liveEvery || step == steps {
+		now := time.Now()
+		if first == 0 {
+			first, began = step, now
+		}
+		if now.Sub(said) >= liveEvery || step == steps {
 			said = now
-			z.sayLive(s.Name, PhaseBackbone, step, seconds)
+			rate := 0.0
+			if dt := now.Sub(began).Seconds(); dt >= 1 {
+				rate = float64(step-first) / dt
+			}
+			z.sayLive(s.Name, PhaseBackbone, step, seconds, rate)
 		}
 	}
 	if err := tr.Run(steps, eqflib.RunOptions{EvalEvery: max(steps/10, 1), Progress: z.Log, CheckpointDir: dir, Stop: z.Stop,
@@ -280,7 +289,7 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 	if !s.Readout {
 		return nil
 	}
-	z.sayLive(s.Name, PhaseReadout, tr.Step, tr.Seconds)
+	z.sayLive(s.Name, PhaseReadout, tr.Step, tr.Seconds, 0)
 	rt, err := eqflib.NewReadoutTrainer(m, train, r.readoutConfig())
 	if err != nil {
 		return err

@@ -47,6 +47,7 @@ type Live struct {
 	Phase   string    `json:"phase"`   // PhaseBackbone, PhaseReadout or PhaseCard
 	Step    int       `json:"step"`    // the backbone's step
 	Seconds float64   `json:"seconds"` // the training time so far, every run included (0 when not known)
+	Rate    float64   `json:"rate"`    // steps per second since this run's first step (0 when not known)
 	Updated time.Time `json:"updated"` // when it said so
 }
 
@@ -57,8 +58,9 @@ const (
 	PhaseCard     = "card"     // rolling the finished model out for its card
 )
 
-// String says it: "at step 6166 of 70000 after 9m12s of training", "training h_ω after 70000
-// steps" or "rolling out its card after 70000 steps", then how long ago.
+// String says it: "at step 6166 of 70000 after 9m12s of training, 12.5 steps/s, about 1h25m
+// left", "training h_ω after 70000 steps" or "rolling out its card after 70000 steps", then how
+// long ago.
 func (l Live) String(steps int) string {
 	var at string
 	switch l.Phase {
@@ -70,6 +72,9 @@ func (l Live) String(steps int) string {
 		at = fmt.Sprintf("at step %d of %d", l.Step, steps)
 		if l.Seconds > 0 {
 			at += fmt.Sprintf(" after %s of training", trainingTime(l.Seconds))
+		}
+		if l.Rate > 0 && steps > l.Step {
+			at += fmt.Sprintf(", %.3g steps/s, %s left", l.Rate, aboutMinutes(float64(steps-l.Step)/l.Rate))
 		}
 	}
 	return fmt.Sprintf("%s (%s ago)", at, max(time.Since(l.Updated), 0).Round(time.Second))
@@ -142,6 +147,18 @@ func trainingTime(seconds float64) time.Duration {
 	return d.Round(100 * time.Millisecond)
 }
 
+// aboutMinutes says a time left to the minute: "about 1h23m", "about 7m", "under a minute".
+func aboutMinutes(seconds float64) string {
+	d := time.Duration(seconds * float64(time.Second)).Round(time.Minute)
+	switch {
+	case d < time.Minute:
+		return "under a minute"
+	case d < time.Hour:
+		return fmt.Sprintf("about %dm", d/time.Minute)
+	}
+	return fmt.Sprintf("about %dh%02dm", d/time.Hour, d%time.Hour/time.Minute)
+}
+
 // stepsFor is how many steps the recipe trains s for: a backbone Steps, an equilibrium finetune
 // Finetune, g_φ GPhiSteps, the action net ActionSteps.
 func (r Recipe) stepsFor(s Spec) int {
@@ -176,7 +193,7 @@ func (z *Zoo) live(name string) *Live {
 // sayLive writes where the model in training stands into its folder's progress.json, for a
 // process that reads the zoo meanwhile. An error is ignored: saying where it is never stops a
 // training.
-func (z *Zoo) sayLive(name, phase string, step int, seconds float64) {
-	b, _ := json.Marshal(Live{PID: os.Getpid(), Phase: phase, Step: step, Seconds: seconds, Updated: time.Now()})
+func (z *Zoo) sayLive(name, phase string, step int, seconds, rate float64) {
+	b, _ := json.Marshal(Live{PID: os.Getpid(), Phase: phase, Step: step, Seconds: seconds, Rate: rate, Updated: time.Now()})
 	_ = data.WriteFileAtomic(filepath.Join(z.dir(name), liveFile), b)
 }

@@ -199,6 +199,15 @@ func TestProgressLive(t *testing.T) {
 	if got := l.String(150); got != "rolling out its card after 150 steps (1m30s ago)" {
 		t.Errorf("Live.String in the card phase = %q", got)
 	}
+	l = Live{Phase: PhaseBackbone, Step: 8022, Seconds: 1060.4, Rate: 12.5, Updated: time.Now()}
+	if got := l.String(70000); got != "at step 8022 of 70000 after 17m40s of training, 12.5 steps/s, about 1h23m left (0s ago)" {
+		t.Errorf("Live.String of a backbone with its rate = %q", got)
+	}
+	for sec, want := range map[float64]string{29: "under a minute", 60: "about 1m", 3599: "about 1h00m", 3600 + 5*60 + 31: "about 1h06m"} {
+		if got := aboutMinutes(sec); got != want {
+			t.Errorf("aboutMinutes(%g) = %q, want %q", sec, got, want)
+		}
+	}
 
 	// A file of this process without its lock held, and one of another process with it held.
 	write := func(pid int) {
