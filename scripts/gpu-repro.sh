@@ -171,11 +171,13 @@ list_models() {
 	"$eqf" models -recipe "$recipe" -seeds "$SEEDS" -list > "$work/models-list.txt" 2>&1 ||
 		{ cat "$work/models-list.txt" >&2; exit 2; }
 }
-# untrained: "MODEL SEED" of every model (of $MODELS, and the action net) that the last
-# list_models calls "not trained" (an interrupted one resumes from its checkpoint)
-untrained() {
-	awk -v only=" $MODELS " '/not trained/ && (only == "  " || $1 == "action-net" || index(only, " " $1 " ")) {print $1, $2}' "$work/models-list.txt"
+# untrained_lines: the lines of every model (of $MODELS, and the action net) that the last
+# list_models calls "not trained", with how far it has got (an interrupted one resumes from its
+# checkpoint); untrained: their "MODEL SEED"
+untrained_lines() {
+	awk -v only=" $MODELS " '/not trained/ && (only == "  " || $1 == "action-net" || index(only, " " $1 " "))' "$work/models-list.txt"
 }
+untrained() { untrained_lines | awk '{print $1, $2}'; }
 models_done() { [ -z "$(untrained)" ]; }
 t0=$SECONDS
 list_models
@@ -219,6 +221,7 @@ done < <(experiments)
 if models_done && [ "$done_n" -ge "$total" ]; then
 	status=complete
 else
+	untrained_lines | sed 's/^/gpu-repro: /' # a backbone's step, which the next call resumes from
 	status="not complete: models not trained: $(untrained | wc -l); experiments done: $done_n of $total; run the same command again to resume"
 fi
 echo "$status" | tee "$OUT/status.txt"
