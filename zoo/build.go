@@ -258,20 +258,12 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 		card.Seconds = tr.Seconds // the runs before this one trained that long; build adds this one
 	}
 	z.logf("%-10s %s on %s %d×%d, %d parameters, %d steps\n", s.Name, obj.Kind, r.World.Policy+" maze", r.Size, r.Size, r.DiT.NumParams(), steps)
-	var said, began time.Time // the last progress.json, this run's first step
-	first := 0
+	var said time.Time // the last progress.json
+	var pace stepRate
 	sayStep := func(step int, seconds float64) { // progress.json every liveEvery and at the end
-		now := time.Now()
-		if first == 0 {
-			first, began = step, now
-		}
-		if now.Sub(said) >= liveEvery || step == steps {
+		if now := time.Now(); now.Sub(said) >= liveEvery || step == steps {
 			said = now
-			rate := 0.0
-			if dt := now.Sub(began).Seconds(); dt >= 1 {
-				rate = float64(step-first) / dt
-			}
-			z.sayLive(s.Name, PhaseBackbone, step, seconds, rate)
+			z.sayLive(s.Name, PhaseBackbone, step, seconds, pace.add(now, step))
 		}
 	}
 	if err := tr.Run(steps, eqflib.RunOptions{EvalEvery: max(steps/10, 1), Progress: z.Log, CheckpointDir: dir, Stop: z.Stop,

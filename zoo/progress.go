@@ -47,7 +47,7 @@ type Live struct {
 	Phase   string    `json:"phase"`   // PhaseBackbone, PhaseReadout or PhaseCard
 	Step    int       `json:"step"`    // the backbone's step
 	Seconds float64   `json:"seconds"` // the training time so far, every run included (0 when not known)
-	Rate    float64   `json:"rate"`    // steps per second since this run's first step (0 when not known)
+	Rate    float64   `json:"rate"`    // steps per second over the last rateWindow (0 when not known)
 	Updated time.Time `json:"updated"` // when it said so
 }
 
@@ -145,6 +145,33 @@ func trainingTime(seconds float64) time.Duration {
 		return d.Round(time.Second)
 	}
 	return d.Round(100 * time.Millisecond)
+}
+
+// rateWindow is how far back a backbone's pace (Live.Rate) looks: long enough to span its
+// validations and checkpoints, short enough to follow the machine's load (a test run beside it
+// ending, say).
+const rateWindow = 5 * time.Minute
+
+// stepRate is a run's steps per second over its last rateWindow, or since its first step for
+// a younger run: what the time left is estimated from.
+type stepRate struct{ seen []stepAt } // oldest first; the first one at or before the window
+
+type stepAt struct {
+	at   time.Time
+	step int
+}
+
+// add records that the run reached step at `at` and returns its pace (0 within its first second).
+func (r *stepRate) add(at time.Time, step int) float64 {
+	r.seen = append(r.seen, stepAt{at, step})
+	for len(r.seen) > 2 && at.Sub(r.seen[1].at) >= rateWindow {
+		r.seen = r.seen[1:]
+	}
+	first := r.seen[0]
+	if dt := at.Sub(first.at).Seconds(); dt >= 1 {
+		return float64(step-first.step) / dt
+	}
+	return 0
 }
 
 // aboutMinutes says a time left to the minute: "about 1h23m", "about 7m", "under a minute".

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,6 +203,24 @@ func TestProgressLive(t *testing.T) {
 	l = Live{Phase: PhaseBackbone, Step: 8022, Seconds: 1060.4, Rate: 12.5, Updated: time.Now()}
 	if got := l.String(70000); got != "at step 8022 of 70000 after 17m40s of training, 12.5 steps/s, about 1h23m left (0s ago)" {
 		t.Errorf("Live.String of a backbone with its rate = %q", got)
+	}
+	// The pace follows the last five minutes: 10 steps/s for ten minutes, then 20.
+	var pace stepRate
+	t0 := time.Now()
+	if r := pace.add(t0, 100); r != 0 {
+		t.Errorf("pace at the first step = %g, want 0", r)
+	}
+	for sec := 15; sec <= 600; sec += 15 {
+		pace.add(t0.Add(time.Duration(sec)*time.Second), 100+10*sec)
+	}
+	if r := pace.add(t0.Add(615*time.Second), 100+6000+20*15); math.Abs(r-10.5) > 1e-9 { // (285·10 + 15·20) / 300
+		t.Errorf("pace after ten minutes at 10 steps/s and 15 s at 20 = %g, want 10.5 over the last five minutes", r)
+	}
+	for sec := 630; sec <= 915; sec += 15 {
+		last := pace.add(t0.Add(time.Duration(sec)*time.Second), 100+6000+20*(sec-600))
+		if sec == 915 && last != 20 {
+			t.Errorf("pace after five minutes at 20 steps/s = %g, want 20", last)
+		}
 	}
 	for sec, want := range map[float64]string{29: "under a minute", 60: "about 1m", 3599: "about 1h00m", 3600 + 5*60 + 31: "about 1h06m"} {
 		if got := aboutMinutes(sec); got != want {
