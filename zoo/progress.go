@@ -29,57 +29,6 @@ type Progress struct {
 	Live *Live
 }
 
-// A backbone writes a checkpoint every tenth of its run (7,000 steps of paper-70k: ten minutes
-// on two cores), so while Build trains a backbone it also says where it is, in the model's
-// progress.json: the step and training time every liveEvery, then that it trains h_ω, then that
-// it rolls out its card's evaluation. Build removes the file when it ends; Progress reads it
-// only while the lock names the process that wrote it.
-
-// liveFile is the file in a model's folder where the process training it says where it is.
-const liveFile = "progress.json"
-
-// liveEvery is how often a backbone in training rewrites liveFile.
-var liveEvery = 15 * time.Second
-
-// Live is where a model in training stands, as the process training it last said.
-type Live struct {
-	PID     int       `json:"pid"`     // the process that trains it
-	Phase   string    `json:"phase"`   // PhaseBackbone, PhaseReadout or PhaseCard
-	Step    int       `json:"step"`    // the backbone's step
-	Seconds float64   `json:"seconds"` // the training time so far, every run included (0 when not known)
-	Rate    float64   `json:"rate"`    // steps per second over the last rateWindow (0 when not known)
-	Updated time.Time `json:"updated"` // when it said so
-}
-
-// The phases of a backbone's build that Live names.
-const (
-	PhaseBackbone = "backbone" // training the DiT
-	PhaseReadout  = "h_ω"      // training the σ readout h_ω on the finished backbone
-	PhaseCard     = "card"     // rolling the finished model out for its card
-)
-
-// String says it: "at step 6166 of 70000 after 9m12s of training, 12.5 steps/s, about 1h25m
-// left", "training h_ω after 70000 steps" or "rolling out its card after 70000 steps", then how
-// long ago.
-func (l Live) String(steps int) string {
-	var at string
-	switch l.Phase {
-	case PhaseReadout:
-		at = fmt.Sprintf("training h_ω after %d steps", l.Step)
-	case PhaseCard:
-		at = fmt.Sprintf("rolling out its card after %d steps", l.Step)
-	default:
-		at = fmt.Sprintf("at step %d of %d", l.Step, steps)
-		if l.Seconds > 0 {
-			at += fmt.Sprintf(" after %s of training", trainingTime(l.Seconds))
-		}
-		if l.Rate > 0 && steps > l.Step {
-			at += fmt.Sprintf(", %.3g steps/s, %s left", l.Rate, aboutMinutes(float64(steps-l.Step)/l.Rate))
-		}
-	}
-	return fmt.Sprintf("%s (%s ago)", at, max(time.Since(l.Updated), 0).Round(time.Second))
-}
-
 // String says it in one line: "training now by PID …, checkpoint at step 7000 of 70000 after
 // 40m12s of training", "stopped at step 7000 of 70000 after 40m12s of training
 // (ckpt-00007000.eqf): the same command resumes it", or "not started". A checkpoint written
@@ -147,6 +96,96 @@ func trainingTime(seconds float64) time.Duration {
 	return d.Round(100 * time.Millisecond)
 }
 
+// stepsFor is how many steps the recipe trains s for: a backbone Steps, an equilibrium finetune
+// Finetune, g_φ GPhiSteps, the action net ActionSteps.
+func (r Recipe) stepsFor(s Spec) int {
+	switch {
+	case s.Kind == "gphi":
+		return r.GPhiSteps
+	case s.Kind == "action-net":
+		return r.ActionSteps
+	case s.From != "":
+		return r.Finetune
+	}
+	return r.Steps
+}
+
+// A backbone writes a checkpoint every tenth of its run (7,000 steps of paper-70k: ten minutes
+// on two cores), so while Build trains a backbone it also says where it is, in the model's
+// progress.json: the step and training time every liveEvery, then that it trains h_ω, then that
+// it rolls out its card's evaluation. Build removes the file when it ends; Progress reads it
+// only while the lock names the process that wrote it.
+
+// liveFile is the file in a model's folder where the process training it says where it is.
+const liveFile = "progress.json"
+
+// liveEvery is how often a backbone in training rewrites liveFile.
+var liveEvery = 15 * time.Second
+
+// Live is where a model in training stands, as the process training it last said.
+type Live struct {
+	PID     int       `json:"pid"`     // the process that trains it
+	Phase   string    `json:"phase"`   // PhaseBackbone, PhaseReadout or PhaseCard
+	Step    int       `json:"step"`    // the backbone's step
+	Seconds float64   `json:"seconds"` // the training time so far, every run included (0 when not known)
+	Rate    float64   `json:"rate"`    // steps per second over the last rateWindow (0 when not known)
+	Updated time.Time `json:"updated"` // when it said so
+}
+
+// The phases of a backbone's build that Live names.
+const (
+	PhaseBackbone = "backbone" // training the DiT
+	PhaseReadout  = "h_ω"      // training the σ readout h_ω on the finished backbone
+	PhaseCard     = "card"     // rolling the finished model out for its card
+)
+
+// String says it: "at step 6166 of 70000 after 9m12s of training, 12.5 steps/s, about 1h25m
+// left", "training h_ω after 70000 steps" or "rolling out its card after 70000 steps", then how
+// long ago.
+func (l Live) String(steps int) string {
+	var at string
+	switch l.Phase {
+	case PhaseReadout:
+		at = fmt.Sprintf("training h_ω after %d steps", l.Step)
+	case PhaseCard:
+		at = fmt.Sprintf("rolling out its card after %d steps", l.Step)
+	default:
+		at = fmt.Sprintf("at step %d of %d", l.Step, steps)
+		if l.Seconds > 0 {
+			at += fmt.Sprintf(" after %s of training", trainingTime(l.Seconds))
+		}
+		if l.Rate > 0 && steps > l.Step {
+			at += fmt.Sprintf(", %.3g steps/s, %s left", l.Rate, aboutMinutes(float64(steps-l.Step)/l.Rate))
+		}
+	}
+	return fmt.Sprintf("%s (%s ago)", at, max(time.Since(l.Updated), 0).Round(time.Second))
+}
+
+// live reads what the process that holds name's lock last said about where it is: nil when it
+// has said nothing, or the file is another process's (one that stopped without removing it).
+func (z *Zoo) live(name string) *Live {
+	b, err := os.ReadFile(filepath.Join(z.dir(name), liveFile))
+	if err != nil {
+		return nil
+	}
+	var l Live
+	if json.Unmarshal(b, &l) != nil {
+		return nil
+	}
+	if h, ok := z.readHolder(name); !ok || h.PID != l.PID {
+		return nil
+	}
+	return &l
+}
+
+// sayLive writes where the model in training stands into its folder's progress.json, for a
+// process that reads the zoo meanwhile. An error is ignored: saying where it is never stops a
+// training.
+func (z *Zoo) sayLive(name, phase string, step int, seconds, rate float64) {
+	b, _ := json.Marshal(Live{PID: os.Getpid(), Phase: phase, Step: step, Seconds: seconds, Rate: rate, Updated: time.Now()})
+	_ = data.WriteFileAtomic(filepath.Join(z.dir(name), liveFile), b)
+}
+
 // rateWindow is how far back a backbone's pace (Live.Rate) looks: long enough to span its
 // validations and checkpoints, short enough to follow the machine's load (a test run beside it
 // ending, say).
@@ -184,43 +223,4 @@ func aboutMinutes(seconds float64) string {
 		return fmt.Sprintf("about %dm", d/time.Minute)
 	}
 	return fmt.Sprintf("about %dh%02dm", d/time.Hour, d%time.Hour/time.Minute)
-}
-
-// stepsFor is how many steps the recipe trains s for: a backbone Steps, an equilibrium finetune
-// Finetune, g_φ GPhiSteps, the action net ActionSteps.
-func (r Recipe) stepsFor(s Spec) int {
-	switch {
-	case s.Kind == "gphi":
-		return r.GPhiSteps
-	case s.Kind == "action-net":
-		return r.ActionSteps
-	case s.From != "":
-		return r.Finetune
-	}
-	return r.Steps
-}
-
-// live reads what the process that holds name's lock last said about where it is: nil when it
-// has said nothing, or the file is another process's (one that stopped without removing it).
-func (z *Zoo) live(name string) *Live {
-	b, err := os.ReadFile(filepath.Join(z.dir(name), liveFile))
-	if err != nil {
-		return nil
-	}
-	var l Live
-	if json.Unmarshal(b, &l) != nil {
-		return nil
-	}
-	if h, ok := z.readHolder(name); !ok || h.PID != l.PID {
-		return nil
-	}
-	return &l
-}
-
-// sayLive writes where the model in training stands into its folder's progress.json, for a
-// process that reads the zoo meanwhile. An error is ignored: saying where it is never stops a
-// training.
-func (z *Zoo) sayLive(name, phase string, step int, seconds, rate float64) {
-	b, _ := json.Marshal(Live{PID: os.Getpid(), Phase: phase, Step: step, Seconds: seconds, Rate: rate, Updated: time.Now()})
-	_ = data.WriteFileAtomic(filepath.Join(z.dir(name), liveFile), b)
 }
