@@ -64,8 +64,10 @@ func (z *Zoo) describeHolder(name string) string {
 
 // holder names who name's lock file says holds it: "PID 4242 on vm since 05:43:38". It waits up
 // to holderWrite for a holder that has just taken the lock to write its name.
-func (z *Zoo) holder(name string) string {
-	h, ok := z.readHolder(name)
+func (z *Zoo) holder(name string) string { return holderName(z.readHolder(name)) }
+
+// holderName says who a lock file names (readHolder's answer).
+func holderName(h lockHolder, ok bool) string {
 	if !ok {
 		return "another process (its lock file names none)"
 	}

@@ -70,8 +70,11 @@ func (z *Zoo) Progress(name string) (Progress, error) {
 	}
 	p := Progress{Steps: z.Recipe.stepsFor(s)}
 	if lockHeld(z.lockPath(name)) {
-		p.Holder = z.holder(name)
-		p.Live = z.live(name)
+		h, named := z.readHolder(name)
+		p.Holder = holderName(h, named)
+		if named {
+			p.Live = z.live(name, h.PID)
+		}
 	}
 	if z.holdsOtherConfiguration(s) {
 		return p, nil
@@ -161,9 +164,10 @@ func (l Live) String(steps int) string {
 	return fmt.Sprintf("%s (%s ago)", at, max(time.Since(l.Updated), 0).Round(time.Second))
 }
 
-// live reads what the process that holds name's lock last said about where it is: nil when it
-// has said nothing, or the file is another process's (one that stopped without removing it).
-func (z *Zoo) live(name string) *Live {
+// live reads what the process that holds name's lock (holder) last said about where it is: nil
+// when it has said nothing, or the file is another process's (one that stopped without removing
+// it).
+func (z *Zoo) live(name string, holder int) *Live {
 	b, err := os.ReadFile(filepath.Join(z.dir(name), liveFile))
 	if err != nil {
 		return nil
@@ -172,7 +176,7 @@ func (z *Zoo) live(name string) *Live {
 	if json.Unmarshal(b, &l) != nil {
 		return nil
 	}
-	if h, ok := z.readHolder(name); !ok || h.PID != l.PID {
+	if l.PID != holder {
 		return nil
 	}
 	return &l
