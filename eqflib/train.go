@@ -513,6 +513,11 @@ type RunOptions struct {
 	CheckpointDir   string
 	CheckpointEvery int
 	KeepCheckpoints int
+	// CheckpointAfter, when positive, also saves a checkpoint once this much wall time has
+	// passed since the last one (or since Run began), so that a run killed with no chance to
+	// save (SIGKILL, a machine switched off) loses at most about that much. Where the checkpoints
+	// fall changes no number: a run resumed from any step continues bit for bit.
+	CheckpointAfter time.Duration
 	// Stop, when closed (or when its context is done: see StopOnSignal), ends Run after the
 	// current step with a final checkpoint; Run then returns ErrStopped.
 	Stop <-chan struct{}
@@ -539,6 +544,7 @@ func (t *Trainer) Run(until int, o RunOptions) error {
 	began, before := time.Now(), t.Seconds
 	clock := func() { t.Seconds = before + time.Since(began).Seconds() } // before each checkpoint
 	defer clock()
+	saved := began // the last checkpoint, for CheckpointAfter
 	progress := newProgressLog(o.Progress, t.Step)
 	defer progress.endLine() // an error, or a stop, starts on its own line
 	for t.Step < until {
@@ -565,11 +571,14 @@ func (t *Trainer) Run(until int, o RunOptions) error {
 			}
 			t.History[len(t.History)-1].ValLoss = vl
 		}
-		if o.CheckpointDir != "" && ((o.CheckpointEvery > 0 && t.Step%o.CheckpointEvery == 0) || t.Step == until) {
+		every := o.CheckpointEvery > 0 && t.Step%o.CheckpointEvery == 0
+		late := o.CheckpointAfter > 0 && time.Since(saved) >= o.CheckpointAfter
+		if o.CheckpointDir != "" && (every || late || t.Step == until) {
 			clock()
 			if _, err := t.SaveCheckpoint(o.CheckpointDir, o.KeepCheckpoints); err != nil {
 				return err
 			}
+			saved = time.Now()
 		}
 		if o.AfterStep != nil {
 			o.AfterStep(t.Step, before+time.Since(began).Seconds())

@@ -301,6 +301,65 @@ func TestRunStop(t *testing.T) {
 	}
 }
 
+// CheckpointAfter saves a checkpoint once that much wall time has passed since the last one, on
+// top of CheckpointEvery's, and not before.
+func TestRunCheckpointAfter(t *testing.T) {
+	train, val := tinyMaze(t, 4)
+	obj, _ := eqflib.NewObjective(eqflib.EqF)
+	m, err := eqflib.NewDiT(eqflib.DiTPresets["tiny"], false, 1, dtypes.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := eqflib.TrainPresets["quick"].Config(obj, 0)
+	cfg.Batch = 2
+	for _, c := range []struct {
+		after time.Duration
+		want  []int // the checkpoints' steps
+	}{
+		{0, []int{2, 4, 5}},                     // every 2nd step and the last
+		{time.Hour, []int{2, 4, 5}},             // an hour never passes here
+		{time.Nanosecond, []int{1, 2, 3, 4, 5}}, // after every step
+	} {
+		tr, err := eqflib.NewTrainer(m, train, val, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := tr.Run(5, eqflib.RunOptions{CheckpointDir: dir, CheckpointEvery: 2, KeepCheckpoints: 10, CheckpointAfter: c.after}); err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, step := range []int{1, 2, 3, 4, 5} {
+			if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf(eqflib.CheckpointPattern, step))); err == nil {
+				got = append(got, step)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("CheckpointAfter %v: checkpoints at steps %v, want %v", c.after, got, c.want)
+		}
+	}
+	// The wall time counts from the last checkpoint: after a 1.2 s pause at step 2, step 3 saves
+	// one and step 4, a tiny step later, does not.
+	tr, err := eqflib.NewTrainer(m, train, val, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pause := func(step int, _ float64) {
+		if step == 2 {
+			time.Sleep(1200 * time.Millisecond)
+		}
+	}
+	if err := tr.Run(5, eqflib.RunOptions{CheckpointDir: dir, KeepCheckpoints: 10, CheckpointAfter: time.Second, AfterStep: pause}); err != nil {
+		t.Fatal(err)
+	}
+	for step, want := range map[int]bool{3: true, 4: false, 5: true} {
+		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf(eqflib.CheckpointPattern, step))); (err == nil) != want {
+			t.Errorf("after a pause at step 2: a checkpoint at step %d is %v, want %v", step, err == nil, want)
+		}
+	}
+}
+
 // stopAfter closes stop once n progress lines have been written.
 type stopAfter struct {
 	n, seen int
