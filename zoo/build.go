@@ -267,7 +267,7 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 		}
 	}
 	if err := tr.Run(steps, eqflib.RunOptions{EvalEvery: max(steps/10, 1), Progress: z.Log, CheckpointDir: dir, Stop: z.Stop,
-		CheckpointEvery: max(steps/10, 50), KeepCheckpoints: 2, AfterStep: sayStep}); err != nil {
+		CheckpointEvery: max(steps/10, 50), CheckpointAfter: checkpointAfter, KeepCheckpoints: 2, AfterStep: sayStep}); err != nil {
 		return err
 	}
 	if err := writeHistory(dir, s.Name, tr.History); err != nil {

@@ -125,6 +125,11 @@ const liveFile = "progress.json"
 // liveEvery is how often a backbone in training rewrites liveFile.
 var liveEvery = 15 * time.Second
 
+// checkpointAfter is the most wall time between a backbone's checkpoints (on top of one every
+// tenth of its steps, 7,000 steps of paper-70k, 10 to 15 minutes on two cores): what a training
+// killed with no chance to save (SIGKILL, the machine switched off) loses at most.
+const checkpointAfter = 5 * time.Minute
+
 // Live is where a model in training stands, as the process training it last said.
 type Live struct {
 	PID     int       `json:"pid"`     // the process that trains it

@@ -57,6 +57,7 @@ func TestBadFlags(t *testing.T) {
 		"demo -out":              {"-out", under},
 		"demo -recipe":           {"-recipe", "nope"},
 		"train -ckpt-every":      {"-ckpt-every", "0"},
+		"train -ckpt-minutes":    {"-ckpt-minutes", "-1"},
 		"train -eval-every":      {"-eval-every", "-1"},
 		"train -frames":          {"-frames", "0"},
 		"train -objective":       {"-objective", "nope"},

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
@@ -101,6 +102,7 @@ type trainArgs struct {
 	out                      string
 	resume                   bool
 	ckptEvery, evalEvery     int
+	ckptMinutes              int
 	set                      settings
 }
 
@@ -119,6 +121,7 @@ func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs,
 	fs.StringVar(&a.out, "out", a.out, "output directory (checkpoints, history, stats)")
 	fs.BoolVar(&a.resume, "resume", a.resume, "continue from the newest checkpoint in -out")
 	fs.IntVar(&a.ckptEvery, "ckpt-every", a.ckptEvery, "checkpoint every this many steps (and at the end)")
+	fs.IntVar(&a.ckptMinutes, "ckpt-minutes", a.ckptMinutes, "also checkpoint after this many minutes without one, what a killed run loses at most (0: by steps only)")
 	fs.IntVar(&a.evalEvery, "eval-every", a.evalEvery, "validation loss every this many steps (0: never)")
 	fs.Var(a.set, "set", "override a setting, key=value (repeatable): "+strings.Join(trainSettable, ", "))
 	if err := parseFlags(fs, args); err != nil {
@@ -130,7 +133,8 @@ func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs,
 // check validates the flags before any work starts.
 func (a *trainArgs) check() error {
 	if err := checkFlags(between("frames", a.frames, 1, 1024), between("steps", a.steps, 1, 1<<30),
-		atLeast("readout-steps", a.readoutSteps, 0), atLeast("ckpt-every", a.ckptEvery, 1), atLeast("eval-every", a.evalEvery, 0)); err != nil {
+		atLeast("readout-steps", a.readoutSteps, 0), atLeast("ckpt-every", a.ckptEvery, 1), atLeast("ckpt-minutes", a.ckptMinutes, 0),
+		atLeast("eval-every", a.evalEvery, 0)); err != nil {
 		return err
 	}
 	if _, err := data.WorldByName(a.world); err != nil {
@@ -174,7 +178,7 @@ func (a *trainArgs) trainConfig(tp eqflib.TrainPreset, obj eqflib.Objective, dc 
 	return tc, nil
 }
 
-var defaultTrain = trainArgs{world: "maze", preset: "tiny", objective: "eqf", trainPreset: "cpu", frames: 4, steps: 200, seed: 1, out: "out/train", ckptEvery: 100, evalEvery: 50}
+var defaultTrain = trainArgs{world: "maze", preset: "tiny", objective: "eqf", trainPreset: "cpu", frames: 4, steps: 200, seed: 1, out: "out/train", ckptEvery: 100, ckptMinutes: 10, evalEvery: 50}
 
 func runTrain(args []string) error {
 	a, err := parseTrainArgs("train", args, defaultTrain)
@@ -240,7 +244,8 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 		eqflib.MustBackend().Name(), dataParallelNote(tr))
 	ctx, release := signal.NotifyContext(context.Background(), stopSignals...)
 	defer release()
-	err = tr.Run(a.steps, eqflib.RunOptions{EvalEvery: a.evalEvery, Progress: os.Stdout, CheckpointDir: a.out, CheckpointEvery: a.ckptEvery, Stop: ctx.Done()})
+	err = tr.Run(a.steps, eqflib.RunOptions{EvalEvery: a.evalEvery, Progress: os.Stdout, CheckpointDir: a.out, CheckpointEvery: a.ckptEvery,
+		CheckpointAfter: time.Duration(a.ckptMinutes) * time.Minute, Stop: ctx.Done()})
 	if errors.Is(err, eqflib.ErrStopped) {
 		if err := eqflib.SaveHistory(a.out, tr.History); err != nil {
 			return nil, err
