@@ -34,20 +34,20 @@ type Progress struct {
 // (ckpt-00007000.eqf): the same command resumes it", or "not started". A checkpoint written
 // before checkpoints held the training time (2026-11-29) gives none.
 func (p Progress) String() string {
-	at := p.at()
-	switch {
-	case p.Holder != "" && p.Live != nil && p.Checkpoint != "":
-		return fmt.Sprintf("training now by %s, %s; checkpoint at %s", p.Holder, p.Live.String(p.Steps), at)
-	case p.Holder != "" && p.Live != nil:
-		return fmt.Sprintf("training now by %s, %s; no checkpoint yet", p.Holder, p.Live.String(p.Steps))
-	case p.Holder != "" && p.Checkpoint != "":
-		return fmt.Sprintf("training now by %s, checkpoint at %s", p.Holder, at)
-	case p.Holder != "":
-		return fmt.Sprintf("training now by %s, no checkpoint yet", p.Holder)
-	case p.Checkpoint != "":
-		return fmt.Sprintf("stopped at %s (%s): the same command resumes it", at, filepath.Base(p.Checkpoint))
+	if p.Holder == "" && p.Checkpoint != "" {
+		return fmt.Sprintf("stopped at %s (%s): the same command resumes it", p.at(), filepath.Base(p.Checkpoint))
 	}
-	return "not started"
+	if p.Holder == "" {
+		return "not started"
+	}
+	s, sep := "training now by "+p.Holder, ", "
+	if p.Live != nil {
+		s, sep = s+", "+p.Live.String(p.Steps), "; "
+	}
+	if p.Checkpoint == "" {
+		return s + sep + "no checkpoint yet"
+	}
+	return s + sep + "checkpoint at " + p.at()
 }
 
 // at is where the newest checkpoint stands: "step 7000 of 70000 after 40m12s of training".
@@ -113,11 +113,12 @@ func (r Recipe) stepsFor(s Spec) int {
 	return r.Steps
 }
 
-// A backbone writes a checkpoint every tenth of its run (7,000 steps of paper-70k: ten minutes
-// on two cores), so while Build trains a backbone it also says where it is, in the model's
-// progress.json: the step and training time every liveEvery, then that it trains h_ω, then that
-// it rolls out its card's evaluation. Build removes the file when it ends; Progress reads it
-// only while the lock names the process that wrote it.
+// A backbone writes a checkpoint every tenth of its run or checkpointAfter (7,000 steps of
+// paper-70k or 5 minutes on two cores), so while Build trains a backbone it also says where it
+// is, more often and with its pace, in the model's progress.json: the step and training time
+// every liveEvery, then that it trains h_ω, then that it rolls out its card's evaluation. Build
+// removes the file when it ends; Progress reads it only while the lock names the process that
+// wrote it.
 
 // liveFile is the file in a model's folder where the process training it says where it is.
 const liveFile = "progress.json"
