@@ -230,8 +230,27 @@ func TestPaperCompare(t *testing.T) {
 	if !strings.Contains(string(out), "| minecraft_main-paper-8 | S=1: FM Euler (c-function): FVD (maze-I3D) |") {
 		t.Errorf("eqf paper compare of two minecraft_main results printed:\n%.600s", out)
 	}
+	// One result against a run: the run's result of the same experiment, the file or its folder.
+	for _, args := range [][]string{{results, filepath.Join(results, "bowls")}, {filepath.Join(results, "bowls", "results.json"), results}} {
+		w, err = os.Create(filepath.Join(t.TempDir(), "stdout"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Stdout = w
+		err = runPaper(append([]string{"compare"}, args...))
+		os.Stdout = stdout
+		w.Close()
+		out, _ = os.ReadFile(w.Name())
+		if err != nil || !strings.Contains(string(out), "| bowls | ") || strings.Contains(string(out), "| nle | ") {
+			t.Errorf("eqf paper compare %s: %v, printed:\n%.600s", strings.Join(args, " "), err, out)
+		}
+	}
+	onlyNLE := t.TempDir() // a run that holds nle alone
+	if err := os.CopyFS(filepath.Join(onlyNLE, "nle"), os.DirFS(filepath.Join(results, "nle"))); err != nil {
+		t.Fatal(err)
+	}
 	for args, want := range map[string]string{
-		"compare " + results + " " + filepath.Join(results, "bowls"):                       "not one of each",
+		"compare " + filepath.Join(results, "bowls") + " " + onlyNLE:                       "holds no result of bowls to compare with (it holds nle)",
 		"compare " + filepath.Join(results, "bowls") + " " + filepath.Join(results, "nle"): "same experiment",
 		"compare " + results:                     "want 2: DIR_A DIR_B",
 		"compare " + results + " " + t.TempDir(): "holds no saved result",

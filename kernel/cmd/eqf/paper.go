@@ -135,27 +135,42 @@ func runPaper(args []string) error {
 
 // eqf paper compare DIR_A DIR_B: two runs' saved results (folders of <experiment>/results.json,
 // as results/ and `eqf paper -out` hold them) number by number, as Markdown on stdout; or two
-// results of one experiment (folders holding results.json themselves, e.g. minecraft_main on
-// two recipes).
+// results of one experiment (folders holding results.json themselves, or the files, e.g.
+// minecraft_main on two recipes); or one result against a run's result of the same experiment
+// and recipe (a result kept in docs/runs against `eqf paper -out`'s folder).
 func compareRuns(dirs []string) error {
 	if len(dirs) != 2 {
 		return fmt.Errorf("eqf paper compare: got %d folders, want 2: DIR_A DIR_B (e.g. results out/paper, or results/minecraft_main-paper-3.5k results/minecraft_main)", len(dirs))
 	}
-	single := 0
-	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, "results.json")); err == nil {
-			single++
+	single := [2]bool{}
+	for i, d := range dirs {
+		if st, err := os.Stat(d); err == nil && !st.IsDir() { // results.json itself: its folder
+			dirs[i] = filepath.Dir(d)
 		}
+		_, err := os.Stat(filepath.Join(dirs[i], "results.json"))
+		single[i] = err == nil
 	}
-	switch single {
-	case 2:
+	if single[0] || single[1] {
 		var rs [2]*paper.Result
 		for i, d := range dirs {
+			if !single[i] {
+				continue
+			}
 			r, err := paper.LoadResult(d)
 			if err != nil {
 				return err
 			}
 			rs[i] = r
+		}
+		for i, d := range dirs { // a run against one result: the run's result of that experiment
+			if single[i] {
+				continue
+			}
+			r, err := sameExperiment(d, rs[1-i])
+			if err != nil {
+				return err
+			}
+			rs[i], dirs[i] = r, filepath.Join(d, r.Dir())
 		}
 		c, err := paper.CompareResults(rs[0], rs[1], dirs[0], dirs[1])
 		if err != nil {
@@ -163,8 +178,6 @@ func compareRuns(dirs []string) error {
 		}
 		fmt.Print(c.Markdown())
 		return nil
-	case 1:
-		return fmt.Errorf("eqf paper compare: %s and %s: must be two folders of results (<experiment>/results.json) or two results (results.json), not one of each", dirs[0], dirs[1])
 	}
 	var runs [2][]*paper.Result
 	for i, d := range dirs {
@@ -179,4 +192,23 @@ func compareRuns(dirs []string) error {
 	}
 	fmt.Print(paper.CompareRuns(runs[0], runs[1], dirs[0], dirs[1]).Markdown())
 	return nil
+}
+
+// sameExperiment is run dir's result of r's experiment and recipe (its folder r.Dir()).
+func sameExperiment(dir string, r *paper.Result) (*paper.Result, error) {
+	rs, err := paper.LoadResults(dir)
+	if err != nil {
+		return nil, err
+	}
+	var held []string
+	for _, x := range rs {
+		if x.Dir() == r.Dir() {
+			return x, nil
+		}
+		held = append(held, x.Dir())
+	}
+	if len(held) == 0 {
+		return nil, fmt.Errorf("eqf paper compare: %s holds no saved result (<experiment>/results.json)", dir)
+	}
+	return nil, fmt.Errorf("eqf paper compare: %s holds no result of %s to compare with (it holds %s)", dir, r.Dir(), strings.Join(held, ", "))
 }
