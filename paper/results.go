@@ -76,12 +76,12 @@ func Run(dir string) string {
 // ResultsDir is the folder of committed full results: <repository>/results.
 func ResultsDir() string { return filepath.Join(zoo.Root(), "results") }
 
-// LoadResults reads every committed result under root (root/<experiment>/results.json), in the
-// paper's order (Experiments).
+// LoadResults reads every saved result under root (root/<experiment>/results.json: the committed
+// results/, an `eqf paper -out` folder), in the paper's order (Experiments).
 func LoadResults(root string) ([]*Result, error) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		return nil, fmt.Errorf("paper: committed results: %w", err)
+		return nil, fmt.Errorf("paper: saved results: %w", err)
 	}
 	order := map[string]int{}
 	for i, e := range Experiments {
