@@ -113,12 +113,12 @@ func (r Recipe) stepsFor(s Spec) int {
 	return r.Steps
 }
 
-// A backbone writes a checkpoint every tenth of its run or checkpointAfter (7,000 steps of
-// paper-70k or 5 minutes on two cores), so while Build trains a backbone it also says where it
-// is, more often and with its pace, in the model's progress.json: the step and training time
-// every liveEvery, then that it trains h_ω, then that it rolls out its card's evaluation. Build
-// removes the file when it ends; Progress reads it only while the lock names the process that
-// wrote it.
+// A backbone writes a checkpoint every tenth of its run (7,000 steps of paper-70k, 10 to 15
+// minutes on two cores) and every checkpointAfter, so while Build trains a backbone it also says
+// where it is, more often and with its pace, in the model's progress.json: the step and training
+// time every liveEvery, then that it trains h_ω, then that it rolls out its card's evaluation.
+// Build removes the file when it ends; Progress reads it only while the lock names the process
+// that wrote it.
 
 // liveFile is the file in a model's folder where the process training it says where it is.
 const liveFile = "progress.json"
