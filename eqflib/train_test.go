@@ -254,25 +254,15 @@ func TestEqFMatchesFMAndFinetunes(t *testing.T) {
 // Run says so with ErrStopped; resuming from it continues the same history.
 func TestRunStop(t *testing.T) {
 	t.Setenv("EQF_PROGRESS", "live") // a progress write every step: stopAfter counts them
-	train, val := tinyMaze(t, 4)
-	obj, _ := eqflib.NewObjective(eqflib.EqF)
-	m, err := eqflib.NewDiT(eqflib.DiTPresets["tiny"], false, 1, dtypes.Float32)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := eqflib.TrainPresets["quick"].Config(obj, 0)
-	cfg.Batch = 2
-	tr, err := eqflib.NewTrainer(m, train, val, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	newTrainer := tinyEqFTrainers(t)
+	tr := newTrainer()
 	dir := t.TempDir()
 	stop := make(chan struct{})
 	var progress stopAfter
 	progress.n, progress.stop = 3, stop
 	var after []int // AfterStep's steps
 	var clock []float64
-	err = tr.Run(1000, eqflib.RunOptions{Progress: &progress, CheckpointDir: dir, CheckpointEvery: 100, Stop: stop,
+	err := tr.Run(1000, eqflib.RunOptions{Progress: &progress, CheckpointDir: dir, CheckpointEvery: 100, Stop: stop,
 		AfterStep: func(step int, seconds float64) { after, clock = append(after, step), append(clock, seconds) }})
 	if err != eqflib.ErrStopped {
 		t.Fatalf("Run returned %v, want ErrStopped", err)
@@ -289,10 +279,7 @@ func TestRunStop(t *testing.T) {
 	if want := filepath.Join(dir, fmt.Sprintf(eqflib.CheckpointPattern, tr.Step)); last != want {
 		t.Fatalf("latest checkpoint %q, want %q", last, want)
 	}
-	again, err := eqflib.NewTrainer(m, train, val, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := newTrainer()
 	if err := again.RestoreCheckpoint(last); err != nil {
 		t.Fatal(err)
 	}
@@ -301,9 +288,9 @@ func TestRunStop(t *testing.T) {
 	}
 }
 
-// CheckpointAfter saves a checkpoint once that much wall time has passed since the last one, on
-// top of CheckpointEvery's, and not before.
-func TestRunCheckpointAfter(t *testing.T) {
+// tinyEqFTrainers makes trainers of one tiny EqF DiT on tinyMaze (the quick preset, batch 2):
+// each call a fresh trainer of the same model.
+func tinyEqFTrainers(t *testing.T) func() *eqflib.Trainer {
 	train, val := tinyMaze(t, 4)
 	obj, _ := eqflib.NewObjective(eqflib.EqF)
 	m, err := eqflib.NewDiT(eqflib.DiTPresets["tiny"], false, 1, dtypes.Float32)
@@ -312,6 +299,31 @@ func TestRunCheckpointAfter(t *testing.T) {
 	}
 	cfg := eqflib.TrainPresets["quick"].Config(obj, 0)
 	cfg.Batch = 2
+	return func() *eqflib.Trainer {
+		tr, err := eqflib.NewTrainer(m, train, val, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+}
+
+// CheckpointAfter saves a checkpoint once that much wall time has passed since the last one, on
+// top of CheckpointEvery's, and not before.
+func TestRunCheckpointAfter(t *testing.T) {
+	newTrainer := tinyEqFTrainers(t)
+	checkpoints := func(o eqflib.RunOptions) (steps []int) { // 5 steps; the steps that saved one
+		o.CheckpointDir, o.KeepCheckpoints = t.TempDir(), 10
+		if err := newTrainer().Run(5, o); err != nil {
+			t.Fatal(err)
+		}
+		for step := 1; step <= 5; step++ {
+			if _, err := os.Stat(filepath.Join(o.CheckpointDir, fmt.Sprintf(eqflib.CheckpointPattern, step))); err == nil {
+				steps = append(steps, step)
+			}
+		}
+		return steps
+	}
 	for _, c := range []struct {
 		after time.Duration
 		want  []int // the checkpoints' steps
@@ -320,42 +332,21 @@ func TestRunCheckpointAfter(t *testing.T) {
 		{time.Hour, []int{2, 4, 5}},             // an hour never passes here
 		{time.Nanosecond, []int{1, 2, 3, 4, 5}}, // after every step
 	} {
-		tr, err := eqflib.NewTrainer(m, train, val, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := t.TempDir()
-		if err := tr.Run(5, eqflib.RunOptions{CheckpointDir: dir, CheckpointEvery: 2, KeepCheckpoints: 10, CheckpointAfter: c.after}); err != nil {
-			t.Fatal(err)
-		}
-		var got []int
-		for _, step := range []int{1, 2, 3, 4, 5} {
-			if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf(eqflib.CheckpointPattern, step))); err == nil {
-				got = append(got, step)
-			}
-		}
-		if !slices.Equal(got, c.want) {
+		if got := checkpoints(eqflib.RunOptions{CheckpointEvery: 2, CheckpointAfter: c.after}); !slices.Equal(got, c.want) {
 			t.Errorf("CheckpointAfter %v: checkpoints at steps %v, want %v", c.after, got, c.want)
 		}
 	}
 	// The wall time counts from the last checkpoint: after a 1.2 s pause at step 2, step 3 saves
 	// one and step 4, a tiny step later, does not.
-	tr, err := eqflib.NewTrainer(m, train, val, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
 	pause := func(step int, _ float64) {
 		if step == 2 {
 			time.Sleep(1200 * time.Millisecond)
 		}
 	}
-	if err := tr.Run(5, eqflib.RunOptions{CheckpointDir: dir, KeepCheckpoints: 10, CheckpointAfter: time.Second, AfterStep: pause}); err != nil {
-		t.Fatal(err)
-	}
+	got := checkpoints(eqflib.RunOptions{CheckpointAfter: time.Second, AfterStep: pause})
 	for step, want := range map[int]bool{3: true, 4: false, 5: true} {
-		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf(eqflib.CheckpointPattern, step))); (err == nil) != want {
-			t.Errorf("after a pause at step 2: a checkpoint at step %d is %v, want %v", step, err == nil, want)
+		if slices.Contains(got, step) != want {
+			t.Errorf("after a pause at step 2: checkpoints at steps %v; one at step %d should be %v", got, step, want)
 		}
 	}
 }

@@ -196,53 +196,35 @@ func TestCompareTiny(t *testing.T) {
 // it needs.
 func TestPaperCompare(t *testing.T) {
 	results := filepath.Join("..", "..", "..", "results")
-	w, err := os.Create(filepath.Join(t.TempDir(), "stdout")) // a file, not a pipe: the table is larger than a pipe's buffer
-	if err != nil {
-		t.Fatal(err)
+	compare := func(a, b string) string { // what `eqf paper compare a b` prints
+		w, err := os.Create(filepath.Join(t.TempDir(), "stdout")) // a file, not a pipe: the table is larger than a pipe's buffer
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout := os.Stdout
+		os.Stdout = w
+		err = runPaper([]string{"compare", a, b})
+		os.Stdout = stdout
+		w.Close()
+		out, _ := os.ReadFile(w.Name())
+		if err != nil {
+			t.Fatalf("eqf paper compare %s %s: %v", a, b, err)
+		}
+		return string(out)
 	}
-	stdout := os.Stdout
-	os.Stdout = w
-	err = runPaper([]string{"compare", results, results})
-	os.Stdout = stdout
-	w.Close()
-	out, _ := os.ReadFile(w.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !regexp.MustCompile(`\d{3} numbers in both runs, \d+ with an interval over training seeds: 0 differ`).Match(out) ||
-		!strings.Contains(string(out), "| minecraft_main | S=2: EqF NAG") {
+	if out := compare(results, results); !regexp.MustCompile(`\d{3} numbers in both runs, \d+ with an interval over training seeds: 0 differ`).MatchString(out) ||
+		!strings.Contains(out, "| minecraft_main | S=2: EqF NAG") {
 		t.Errorf("eqf paper compare results results printed:\n%.600s", out)
 	}
 	// Two results of one experiment: minecraft_main on the 8-frame and the 4-frame windows,
 	// whose staircase (S = 1) rows match.
-	w, err = os.Create(filepath.Join(t.TempDir(), "stdout"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Stdout = w
-	err = runPaper([]string{"compare", filepath.Join(results, "minecraft_main-paper-8"), filepath.Join(results, "minecraft_main")})
-	os.Stdout = stdout
-	w.Close()
-	out, _ = os.ReadFile(w.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(out), "| minecraft_main-paper-8 | S=1: FM Euler (c-function): FVD (maze-I3D) |") {
+	if out := compare(filepath.Join(results, "minecraft_main-paper-8"), filepath.Join(results, "minecraft_main")); !strings.Contains(out, "| minecraft_main-paper-8 | S=1: FM Euler (c-function): FVD (maze-I3D) |") {
 		t.Errorf("eqf paper compare of two minecraft_main results printed:\n%.600s", out)
 	}
 	// One result against a run: the run's result of the same experiment, the file or its folder.
-	for _, args := range [][]string{{results, filepath.Join(results, "bowls")}, {filepath.Join(results, "bowls", "results.json"), results}} {
-		w, err = os.Create(filepath.Join(t.TempDir(), "stdout"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.Stdout = w
-		err = runPaper(append([]string{"compare"}, args...))
-		os.Stdout = stdout
-		w.Close()
-		out, _ = os.ReadFile(w.Name())
-		if err != nil || !strings.Contains(string(out), "| bowls | ") || strings.Contains(string(out), "| nle | ") {
-			t.Errorf("eqf paper compare %s: %v, printed:\n%.600s", strings.Join(args, " "), err, out)
+	for _, args := range [][2]string{{results, filepath.Join(results, "bowls")}, {filepath.Join(results, "bowls", "results.json"), results}} {
+		if out := compare(args[0], args[1]); !strings.Contains(out, "| bowls | ") || strings.Contains(out, "| nle | ") {
+			t.Errorf("eqf paper compare %s %s printed:\n%.600s", args[0], args[1], out)
 		}
 	}
 	onlyNLE := t.TempDir() // a run that holds nle alone
