@@ -121,7 +121,7 @@ func (s *Session) Dir() string { return s.opts.Dir }
 func (s *Session) Reset() error {
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
-	in := interp.New(interp.Options{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, GoPath: os.DevNull})
+	in := interp.New(interp.Options{Stdout: s.opts.Stdout, Stderr: panicTraceFilter{s.opts.Stderr}, GoPath: os.DevNull})
 	if err := in.Use(stdlib.Symbols); err != nil {
 		return fmt.Errorf("repl: loading the standard library's symbols: %w", err)
 	}
@@ -289,7 +289,7 @@ func (s *Session) evalInput(ctx context.Context, src string) error {
 func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err error) {
 	defer func() {
 		if r := recover(); r != nil { // the interpreter itself panicked
-			err = fmt.Errorf("panic: %v", r)
+			err = panicError(r)
 		}
 	}()
 	s.mu.Lock()
@@ -301,7 +301,7 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 	}
 	var p interp.Panic
 	if errors.As(err, &p) {
-		return v, fmt.Errorf("panic: %v", p.Value)
+		return v, panicError(p.Value)
 	}
 	return v, err
 }
