@@ -99,6 +99,7 @@ func New(opts Options) (*Session, error) {
 		return nil, fmt.Errorf("repl: creating the backend: %w", err)
 	}
 	eqf.SetSessionDir(opts.Dir)
+	quietYaegiLog()
 	s := &Session{opts: opts, inline: opts.InlineImages}
 	switch {
 	case s.inline == "off":
@@ -121,7 +122,7 @@ func (s *Session) Dir() string { return s.opts.Dir }
 func (s *Session) Reset() error {
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
-	in := interp.New(interp.Options{Stdout: s.opts.Stdout, Stderr: panicTraceFilter{s.opts.Stderr}, GoPath: os.DevNull})
+	in := interp.New(interp.Options{Stdout: s.opts.Stdout, Stderr: lineFilter{s.opts.Stderr, yaegiPanicTrace}, GoPath: os.DevNull})
 	if err := in.Use(stdlib.Symbols); err != nil {
 		return fmt.Errorf("repl: loading the standard library's symbols: %w", err)
 	}
@@ -139,8 +140,9 @@ func (s *Session) Reset() error {
 	}
 	// backend is the compute backend every eqflib graph runs on; __vals collects all of an
 	// expression's values for printing.
-	// __last holds the values of a declaration run in two steps (define.go).
-	if _, err := in.Eval("var backend, _ = eqflib.Backend()\nfunc __vals(xs ...any) []any { return xs }\nvar __last []any"); err != nil {
+	// __last holds the values of a declaration run in two steps (define.go); a range over an
+	// integer n is run as one over __ints(n) (source.go).
+	if _, err := in.Eval("var backend, _ = eqflib.Backend()\nfunc __vals(xs ...any) []any { return xs }\nfunc __ints(n int) []struct{} { if n < 0 { return nil }; return make([]struct{}, n) }\nvar __last []any"); err != nil {
 		return fmt.Errorf("repl: preloading helpers: %w", err)
 	}
 	s.mu.Lock()
@@ -221,8 +223,25 @@ func (s *Session) Eval(ctx context.Context, src string) error {
 	return s.evalInput(ctx, src)
 }
 
-// evalInput is Eval with evalMu held.
+// evalInput is Eval with evalMu held; an error whose words are yaegi's and mislead comes back
+// as Go would say it (diagnose.go).
 func (s *Session) evalInput(ctx context.Context, src string) error {
+	err := s.evalSource(ctx, src)
+	if err != nil && err.Error() == "panic: nil type" {
+		// yaegi cannot compile a range over an integer; nothing ran, so the input runs again
+		// with each range that may be one rewritten (source.go).
+		if alt, ok := rangeOverInt(src); ok {
+			err2 := s.evalSource(ctx, alt)
+			if err2 == nil || !strings.Contains(err2.Error(), "__ints") {
+				return s.diagnose(alt, err2)
+			}
+			return fmt.Errorf("%w (yaegi cannot range over an integer n where Go 1.22 can: write for i := 0; i < n; i++)", s.diagnose(src, err))
+		}
+	}
+	return s.diagnose(src, err)
+}
+
+func (s *Session) evalSource(ctx context.Context, src string) error {
 	if strings.TrimSpace(src) == "" {
 		return nil
 	}
@@ -232,14 +251,20 @@ func (s *Session) evalInput(ctx context.Context, src string) error {
 		if err != nil {
 			return err
 		}
+		// The kept imports on one line, then as many line breaks as the imports took, so that the
+		// interpreter's line numbers are the input's (a file's errors name its lines).
 		var b strings.Builder
 		if len(keep) > 0 {
-			b.WriteString("import (\n")
-			for _, sp := range keep {
-				fmt.Fprintf(&b, "\t%s %q\n", sp.name, sp.path)
+			b.WriteString("import (")
+			for i, sp := range keep {
+				if i > 0 {
+					b.WriteString("; ")
+				}
+				fmt.Fprintf(&b, "%s %q", sp.name, sp.path)
 			}
-			b.WriteString(")\n")
+			b.WriteString(")")
 		}
+		b.WriteString(strings.Repeat("\n", strings.Count(src[:len(src)-len(rest)], "\n")))
 		b.WriteString(rest)
 		if _, err := s.eval(ctx, b.String()); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -176,4 +177,53 @@ func quietCall(e ast.Expr) bool {
 	}
 	pkg, ok := sel.X.(*ast.Ident)
 	return ok && pkg.Name == "fmt" && (strings.HasPrefix(sel.Sel.Name, "Print") || strings.HasPrefix(sel.Sel.Name, "Fprint"))
+}
+
+// rangeOverInt rewrites each range over what may be an integer (for i := range n, Go 1.22),
+// which yaegi v0.16.1 cannot compile ("nil type"), as a range over __ints(int(n)), n empty
+// structs (i is then an int, whatever n's integer type); ok is false when src has no such
+// range. A composite or string literal, a slice expression or a function literal is never an
+// integer and stays. The caller runs the rewritten source only after the original failed to
+// compile, so where nothing ranges over an integer nothing is rewritten.
+func rangeOverInt(src string) (rewritten string, ok bool) {
+	fset := token.NewFileSet()
+	prefix := "package main\n"
+	f, err := parser.ParseFile(fset, "", prefix+src, 0)
+	if err != nil {
+		prefix = "package main\nfunc _() {\n"
+		if f, err = parser.ParseFile(fset, "", prefix+src+"\n}", 0); err != nil {
+			return src, false
+		}
+	}
+	type insert struct {
+		at   int
+		text string
+	}
+	var inserts []insert
+	ast.Inspect(f, func(n ast.Node) bool {
+		r, isRange := n.(*ast.RangeStmt)
+		if !isRange {
+			return true
+		}
+		switch x := r.X.(type) {
+		case *ast.CompositeLit, *ast.SliceExpr, *ast.FuncLit:
+			return true
+		case *ast.BasicLit:
+			if x.Kind != token.INT {
+				return true
+			}
+		}
+		inserts = append(inserts,
+			insert{fset.Position(r.X.Pos()).Offset - len(prefix), "__ints(int("},
+			insert{fset.Position(r.X.End()).Offset - len(prefix), "))"})
+		return true
+	})
+	if len(inserts) == 0 {
+		return src, false
+	}
+	sort.SliceStable(inserts, func(i, j int) bool { return inserts[i].at > inserts[j].at })
+	for _, in := range inserts {
+		src = src[:in.at] + in.text + src[in.at:]
+	}
+	return src, true
 }

@@ -1,0 +1,183 @@
+package repl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"log"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// yaegi's errors and panics, said as Go says them.
+//
+// yaegi runs values through reflect, so a nil pointer read in interpreted code panics with
+// reflect's words, "reflect: call of reflect.Value.Field on zero Value", where compiled Go says
+// "invalid memory address or nil pointer dereference". The usual cause at the prompt is a value
+// returned beside an error that was not looked at (m, _ := zoo.LoadModel("eqf") before the zoo
+// is trained, then m.Card), so the session names it. A name that is not defined, the commonest
+// typo, reads "CFG post-order panic: 1:33: incomplete type nothere" at top level, or "constant
+// definition loop" in a var declaration; the session says "undefined: nothere" as Go does,
+// naming only what neither the input, the session's globals, its imports nor Go's predeclared
+// identifiers define. yaegi's words follow in brackets. yaegi also writes a line
+// "1:35: panic: main(...)" to its standard error before a panic comes back: its position is in
+// the source the session builds around what was typed (a wrapped expression, main renamed), not
+// in what the user wrote, so the session drops it and reports the panic once.
+
+// zeroValuePanic matches reflect's panic on a zero Value, which interpreted code reaches by
+// dereferencing a nil pointer (a field, *p, a method through it).
+var zeroValuePanic = regexp.MustCompile(`^reflect: call of reflect\.Value\.\w+ on zero Value$`)
+
+// panicError is the error Eval returns for a panic with value v.
+func panicError(v any) error {
+	msg := fmt.Sprint(v)
+	switch {
+	case zeroValuePanic.MatchString(msg):
+		return fmt.Errorf("panic: nil pointer dereference: a value used here is nil (one returned beside an error?) [yaegi: %s]", msg)
+	case msg == "reflect: Method on nil interface value":
+		return fmt.Errorf("panic: method called on a nil interface value (one returned beside an error?) [yaegi: %s]", msg)
+	}
+	return fmt.Errorf("panic: %s", msg)
+}
+
+// undefinedSigns match the errors yaegi gives for a name that is not defined.
+var undefinedSigns = regexp.MustCompile(`incomplete type \w+|constant definition loop`)
+
+// diagnose returns err, or "undefined: NAMES" when err is yaegi's for names src uses that
+// nothing defines. It runs with evalMu held, after the evaluation.
+func (s *Session) diagnose(src string, err error) error {
+	if err == nil || errors.Is(err, ErrInterrupted) || !undefinedSigns.MatchString(err.Error()) {
+		return err
+	}
+	used, declared := identifiers(src)
+	s.mu.Lock()
+	globals := s.in.Globals()
+	var undefined []string
+	for name := range used {
+		_, global := globals[name]
+		_, imported := s.imports[name]
+		if !declared[name] && !global && !imported && types.Universe.Lookup(name) == nil {
+			undefined = append(undefined, name)
+		}
+	}
+	s.mu.Unlock()
+	if len(undefined) == 0 {
+		return err
+	}
+	sort.Strings(undefined)
+	return fmt.Errorf("undefined: %s [yaegi: %v]", strings.Join(undefined, ", "), err)
+}
+
+// identifiers parses src (declarations, or statements as typed) and returns the names it uses
+// as values or types, and those it declares anywhere (variables, constants, types, functions,
+// parameters, fields, labels). A selector's name and a composite literal's keys are neither:
+// they need the type to resolve. Source that does not parse uses nothing.
+func identifiers(src string) (used, declared map[string]bool) {
+	used, declared = map[string]bool{}, map[string]bool{}
+	var root ast.Node
+	if f, err := parser.ParseFile(token.NewFileSet(), "", "package main\n"+src, 0); err == nil {
+		root = f
+	} else if f, err := parser.ParseFile(token.NewFileSet(), "", "package main\nfunc _() {\n"+src+"\n}", 0); err == nil {
+		root = f
+	} else {
+		return used, declared
+	}
+	skip := map[*ast.Ident]bool{}
+	declare := func(ids ...*ast.Ident) {
+		for _, id := range ids {
+			if id != nil && id.Name != "_" {
+				declared[id.Name] = true
+				skip[id] = true
+			}
+		}
+	}
+	ast.Inspect(root, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.File:
+			skip[n.Name] = true
+		case *ast.SelectorExpr:
+			skip[n.Sel] = true
+		case *ast.KeyValueExpr:
+			if id, ok := n.Key.(*ast.Ident); ok {
+				skip[id] = true
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				for _, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						declare(id)
+					}
+				}
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.DEFINE {
+				for _, e := range []ast.Expr{n.Key, n.Value} {
+					if id, ok := e.(*ast.Ident); ok {
+						declare(id)
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			declare(n.Names...)
+		case *ast.TypeSpec:
+			declare(n.Name)
+		case *ast.FuncDecl:
+			declare(n.Name)
+		case *ast.Field:
+			declare(n.Names...)
+		case *ast.LabeledStmt:
+			declare(n.Label)
+		case *ast.BranchStmt:
+			skip[n.Label] = true
+		case *ast.ImportSpec:
+			declare(n.Name)
+		case *ast.Ident:
+			if !skip[n] && n.Name != "_" {
+				used[n.Name] = true
+			}
+		}
+		return true
+	})
+	return used, declared
+}
+
+// yaegiLogPanic matches what yaegi's compiler writes through the standard logger before it
+// panics with the same words, which come back as the evaluation's error ("nil type": a range
+// over an integer, which the session then runs rewritten).
+var yaegiLogPanic = regexp.MustCompile(`^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d )?nil (reflect )?type\n$`)
+
+var quietLogOnce sync.Once
+
+// quietYaegiLog routes the standard logger through a filter that drops yaegi's compiler panics;
+// every other line passes (eqf's own code does not log with it).
+func quietYaegiLog() {
+	quietLogOnce.Do(func() {
+		w := log.Writer()
+		log.SetOutput(lineFilter{w, yaegiLogPanic})
+	})
+}
+
+// yaegiPanicTrace matches the line yaegi writes to standard error for a panic in interpreted
+// code: "L:C: panic: F(...)".
+var yaegiPanicTrace = regexp.MustCompile(`^\d+:\d+: panic: \S*\(\.\.\.\)\n$`)
+
+// lineFilter passes writes through to w, except those that drop matches whole: yaegi writes each
+// of its lines in one call (fmt.Fprintln, log.Panic).
+type lineFilter struct {
+	w    io.Writer
+	drop *regexp.Regexp
+}
+
+func (f lineFilter) Write(p []byte) (int, error) {
+	if bytes.HasSuffix(p, []byte("\n")) && f.drop.Match(p) {
+		return len(p), nil
+	}
+	return f.w.Write(p)
+}

@@ -1,0 +1,186 @@
+package repl
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// A panic in interpreted code comes back once, in Go's words where yaegi's are reflect's, and
+// yaegi's own "L:C: panic: F(...)" line (positions in the source the session built) is not
+// printed; what the code itself writes to standard error still is.
+func TestPanicsSaidAsGo(t *testing.T) {
+	var stderr bytes.Buffer
+	s, err := New(Options{Stdout: io.Discard, Stderr: &stderr, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, src := range []string{"var np *struct{ A int }", "var ip *int", "var e error", `import "log"`} {
+		if err := s.Eval(ctx, src); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+	}
+	for _, c := range []struct{ src, want string }{
+		{"np.A", "panic: nil pointer dereference: a value used here is nil (one returned beside an error?) [yaegi: reflect: call of reflect.Value.Field on zero Value]"},
+		{"x := *ip + 1", "panic: nil pointer dereference: "},
+		{"e.Error()", "panic: method called on a nil interface value (one returned beside an error?) [yaegi: reflect: Method on nil interface value]"},
+		{`panic("boom")`, "panic: boom"},
+	} {
+		err := s.Eval(ctx, c.src)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error starting %q", c.src, err, c.want)
+		}
+	}
+	file := "package main\n\nimport \"fmt\"\n\ntype T struct{ A int }\n\nfunc main() {\n\tvar p *T\n\tfmt.Println(p.A)\n}\n"
+	if err := s.LoadSource(ctx, "nil.go", file); err == nil || !strings.HasPrefix(err.Error(), "nil.go: panic: nil pointer dereference: ") {
+		t.Errorf("a file's nil dereference: %v", err)
+	}
+	if err := s.Eval(ctx, `log.Print("written by the code")`); err != nil {
+		t.Fatal(err)
+	}
+	if got := stderr.String(); strings.Contains(got, "panic") || !strings.Contains(got, "written by the code") {
+		t.Errorf("standard error: %q, want the log line and no panic line", got)
+	}
+}
+
+// A name nothing defines is "undefined: NAME", where yaegi says "incomplete type" or "constant
+// definition loop"; a Go file's errors name its own lines, whatever it imports.
+func TestUndefinedSaidAsGo(t *testing.T) {
+	s, _ := newTestSession(t)
+	ctx := context.Background()
+	if err := s.Eval(ctx, "defined := 1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ src, want string }{
+		{"y := nothere", "undefined: nothere [yaegi: "},
+		{"nothere", "undefined: nothere [yaegi: "},
+		{"var z = nothere", "undefined: nothere [yaegi: "},
+		{"w := zzz + defined + aaa + len(eqflib.DiTPresets)", "undefined: aaa, zzz [yaegi: "},
+	} {
+		err := s.Eval(ctx, c.src)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error starting %q", c.src, err, c.want)
+		}
+	}
+	file := "package main\n\nimport (\n\t\"fmt\"\n\tmr \"math/rand\"\n)\n\nfunc main() {\n\tfmt.Println(mr.Intn(1))\n\ty := undefinedThing + 1\n\tfmt.Println(y)\n}\n"
+	if err := s.LoadSource(ctx, "u.go", file); err == nil || !strings.HasPrefix(err.Error(), "u.go: 10:7: undefined: undefinedThing") {
+		t.Errorf("a file's undefined name: %v, want it at 10:7", err)
+	}
+}
+
+func TestIdentifiers(t *testing.T) {
+	keys := func(m map[string]bool) []string {
+		var out []string
+		for k := range m {
+			out = append(out, k)
+		}
+		sort.Strings(out)
+		return out
+	}
+	for _, c := range []struct {
+		src            string
+		used, declared []string
+	}{
+		{"y := a + b.c", []string{"a", "b"}, []string{"y"}},
+		{"var v T = f(x)", []string{"T", "f", "x"}, []string{"v"}},
+		{"type P struct{ A int }\nfunc g(q P) int { return q.A + r }", []string{"P", "int", "q", "r"}, []string{"A", "P", "g", "q"}},
+		{"for i, x := range xs { _ = S{K: i + x} }", []string{"S", "i", "x", "xs"}, []string{"i", "x"}},
+		{"L:\nfor { break L }", nil, []string{"L"}},
+		{"x := (", nil, nil},
+	} {
+		used, declared := identifiers(c.src)
+		if got := keys(used); !reflect.DeepEqual(got, c.used) {
+			t.Errorf("%q uses %v, want %v", c.src, got, c.used)
+		}
+		if got := keys(declared); !reflect.DeepEqual(got, c.declared) {
+			t.Errorf("%q declares %v, want %v", c.src, got, c.declared)
+		}
+	}
+}
+
+// A range over an integer (Go 1.22), which yaegi cannot compile, runs as Go runs it: at the
+// prompt, nested, over a negative count, in a Go file (whose globals are initialised once); a
+// range over a slice is untouched, and yaegi's "nil type" is not logged.
+func TestRangeOverInt(t *testing.T) {
+	s, out := newTestSession(t)
+	ctx := context.Background()
+	for _, src := range []string{
+		"n := 3",
+		"for i := range n { for j := range i { fmt.Print(j) }; fmt.Print(\"|\") }",
+		"for range 2 { fmt.Print(\"x\") }",
+		"for i := range -1 { fmt.Print(i) }",
+		"xs := []string{\"a\", \"b\"}",
+		"for i, x := range xs { fmt.Print(i, x) }",
+		"var k int64 = 2",
+		"for i := range k + 1 { fmt.Print(i) }",
+	} {
+		if err := s.Eval(ctx, src); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+	}
+	file := "package main\n\nimport \"fmt\"\n\nvar g = initG()\n\nfunc initG() int { fmt.Print(\"init \"); return 2 }\n\nfunc main() {\n\tfor i := range g { fmt.Print(i) }\n}\n"
+	if err := s.LoadSource(ctx, "r.go", file); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "|0|01|xx0a1b012init 01"; got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+	if err := s.Eval(ctx, "for i := range len(xs) { fmt.Print(i + notdef) }"); err == nil || !strings.Contains(err.Error(), "undefined: notdef") {
+		t.Errorf("a range over an integer whose body uses an undefined name: %v", err)
+	}
+	if f, ok := log.Writer().(lineFilter); !ok || f.drop != yaegiLogPanic {
+		t.Errorf("the standard logger writes to %T, not through the filter of yaegi's compiler panics", log.Writer())
+	}
+}
+
+func TestRangeOverIntRewrite(t *testing.T) {
+	for src, want := range map[string]string{
+		"for i := range n {}":                         "for i := range __ints(int(n)) {}",
+		"for range 3 {}":                              "for range __ints(int(3)) {}",
+		"for i := range xs[1:] {}":                    "",
+		"for _, c := range \"ab\" {}":                 "",
+		"for k := range map[int]int{} {}":             "",
+		"func f() {\n\tfor i := range m.N {}\n}":      "func f() {\n\tfor i := range __ints(int(m.N)) {}\n}",
+		"for i := range a { for j := range b(i) {} }": "for i := range __ints(int(a)) { for j := range __ints(int(b(i))) {} }",
+	} {
+		got, ok := rangeOverInt(src)
+		if want == "" {
+			if ok || got != src {
+				t.Errorf("rangeOverInt(%q) = %q, %v: want it untouched", src, got, ok)
+			}
+		} else if !ok || got != want {
+			t.Errorf("rangeOverInt(%q) = %q, %v; want %q", src, got, ok, want)
+		}
+	}
+}
+
+func TestLineFilter(t *testing.T) {
+	var b bytes.Buffer
+	for _, c := range []struct {
+		f          lineFilter
+		drop, pass []string
+	}{
+		{lineFilter{&b, yaegiPanicTrace},
+			[]string{"1:35: panic: main(...)\n", "8:2: panic: main.__main1(...)\n", "12:3: panic: main.f.func(...)\n"},
+			[]string{"1:35: panic: main(...) and more\n", "panic: main(...)\n"}},
+		{lineFilter{&b, yaegiLogPanic},
+			[]string{"2026/12/02 07:37:26 nil type\n", "nil reflect type\n"},
+			[]string{"2026/12/02 07:37:26 nil types\n", "a nil type\n"}},
+	} {
+		for _, w := range append(c.drop, c.pass...) {
+			if n, err := c.f.Write([]byte(w)); n != len(w) || err != nil {
+				t.Errorf("Write(%q) = %d, %v", w, n, err)
+			}
+		}
+		if got, want := b.String(), strings.Join(c.pass, ""); got != want {
+			t.Errorf("passed %q, want %q", got, want)
+		}
+		b.Reset()
+	}
+}
