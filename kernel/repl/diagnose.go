@@ -26,10 +26,11 @@ import (
 // typo, reads "CFG post-order panic: 1:33: incomplete type nothere" at top level, or "constant
 // definition loop" in a var declaration; the session says "undefined: nothere" as Go does,
 // naming only what neither the input, the session's globals, its imports nor Go's predeclared
-// identifiers define. yaegi's words follow in brackets. yaegi also writes a line
-// "1:35: panic: main(...)" to its standard error before a panic comes back: its position is in
-// the source the session builds around what was typed (a wrapped expression, main renamed), not
-// in what the user wrote, so the session drops it and reports the panic once.
+// identifiers define; for Go 1.21's min, max and clear, which yaegi lacks, it says what to write
+// instead. yaegi's words follow in brackets. yaegi also writes a line "1:35: panic: main(...)"
+// to its standard error before a panic comes back: its position is in the source the session
+// builds around what was typed (a wrapped expression, main renamed), not in what the user
+// wrote, so the session drops it and reports the panic once.
 
 // zeroValuePanic matches reflect's panic on a zero Value, which interpreted code reaches by
 // dereferencing a nil pointer (a field, *p, a method through it).
@@ -47,8 +48,13 @@ func panicError(v any) error {
 	return fmt.Errorf("panic: %s", msg)
 }
 
-// undefinedSigns match the errors yaegi gives for a name that is not defined.
-var undefinedSigns = regexp.MustCompile(`incomplete type \w+|constant definition loop`)
+// undefinedSigns match the errors yaegi gives for a name that is not defined (a call of one
+// makes it a placeholder type, hence "conversion"), and its plain "undefined" for the builtins
+// it lacks.
+var undefinedSigns = regexp.MustCompile(`incomplete type \w+|constant definition loop|too many arguments in conversion to main\.\w+|undefined: (min|max|clear)$`)
+
+// missingBuiltins are Go 1.21's builtins that yaegi v0.16.1 does not have.
+var missingBuiltins = map[string]bool{"min": true, "max": true, "clear": true}
 
 // diagnose returns err, or "undefined: NAMES" when err is yaegi's for names src uses that
 // nothing defines. It runs with evalMu held, after the evaluation.
@@ -63,7 +69,8 @@ func (s *Session) diagnose(src string, err error) error {
 	for name := range used {
 		_, global := globals[name]
 		_, imported := s.imports[name]
-		if !declared[name] && !global && !imported && types.Universe.Lookup(name) == nil {
+		predeclared := types.Universe.Lookup(name) != nil && !missingBuiltins[name]
+		if !declared[name] && !global && !imported && !predeclared {
 			undefined = append(undefined, name)
 		}
 	}
@@ -72,7 +79,13 @@ func (s *Session) diagnose(src string, err error) error {
 		return err
 	}
 	sort.Strings(undefined)
-	return fmt.Errorf("undefined: %s [yaegi: %v]", strings.Join(undefined, ", "), err)
+	hint := ""
+	for _, name := range undefined {
+		if missingBuiltins[name] {
+			hint = " (Go 1.21's min, max and clear are not in yaegi v0.16.1, the interpreter: math.Min and math.Max for float64s, an if for integers, a loop for clear)"
+		}
+	}
+	return fmt.Errorf("undefined: %s%s [yaegi: %v]", strings.Join(undefined, ", "), hint, err)
 }
 
 // identifiers parses src (declarations, or statements as typed) and returns the names it uses

@@ -62,11 +62,18 @@ func TestUndefinedSaidAsGo(t *testing.T) {
 		{"nothere", "undefined: nothere [yaegi: "},
 		{"var z = nothere", "undefined: nothere [yaegi: "},
 		{"w := zzz + defined + aaa + len(eqflib.DiTPresets)", "undefined: aaa, zzz [yaegi: "},
+		{"y := max(1, 2)", "undefined: max (Go 1.21's min, max and clear are not in yaegi v0.16.1"},
+		{"var m = min(1, 2)", "undefined: min (Go 1.21's"},
+		{"clear(map[int]int{})", "undefined: clear (Go 1.21's"},
 	} {
 		err := s.Eval(ctx, c.src)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error starting %q", c.src, err, c.want)
 		}
+	}
+	// One's own min is no builtin.
+	if err := s.LoadSource(ctx, "min.go", "package main\n\nfunc min(a, b int) int {\n\tif a < b {\n\t\treturn a\n\t}\n\treturn b\n}\n\nfunc main() { _ = min(3, 2) }\n"); err != nil {
+		t.Errorf("a file defining min: %v", err)
 	}
 	file := "package main\n\nimport (\n\t\"fmt\"\n\tmr \"math/rand\"\n)\n\nfunc main() {\n\tfmt.Println(mr.Intn(1))\n\ty := undefinedThing + 1\n\tfmt.Println(y)\n}\n"
 	if err := s.LoadSource(ctx, "u.go", file); err == nil || !strings.HasPrefix(err.Error(), "u.go: 10:7: undefined: undefinedThing") {
