@@ -12,6 +12,7 @@ import (
 	"log"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -56,10 +57,22 @@ var undefinedSigns = regexp.MustCompile(`incomplete type \w+|constant definition
 // missingBuiltins are Go 1.21's builtins that yaegi v0.16.1 does not have.
 var missingBuiltins = map[string]bool{"min": true, "max": true, "clear": true}
 
+// undefinedName matches yaegi's own "undefined: x".
+var undefinedName = regexp.MustCompile(`undefined: (\w+)$`)
+
 // diagnose returns err, or "undefined: NAMES" when err is yaegi's for names src uses that
-// nothing defines. It runs with evalMu held, after the evaluation.
+// nothing defines; a name that is a package the session can import says which. It runs with
+// evalMu held, after the evaluation.
 func (s *Session) diagnose(src string, err error) error {
-	if err == nil || errors.Is(err, ErrInterrupted) || !undefinedSigns.MatchString(err.Error()) {
+	if err == nil || errors.Is(err, ErrInterrupted) {
+		return err
+	}
+	if m := undefinedName.FindStringSubmatch(err.Error()); m != nil {
+		if paths := importable(m[1]); len(paths) > 0 {
+			return fmt.Errorf("%w (import %s)", err, strings.Join(paths, " or "))
+		}
+	}
+	if !undefinedSigns.MatchString(err.Error()) {
 		return err
 	}
 	used, declared := identifiers(src)
@@ -86,6 +99,28 @@ func (s *Session) diagnose(src string, err error) error {
 		}
 	}
 	return fmt.Errorf("undefined: %s%s [yaegi: %v]", strings.Join(undefined, ", "), hint, err)
+}
+
+// importable lists the quoted import paths of the packages named name that the session can
+// import (the standard library's and eqf's symbol tables), shortest first.
+func importable(name string) []string {
+	index()
+	var paths []string
+	for p, n := range pkgName {
+		if n == name && !strings.Contains(p, "internal") {
+			paths = append(paths, p)
+		}
+	}
+	sort.Slice(paths, func(i, j int) bool {
+		if len(paths[i]) != len(paths[j]) {
+			return len(paths[i]) < len(paths[j])
+		}
+		return paths[i] < paths[j]
+	})
+	for i, p := range paths {
+		paths[i] = strconv.Quote(p)
+	}
+	return paths
 }
 
 // identifiers parses src (declarations, or statements as typed) and returns the names it uses

@@ -115,6 +115,17 @@ func New(opts Options) (*Session, error) {
 	return s, nil
 }
 
+// showPath is the import path of the compiled helper that collects an expression's values for
+// printing (imported as __show). Being compiled, it receives a value of a type declared in the
+// session as yaegi passes it to Go, a struct with its fields, where an interpreted function
+// would hold it in yaegi's own interface wrapper, whose fields are unexported: such a value
+// printed as {} (its methods, String() among them, stay with the interpreter).
+const showPath = "eqf/repl-show"
+
+func showVals(xs ...any) []any { return xs }
+
+var showValsValue = reflect.ValueOf(showVals)
+
 // Dir is the session folder.
 func (s *Session) Dir() string { return s.opts.Dir }
 
@@ -129,11 +140,20 @@ func (s *Session) Reset() error {
 	if err := in.Use(symbols.Symbols); err != nil {
 		return fmt.Errorf("repl: loading eqf's symbols: %w", err)
 	}
+	if err := in.Use(interp.Exports{
+		showPath + "/" + path.Base(showPath): {"Vals": showValsValue},
+		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{showValsValue: {
+			reflect.TypeFor[error](), reflect.TypeFor[fmt.Stringer](),
+		}})},
+	}); err != nil {
+		return fmt.Errorf("repl: loading the session's helpers: %w", err)
+	}
 	var b strings.Builder
 	b.WriteString("import (\n")
 	for _, p := range Preloads {
 		fmt.Fprintf(&b, "\t%s %q\n", p.Name, p.Path)
 	}
+	fmt.Fprintf(&b, "\t__show %q\n", showPath)
 	b.WriteString(")\n")
 	if _, err := in.Eval(b.String()); err != nil {
 		return fmt.Errorf("repl: preloading packages: %w", err)
@@ -279,12 +299,12 @@ func (s *Session) evalSource(ctx context.Context, src string) error {
 		return nil
 	}
 	if e, ok := isExpr(src); ok && !quietCall(e) {
-		v, err := s.eval(ctx, "__vals("+exprString(e)+")")
+		v, err := s.eval(ctx, "__show.Vals("+exprString(e)+")")
 		if err == nil {
 			s.print(v)
 			return nil
 		}
-		if !strings.Contains(err.Error(), "(...any)") && !strings.Contains(err.Error(), "used as value") {
+		if msg := err.Error(); !strings.Contains(msg, "(...any)") && !strings.Contains(msg, "used as value") && !strings.HasSuffix(msg, " as type ()") {
 			return err
 		}
 		// A call with no results: run it for its effect.
