@@ -72,6 +72,9 @@ func (s *Session) diagnose(src string, err error) error {
 			return fmt.Errorf("%w (import %s)", err, strings.Join(paths, " or "))
 		}
 	}
+	if strings.HasSuffix(err.Error(), "variable definition loop") {
+		return fmt.Errorf("%w (yaegi cannot declare a variable from the session's variables in a var declaration: write m := n, or var m T, then m = n)", err)
+	}
 	if !undefinedSigns.MatchString(err.Error()) {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log"
 	"reflect"
 	"sort"
 	"strings"
@@ -110,62 +109,6 @@ func TestIdentifiers(t *testing.T) {
 		}
 		if got := keys(declared); !reflect.DeepEqual(got, c.declared) {
 			t.Errorf("%q declares %v, want %v", c.src, got, c.declared)
-		}
-	}
-}
-
-// A range over an integer (Go 1.22), which yaegi cannot compile, runs as Go runs it: at the
-// prompt, nested, over a negative count, in a Go file (whose globals are initialised once); a
-// range over a slice is untouched, and yaegi's "nil type" is not logged.
-func TestRangeOverInt(t *testing.T) {
-	s, out := newTestSession(t)
-	ctx := context.Background()
-	for _, src := range []string{
-		"n := 3",
-		"for i := range n { for j := range i { fmt.Print(j) }; fmt.Print(\"|\") }",
-		"for range 2 { fmt.Print(\"x\") }",
-		"for i := range -1 { fmt.Print(i) }",
-		"xs := []string{\"a\", \"b\"}",
-		"for i, x := range xs { fmt.Print(i, x) }",
-		"var k int64 = 2",
-		"for i := range k + 1 { fmt.Print(i) }",
-	} {
-		if err := s.Eval(ctx, src); err != nil {
-			t.Fatalf("%s: %v", src, err)
-		}
-	}
-	file := "package main\n\nimport \"fmt\"\n\nvar g = initG()\n\nfunc initG() int { fmt.Print(\"init \"); return 2 }\n\nfunc main() {\n\tfor i := range g { fmt.Print(i) }\n}\n"
-	if err := s.LoadSource(ctx, "r.go", file); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := out.String(), "|0|01|xx0a1b012init 01"; got != want {
-		t.Errorf("printed %q, want %q", got, want)
-	}
-	if err := s.Eval(ctx, "for i := range len(xs) { fmt.Print(i + notdef) }"); err == nil || !strings.Contains(err.Error(), "undefined: notdef") {
-		t.Errorf("a range over an integer whose body uses an undefined name: %v", err)
-	}
-	if f, ok := log.Writer().(lineFilter); !ok || f.drop != yaegiLogPanic {
-		t.Errorf("the standard logger writes to %T, not through the filter of yaegi's compiler panics", log.Writer())
-	}
-}
-
-func TestRangeOverIntRewrite(t *testing.T) {
-	for src, want := range map[string]string{
-		"for i := range n {}":                         "for i := range __ints(int(n)) {}",
-		"for range 3 {}":                              "for range __ints(int(3)) {}",
-		"for i := range xs[1:] {}":                    "",
-		"for _, c := range \"ab\" {}":                 "",
-		"for k := range map[int]int{} {}":             "",
-		"func f() {\n\tfor i := range m.N {}\n}":      "func f() {\n\tfor i := range __ints(int(m.N)) {}\n}",
-		"for i := range a { for j := range b(i) {} }": "for i := range __ints(int(a)) { for j := range __ints(int(b(i))) {} }",
-	} {
-		got, ok := rangeOverInt(src)
-		if want == "" {
-			if ok || got != src {
-				t.Errorf("rangeOverInt(%q) = %q, %v: want it untouched", src, got, ok)
-			}
-		} else if !ok || got != want {
-			t.Errorf("rangeOverInt(%q) = %q, %v; want %q", src, got, ok, want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/paper"
@@ -121,6 +122,9 @@ func (s *Session) drawInline(paths []string) string {
 func formatValue(v reflect.Value, depth int) string {
 	if !v.IsValid() {
 		return "<nil>"
+	}
+	if inner, ok := yaegiInterface(v); ok {
+		return formatValue(inner, depth)
 	}
 	if depth > 0 && v.CanInterface() {
 		switch x := v.Interface().(type) {
@@ -249,6 +253,26 @@ func yaegiStruct(t reflect.Type) bool {
 		}
 	}
 	return true
+}
+
+// yaegiInterface returns the value inside yaegi's interface wrapper: interpreted code holding a
+// value of a session type with methods in an interface (var b any = o) hands Go an
+// interp.valueInterface, whose fields are unexported ({node *node; value reflect.Value}), so it
+// printed {}. The value inside prints with its fields; its methods stay with the interpreter.
+// A yaegi whose wrapper is laid out otherwise gives ok = false (TestCorpus then fails).
+func yaegiInterface(v reflect.Value) (inner reflect.Value, ok bool) {
+	t := v.Type()
+	if v.Kind() != reflect.Struct || t.PkgPath() != "github.com/traefik/yaegi/interp" || t.Name() != "valueInterface" {
+		return v, false
+	}
+	f, found := t.FieldByName("value")
+	if !found || f.Type != reflect.TypeFor[reflect.Value]() {
+		return v, false
+	}
+	addressable := reflect.New(t).Elem()
+	addressable.Set(v)
+	inner = *(*reflect.Value)(unsafe.Pointer(addressable.FieldByIndex(f.Index).UnsafeAddr()))
+	return inner, inner.IsValid()
 }
 
 func safeString(v fmt.Stringer) (s string) {

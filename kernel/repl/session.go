@@ -258,6 +258,18 @@ func (s *Session) evalInput(ctx context.Context, src string) error {
 			return fmt.Errorf("%w (yaegi cannot range over an integer n where Go 1.22 can: write for i := 0; i < n; i++)", s.diagnose(src, err))
 		}
 	}
+	if err != nil && strings.HasSuffix(err.Error(), "variable definition loop") {
+		// yaegi cannot compile var m = n when n is the session's; nothing ran: declare it the
+		// way it can (source.go).
+		if lines, ok := varAsAssignments(src); ok {
+			for _, line := range lines {
+				if err := s.evalInput(ctx, line); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
 	return s.diagnose(src, err)
 }
 

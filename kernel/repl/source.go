@@ -227,3 +227,44 @@ func rangeOverInt(src string) (rewritten string, ok bool) {
 	}
 	return src, true
 }
+
+// varAsAssignments rewrites a top-level var declaration with values (var m = n; var k T = n),
+// which yaegi v0.16.1 cannot compile when a value reads one of the session's variables
+// ("variable definition loop"), as the lines that declare the same: m := n for a spec without
+// a type, var k T then k = n for one with. ok is false for anything else.
+func varAsAssignments(src string) (lines []string, ok bool) {
+	fset := token.NewFileSet()
+	const prefix = "package main\n"
+	f, err := parser.ParseFile(fset, "", prefix+src, 0)
+	if err != nil || len(f.Decls) != 1 {
+		return nil, false
+	}
+	gd, isGen := f.Decls[0].(*ast.GenDecl)
+	if !isGen || gd.Tok != token.VAR {
+		return nil, false
+	}
+	text := func(n ast.Node) string {
+		return src[fset.Position(n.Pos()).Offset-len(prefix) : fset.Position(n.End()).Offset-len(prefix)]
+	}
+	for _, sp := range gd.Specs {
+		vs := sp.(*ast.ValueSpec)
+		if len(vs.Values) == 0 {
+			return nil, false
+		}
+		names := make([]string, len(vs.Names))
+		for i, n := range vs.Names {
+			names[i] = n.Name
+		}
+		values := make([]string, len(vs.Values))
+		for i, v := range vs.Values {
+			values[i] = text(v)
+		}
+		lhs, rhs := strings.Join(names, ", "), strings.Join(values, ", ")
+		if vs.Type == nil {
+			lines = append(lines, lhs+" := "+rhs)
+		} else {
+			lines = append(lines, "var "+lhs+" "+text(vs.Type), lhs+" = "+rhs)
+		}
+	}
+	return lines, true
+}
