@@ -82,21 +82,22 @@ func (s *Session) idle(fn func()) bool {
 }
 
 func (s *Session) topLevel() []string {
-	var globals []string
+	var names []string
 	fresh := s.idle(func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		for name := range s.in.Globals() {
-			globals = append(globals, name)
+		g, _ := globals(s.in)
+		for name := range g {
+			names = append(names, name)
 		}
-		s.globalNames = globals
+		s.globalNames = names
 	})
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !fresh { // an evaluation runs: the names as of the last completion
-		globals = s.globalNames
+		names = s.globalNames
 	}
-	out := append([]string(nil), globals...)
+	out := append([]string(nil), names...)
 	for name := range s.imports {
 		out = append(out, name)
 	}
@@ -121,7 +122,8 @@ func (s *Session) members(owner string) []string {
 
 // valueMembers lists the methods and exported fields of the global variable owner.
 func valueMembers(in *interp.Interpreter, owner string) []string {
-	v, ok := in.Globals()[owner]
+	g, _ := globals(in)
+	v, ok := g[owner]
 	if !ok || !v.IsValid() {
 		return nil
 	}

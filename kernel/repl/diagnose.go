@@ -50,12 +50,16 @@ func panicError(v any) error {
 }
 
 // undefinedSigns match the errors yaegi gives for a name that is not defined (a call of one
-// makes it a placeholder type, hence "conversion"), and its plain "undefined" for the builtins
-// it lacks.
-var undefinedSigns = regexp.MustCompile(`incomplete type \w+|constant definition loop|too many arguments in conversion to main\.\w+|undefined: (min|max|clear)$`)
+// makes it a placeholder type, hence "conversion").
+var undefinedSigns = regexp.MustCompile(`incomplete type \w+|constant definition loop|too many arguments in conversion to main\.\w+`)
 
 // missingBuiltins are Go 1.21's builtins that yaegi v0.16.1 does not have.
 var missingBuiltins = map[string]bool{"min": true, "max": true, "clear": true}
+
+const builtinsHint = "Go 1.21's min, max and clear are not in yaegi v0.16.1, the interpreter: math.Min and math.Max for float64s, an if for integers, a loop for clear"
+
+// placeholder matches yaegi's errors for a name it holds as a placeholder type.
+var placeholder = regexp.MustCompile(`(?:incomplete type |conversion to main\.)(\w+)`)
 
 // undefinedName matches yaegi's own "undefined: x".
 var undefinedName = regexp.MustCompile(`undefined: (\w+)$`)
@@ -68,9 +72,16 @@ func (s *Session) diagnose(src string, err error) error {
 		return err
 	}
 	if m := undefinedName.FindStringSubmatch(err.Error()); m != nil {
+		if missingBuiltins[m[1]] {
+			return fmt.Errorf("%w (%s)", err, builtinsHint)
+		}
 		if paths := importable(m[1]); len(paths) > 0 {
 			return fmt.Errorf("%w (import %s)", err, strings.Join(paths, " or "))
 		}
+	}
+	// A builtin yaegi lacks, once called, is a placeholder type: no need to read the session.
+	if m := placeholder.FindStringSubmatch(err.Error()); m != nil && missingBuiltins[m[1]] {
+		return fmt.Errorf("undefined: %s (%s) [yaegi: %v]", m[1], builtinsHint, err)
 	}
 	if strings.HasSuffix(err.Error(), "variable definition loop") {
 		return fmt.Errorf("%w (yaegi cannot declare a variable from the session's variables in a var declaration: write m := n, or var m T, then m = n)", err)
@@ -80,10 +91,14 @@ func (s *Session) diagnose(src string, err error) error {
 	}
 	used, declared := identifiers(src)
 	s.mu.Lock()
-	globals := s.in.Globals()
+	g, ok := globals(s.in)
+	if !ok {
+		s.mu.Unlock()
+		return err
+	}
 	var undefined []string
 	for name := range used {
-		_, global := globals[name]
+		_, global := g[name]
 		_, imported := s.imports[name]
 		predeclared := types.Universe.Lookup(name) != nil && !missingBuiltins[name]
 		if !declared[name] && !global && !imported && !predeclared {
@@ -98,7 +113,7 @@ func (s *Session) diagnose(src string, err error) error {
 	hint := ""
 	for _, name := range undefined {
 		if missingBuiltins[name] {
-			hint = " (Go 1.21's min, max and clear are not in yaegi v0.16.1, the interpreter: math.Min and math.Max for float64s, an if for integers, a loop for clear)"
+			hint = " (" + builtinsHint + ")"
 		}
 	}
 	return fmt.Errorf("undefined: %s%s [yaegi: %v]", strings.Join(undefined, ", "), hint, err)

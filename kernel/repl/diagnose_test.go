@@ -73,6 +73,13 @@ func TestUndefinedSaidAsGo(t *testing.T) {
 			t.Errorf("%s: got %v, want an error saying %q", c.src, err, c.want)
 		}
 	}
+	// A file whose function uses max: yaegi's scope is left in a state where reading its globals
+	// panicked (a crash of eqf run).
+	maxFile := "package main\n\nimport \"fmt\"\n\ntype r struct{ N int }\n\nfunc (x r) String() string { return fmt.Sprint(x.N) }\n\nvar ns = []int{1, 2}\n\nfunc main() {\n\tfmt.Println(max(len(ns), 2))\n}\n"
+	if err := s.LoadSource(ctx, "max.go", maxFile); err == nil || !strings.HasPrefix(err.Error(), "max.go: undefined: max (Go 1.21's") || !strings.Contains(err.Error(), "12:14") {
+		t.Errorf("a file using max: %v", err)
+	}
+	globals(s.in) // yaegi's Globals panics here; globals recovers (completion reads them too)
 	// One's own min is no builtin.
 	if err := s.LoadSource(ctx, "min.go", "package main\n\nfunc min(a, b int) int {\n\tif a < b {\n\t\treturn a\n\t}\n\treturn b\n}\n\nfunc main() { _ = min(3, 2) }\n"); err != nil {
 		t.Errorf("a file defining min: %v", err)

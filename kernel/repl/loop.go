@@ -227,7 +227,12 @@ func (s *Session) command(line string) (quit bool, err error) {
 		if arg == "" {
 			return false, errors.New(":load needs a FILE")
 		}
-		return false, s.interruptible(func(ctx context.Context) error { return s.Load(ctx, arg) })
+		err := s.interruptible(func(ctx context.Context) error { return s.Load(ctx, arg) })
+		var decls declsError
+		if errors.As(err, &decls) {
+			err = fmt.Errorf("%w (the session keeps what the file declared before the error, some of it broken: once the file is fixed, :reset, then :load it)", err)
+		}
+		return false, err
 	case ":reset":
 		if err := s.Reset(); err != nil {
 			return false, err

@@ -115,6 +115,17 @@ func New(opts Options) (*Session, error) {
 	return s, nil
 }
 
+// globals is in.Globals(), or ok = false where yaegi panics reading them: after some failed
+// compilations its scope holds a symbol past the end of its frame.
+func globals(in *interp.Interpreter) (g map[string]reflect.Value, ok bool) {
+	defer func() {
+		if recover() != nil {
+			g, ok = nil, false
+		}
+	}()
+	return in.Globals(), true
+}
+
 // showPath is the import path of the compiled helper that collects an expression's values for
 // printing (imported as __show). Being compiled, it receives a value of a type declared in the
 // session as yaegi passes it to Go, a struct with its fields, where an interpreted function
@@ -283,10 +294,11 @@ func (s *Session) evalSource(ctx context.Context, src string) error {
 		if err != nil {
 			return err
 		}
-		// The kept imports on one line, then as many line breaks as the imports took, so that the
-		// interpreter's line numbers are the input's (a file's errors name its lines).
-		var b strings.Builder
+		// The imports first, on their own: a declaration after them that fails to compile leaves
+		// them imported in the interpreter, and the session must know it, or loading the file
+		// again would import them twice ("redeclared in this block").
 		if len(keep) > 0 {
+			var b strings.Builder
 			b.WriteString("import (")
 			for i, sp := range keep {
 				if i > 0 {
@@ -295,20 +307,24 @@ func (s *Session) evalSource(ctx context.Context, src string) error {
 				fmt.Fprintf(&b, "%s %q", sp.name, sp.path)
 			}
 			b.WriteString(")")
-		}
-		b.WriteString(strings.Repeat("\n", strings.Count(src[:len(src)-len(rest)], "\n")))
-		b.WriteString(rest)
-		if _, err := s.eval(ctx, b.String()); err != nil {
-			return err
-		}
-		s.mu.Lock()
-		for _, sp := range keep {
-			if sp.name != "_" && sp.name != "." {
-				s.imports[sp.name] = sp.path
+			if _, err := s.eval(ctx, b.String()); err != nil {
+				return err
 			}
+			s.mu.Lock()
+			for _, sp := range keep {
+				if sp.name != "_" && sp.name != "." {
+					s.imports[sp.name] = sp.path
+				}
+			}
+			s.mu.Unlock()
 		}
-		s.mu.Unlock()
-		return nil
+		if strings.TrimSpace(rest) == "" {
+			return nil
+		}
+		// Then the rest after as many line breaks as the imports took, so that the interpreter's
+		// line numbers are the input's (a file's errors name its lines).
+		_, err = s.eval(ctx, strings.Repeat("\n", strings.Count(src[:len(src)-len(rest)], "\n"))+rest)
+		return err
 	}
 	if e, ok := isExpr(src); ok && !quietCall(e) {
 		v, err := s.eval(ctx, "__show.Vals("+exprString(e)+")")
@@ -400,6 +416,13 @@ func (s *Session) Load(ctx context.Context, file string) error {
 	return s.LoadSource(ctx, file, string(src))
 }
 
+// declsError is the error of a Go file whose declarations failed to compile: yaegi keeps what
+// it declared before the error, some of it unusable (a method of the file's type then returns
+// zero values, and loading the fixed file again does not replace it), so :load says to reset.
+type declsError struct{ error }
+
+func (e declsError) Unwrap() error { return e.error }
+
 // LoadSource is Load for source already read; name is used in error messages.
 func (s *Session) LoadSource(ctx context.Context, name, src string) error {
 	s.evalMu.Lock()
@@ -412,7 +435,7 @@ func (s *Session) LoadSource(ctx context.Context, name, src string) error {
 	}
 	if hasMain || script != src { // a Go file: its declarations in one evaluation
 		if err := s.evalInput(ctx, script); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return declsError{fmt.Errorf("%s: %w", name, err)}
 		}
 		if hasMain {
 			if err := s.evalInput(ctx, mainName+"()"); err != nil {

@@ -286,3 +286,32 @@ func TestResultIsSaved(t *testing.T) {
 		t.Errorf("printed %q, want it to say where the result was saved", out.String())
 	}
 }
+
+// A Go file that fails to compile leaves its imports in the interpreter: loading it again once
+// fixed imports them once (it said "sort/_.go redeclared in this block"), and :load says that
+// the session keeps the broken declarations.
+func TestLoadAfterAFailedLoad(t *testing.T) {
+	var out, stderr bytes.Buffer
+	s, err := New(Options{Stdout: &out, Stderr: &stderr, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	broken, fixed := filepath.Join(dir, "broken.go"), filepath.Join(dir, "fixed.go")
+	const file = "package main\n\nimport (\n\t\"fmt\"\n\t\"sort\"\n)\n\nfunc main() {\n\txs := []int{3, 1, 2}\n\tsort.Ints(xs)\n\tfmt.Println(xs, %s)\n}\n"
+	for path, arg := range map[string]string{broken: "notDefined", fixed: "len(xs)"} {
+		if err := os.WriteFile(path, []byte(strings.Replace(file, "%s", arg, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = s.Script(strings.NewReader(":load " + broken + "\n:load " + fixed + "\n"))
+	if err == nil || !strings.Contains(err.Error(), "1 input(s) failed") {
+		t.Errorf("Script: %v", err)
+	}
+	if got := stderr.String(); !strings.Contains(got, "broken.go: 11:18: undefined: notDefined (the session keeps what the file declared before the error, some of it broken: once the file is fixed, :reset, then :load it)") || strings.Contains(got, "fixed.go") {
+		t.Errorf("errors: %q", got)
+	}
+	if got := out.String(); got != "[1 2 3] 3\n" {
+		t.Errorf("printed %q", got)
+	}
+}
