@@ -278,7 +278,9 @@ func Help() string {
 	b.WriteString("  f.Call(args...) (*tensors.Tensor, error)   f.CallAll(args...)\n")
 	b.WriteString("  eqf.Scalar(g, 2.0)  eqf.ScalarLike(x, 2.0)  eqf.Tensor32([]float64{1, 2})  eqf.Floats(t)\n")
 	b.WriteString("  eqf.Show(x)  writes a *plots.Figure (PNG + echarts HTML), videos or a window to the session folder\n")
-	b.WriteString("  A figure that an expression returns is written there automatically.\n\n")
+	b.WriteString("  A figure that an expression returns is written there automatically.\n")
+	b.WriteString("yaegi v0.16.1 lacks Go 1.21's min, max and clear (math.Min, math.Max, an if, a loop) and\n")
+	b.WriteString("most of slices and maps (slices.Sort, slices.Max: sort.Ints, sort.Slice); for i := range n runs.\n\n")
 	b.WriteString("Commands:\n")
 	for _, c := range Commands {
 		fmt.Fprintf(&b, "  %-14s %s\n", strings.TrimSpace(c.Name+" "+c.Args), c.Doc)
