@@ -20,11 +20,7 @@ func TestPanicsSaidAsGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	for _, src := range []string{"var np *struct{ A int }", "var ip *int", "var e error", `import "log"`} {
-		if err := s.Eval(ctx, src); err != nil {
-			t.Fatalf("%s: %v", src, err)
-		}
-	}
+	evalAll(t, s, "var np *struct{ A int }", "var ip *int", "var e error", `import "log"`)
 	for _, c := range []struct{ src, want string }{
 		{"np.A", "panic: nil pointer dereference: a value used here is nil (one returned beside an error?) [yaegi: reflect: call of reflect.Value.Field on zero Value]"},
 		{"x := *ip + 1", "panic: nil pointer dereference: "},

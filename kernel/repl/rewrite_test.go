@@ -14,7 +14,7 @@ import (
 func TestRangeOverInt(t *testing.T) {
 	s, out := newTestSession(t)
 	ctx := context.Background()
-	for _, src := range []string{
+	evalAll(t, s,
 		"n := 3",
 		"for i := range n { for j := range i { fmt.Print(j) }; fmt.Print(\"|\") }",
 		"for range 2 { fmt.Print(\"x\") }",
@@ -23,11 +23,7 @@ func TestRangeOverInt(t *testing.T) {
 		"for i, x := range xs { fmt.Print(i, x) }",
 		"var k int64 = 2",
 		"for i := range k + 1 { fmt.Print(i) }",
-	} {
-		if err := s.Eval(ctx, src); err != nil {
-			t.Fatalf("%s: %v", src, err)
-		}
-	}
+	)
 	file := "package main\n\nimport \"fmt\"\n\nvar g = initG()\n\nfunc initG() int { fmt.Print(\"init \"); return 2 }\n\nfunc main() {\n\tfor i := range g { fmt.Print(i) }\n}\n"
 	if err := s.LoadSource(ctx, "r.go", file); err != nil {
 		t.Fatal(err)
@@ -68,8 +64,7 @@ func TestRangeOverIntRewrite(t *testing.T) {
 // declares m as Go does, without running its value twice.
 func TestVarFromSessionVariables(t *testing.T) {
 	s, out := newTestSession(t)
-	ctx := context.Background()
-	for _, src := range []string{
+	evalAll(t, s,
 		`func f() int { fmt.Print("f "); return 1 }`,
 		"var g = 2",
 		"var y = f() + g",
@@ -81,13 +76,19 @@ func TestVarFromSessionVariables(t *testing.T) {
 		"var (\n\tk int64 = 7\n\tl = \"s\"\n)",
 		"fmt.Print(y, c, d, k, l)",
 		"a",
-	} {
-		if err := s.Eval(ctx, src); err != nil {
-			t.Fatalf("%s: %v", src, err)
-		}
-	}
+	)
 	if got, want := out.String(), "f 3 2 3 7s{A:2}\n"; got != want {
 		t.Errorf("printed %q, want %q", got, want)
+	}
+}
+
+// evalAll evaluates each input in s, failing the test at the first error.
+func evalAll(t *testing.T, s *Session, srcs ...string) {
+	t.Helper()
+	for _, src := range srcs {
+		if err := s.Eval(context.Background(), src); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
 	}
 }
 
