@@ -30,7 +30,7 @@ func (z *Zoo) Build(names ...string) error {
 		if err != nil {
 			return err
 		}
-		want[n] = true
+		want[s.Name] = true
 		if s.From != "" {
 			want[s.From] = true
 		}

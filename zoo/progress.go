@@ -68,6 +68,7 @@ func (z *Zoo) Progress(name string) (Progress, error) {
 	if err != nil {
 		return Progress{}, err
 	}
+	name = s.Name
 	p := Progress{Steps: z.Recipe.stepsFor(s)}
 	if lockHeld(z.lockPath(name)) {
 		h, named := z.readHolder(name)

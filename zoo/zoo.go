@@ -47,11 +47,12 @@ func Backbones() []string {
 	return names
 }
 
-// SpecByName returns a zoo model's spec.
+// SpecByName returns a zoo model's spec. Case does not matter ("EqF", as the paper writes it, is
+// eqf): the spec's Name is the model's name.
 func SpecByName(name string) (Spec, error) {
 	var names []string
 	for _, s := range Specs {
-		if s.Name == name {
+		if strings.EqualFold(strings.TrimSpace(name), s.Name) {
 			return s, nil
 		}
 		names = append(names, s.Name)
@@ -187,7 +188,12 @@ func (z *Zoo) WithTrainSeed(k int) *Zoo {
 }
 
 // ModelDir is the folder of a model of this zoo's training run.
-func (z *Zoo) ModelDir(name string) string { return z.dir(name) }
+func (z *Zoo) ModelDir(name string) string {
+	if s, err := SpecByName(name); err == nil {
+		name = s.Name
+	}
+	return z.dir(name)
+}
 
 // TrainSeed is the zoo's training run (1 for the first).
 func (z *Zoo) TrainSeed() int { return z.Recipe.trainSeed() }
@@ -203,6 +209,7 @@ func (z *Zoo) Card(name string) (*Card, error) {
 	if err != nil {
 		return nil, err
 	}
+	name = s.Name
 	b, err := os.ReadFile(filepath.Join(z.dir(name), "card.json"))
 	if err != nil {
 		return nil, z.missing(name)
@@ -303,6 +310,7 @@ func (z *Zoo) Load(name string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	name = s.Name
 	if s.Kind != "dit" {
 		return nil, fmt.Errorf("zoo: %q is a %s: use LoadActionNet or LoadGPhi", name, s.Kind)
 	}
@@ -348,6 +356,11 @@ func (z *Zoo) loadUnchecked(s Spec) (*Model, error) {
 // History is a trained DiT's loss history (history.json: training loss per step, validation
 // loss where evaluated).
 func (z *Zoo) History(name string) ([]eqflib.LossPoint, error) {
+	s, err := SpecByName(name)
+	if err != nil {
+		return nil, err
+	}
+	name = s.Name
 	if _, err := z.Card(name); err != nil {
 		return nil, err
 	}

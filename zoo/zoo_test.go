@@ -41,6 +41,19 @@ func TestQuickZoo(t *testing.T) {
 	if _, err := oz.Load("fm"); err != nil {
 		t.Errorf("OpenTrained's quick zoo: %v", err)
 	}
+	// A model named as the paper writes it is the zoo's model.
+	if m, err := oz.Load("FM"); err != nil || m.Spec.Name != "fm" {
+		t.Errorf("Load(\"FM\"): %v", err)
+	}
+	if h, err := oz.History("EqF"); err != nil || len(h) == 0 {
+		t.Errorf("History(\"EqF\"): %d points, %v", len(h), err)
+	}
+	if oz.ModelDir("EqF") != oz.ModelDir("eqf") {
+		t.Errorf("ModelDir(\"EqF\") = %s, want %s", oz.ModelDir("EqF"), oz.ModelDir("eqf"))
+	}
+	if err := z.Build("EqF"); err != nil || strings.Contains(log.String(), "EqF") {
+		t.Errorf("Build(\"EqF\") of the built zoo: %v; log: %s", err, log.String())
+	}
 	if _, err := OpenTrained("nope"); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("OpenTrained(\"nope\"): error %v, want one naming the model", err)
 	}

@@ -235,6 +235,8 @@ func TestPaperCompare(t *testing.T) {
 		"compare " + filepath.Join(results, "bowls") + " " + onlyNLE:                       "holds no result of bowls to compare with (it holds nle)",
 		"compare " + filepath.Join(results, "bowls") + " " + filepath.Join(results, "nle"): "same experiment",
 		"compare " + results:                     "want 2: DIR_A DIR_B",
+		"-models EqF,FM nope":                    `experiment "nope" unknown`, // the models as the paper writes them pass
+		"list minecraft_main":                    `eqf paper list takes no arguments: got ["minecraft_main"]`,
 		"compare " + results + " " + t.TempDir(): "holds no saved result",
 		"compare " + results + " /nonexistent":   "/nonexistent",
 	} {
@@ -244,15 +246,15 @@ func TestPaperCompare(t *testing.T) {
 	}
 }
 
-// eqf models -list NAME lists only the models named, for every training seed asked for; a name
-// that is no model is refused, naming it, before anything is listed.
+// eqf models -list NAME lists only the models named (in any case: FM is fm), for every training
+// seed asked for; a name that is no model is refused, naming it, before anything is listed.
 func TestModelsList(t *testing.T) {
 	dir := t.TempDir()
 	list := func(args ...string) (out string, err error) {
 		out = output(&os.Stdout, func() { err = runModels(append([]string{"-recipe", "quick", "-dir", dir, "-list"}, args...)) })
 		return out, err
 	}
-	out, err := list("-seeds", "2", "fm")
+	out, err := list("-seeds", "2", "FM") // as the paper writes it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +263,7 @@ func TestModelsList(t *testing.T) {
 		models = append(models, strings.Join(strings.Fields(line)[:2], " "))
 	}
 	if want := []string{"fm 1", "fm 2"}; !slices.Equal(models, want) {
-		t.Errorf("eqf models -list -seeds 2 fm lists %q, want %q:\n%s", models, want, out)
+		t.Errorf("eqf models -list -seeds 2 FM lists %q, want %q:\n%s", models, want, out)
 	}
 	if out, err := list(); err != nil || strings.Count(out, "not trained") != len(zoo.Specs) {
 		t.Errorf("eqf models -list lists %d models not trained (%v), want all %d:\n%s", strings.Count(out, "not trained"), err, len(zoo.Specs), out)

@@ -57,10 +57,12 @@ func runModels(args []string) error {
 	if err := flagsFirst(fs); err != nil {
 		return err
 	}
-	for _, n := range names {
-		if _, err := zoo.SpecByName(n); err != nil {
+	for i, n := range names {
+		s, err := zoo.SpecByName(n)
+		if err != nil {
 			return err
 		}
+		names[i] = s.Name // EqF, as the paper writes it
 	}
 	if *dir != "" {
 		z.Dir = *dir

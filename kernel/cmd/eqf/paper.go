@@ -67,11 +67,11 @@ func runPaper(args []string) error {
 	var backbones []string
 	if *models != "" {
 		for _, m := range strings.Split(*models, ",") {
-			m = strings.TrimSpace(m)
-			if !slices.Contains(zoo.Backbones(), m) {
+			s, err := zoo.SpecByName(m) // EqF, as the paper writes it, is eqf
+			if err != nil || !slices.Contains(zoo.Backbones(), s.Name) {
 				return fmt.Errorf("flag -models = %q is out of range: must be zoo backbones (%s) separated by commas", *models, strings.Join(zoo.Backbones(), ", "))
 			}
-			backbones = append(backbones, m)
+			backbones = append(backbones, s.Name)
 		}
 	}
 	names := fs.Args()
@@ -80,6 +80,9 @@ func runPaper(args []string) error {
 	}
 	if err := flagsFirst(fs); err != nil {
 		return err
+	}
+	if len(names) > 1 && names[0] == "list" {
+		return fmt.Errorf("eqf paper list takes no arguments: got %q (eqf paper NAME… runs experiments)", names[1:])
 	}
 	if len(names) == 0 || (len(names) == 1 && names[0] == "list") {
 		for _, e := range paper.Experiments {

@@ -88,6 +88,8 @@ func (a *sampleArgs) check() error {
 		return flagErr("model", err)
 	} else if s.Kind != "dit" {
 		return fmt.Errorf("-model = %s: must be one of the zoo's backbones (%s): %s is not a DiT", a.model, strings.Join(zoo.Backbones(), ", "), a.model)
+	} else {
+		a.model = s.Name // -model EqF, as the paper writes it
 	}
 	var err error
 	if a.run, err = zooRun(a.recipe, a.trainSeed); err != nil {
