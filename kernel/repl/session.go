@@ -169,10 +169,10 @@ func (s *Session) Reset() error {
 	if _, err := in.Eval(b.String()); err != nil {
 		return fmt.Errorf("repl: preloading packages: %w", err)
 	}
-	// backend is the compute backend every eqflib graph runs on; __vals collects all of an
-	// expression's values for printing.
-	// __last holds the values of a declaration run in two steps (define.go); a range over an
-	// integer n is run as one over __ints(n) (source.go).
+	// backend is the compute backend every eqflib graph runs on; __vals collects the values of
+	// a declaration run in two steps into __last (define.go; an expression's values to print go
+	// through __show.Vals instead); a range over an integer n is run as one over __ints(n)
+	// (source.go).
 	if _, err := in.Eval("var backend, _ = eqflib.Backend()\nfunc __vals(xs ...any) []any { return xs }\nfunc __ints(n int) []struct{} { if n < 0 { return nil }; return make([]struct{}, n) }\nvar __last []any"); err != nil {
 		return fmt.Errorf("repl: preloading helpers: %w", err)
 	}
