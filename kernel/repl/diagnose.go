@@ -26,12 +26,13 @@ import (
 // is trained, then m.Card), so the session names it. A name that is not defined, the commonest
 // typo, reads "CFG post-order panic: 1:33: incomplete type nothere" at top level, or "constant
 // definition loop" in a var declaration; the session says "undefined: nothere" as Go does,
-// naming only what neither the input, the session's globals, its imports nor Go's predeclared
-// identifiers define; for Go 1.21's min, max and clear, which yaegi lacks, it says what to write
-// instead. yaegi's words follow in brackets. yaegi also writes a line "1:35: panic: main(...)"
-// to its standard error before a panic comes back: its position is in the source the session
-// builds around what was typed (a wrapped expression, main renamed), not in what the user
-// wrote, so the session drops it and reports the panic once.
+// naming only what neither the input, the session's earlier inputs, globals and imports nor
+// Go's predeclared identifiers define (nothing after a dot import); for Go 1.21's min, max and
+// clear, which yaegi lacks, it says what to write instead. yaegi's words follow in brackets.
+// yaegi also writes a line "1:35: panic: main(...)" to its standard error before a panic comes
+// back: its position is in the source the session builds around what was typed (a wrapped
+// expression, main renamed), not in what the user wrote, so the session drops it and reports
+// the panic once.
 
 // zeroValuePanic matches reflect's panic on a zero Value, which interpreted code reaches by
 // dereferencing a nil pointer (a field, *p, a method through it).
@@ -86,22 +87,18 @@ func (s *Session) diagnose(src string, err error) error {
 	if strings.HasSuffix(err.Error(), "variable definition loop") {
 		return fmt.Errorf("%w (yaegi cannot declare a variable from the session's variables in a var declaration: write m := n, or var m T, then m = n)", err)
 	}
-	if !undefinedSigns.MatchString(err.Error()) {
+	if !undefinedSigns.MatchString(err.Error()) || s.dotImport {
 		return err
 	}
 	used, declared := identifiers(src)
 	s.mu.Lock()
-	g, ok := globals(s.in)
-	if !ok {
-		s.mu.Unlock()
-		return err
-	}
+	g, _ := globals(s.in) // none where yaegi cannot read them: the session's own record then
 	var undefined []string
 	for name := range used {
 		_, global := g[name]
 		_, imported := s.imports[name]
 		predeclared := types.Universe.Lookup(name) != nil && !missingBuiltins[name]
-		if !declared[name] && !global && !imported && !predeclared {
+		if !declared[name] && !s.defined[name] && !global && !imported && !predeclared {
 			undefined = append(undefined, name)
 		}
 	}
@@ -117,6 +114,14 @@ func (s *Session) diagnose(src string, err error) error {
 		}
 	}
 	return fmt.Errorf("undefined: %s%s [yaegi: %v]", strings.Join(undefined, ", "), hint, err)
+}
+
+// noteDefined adds the names src declares to s.defined (after src evaluated without an error).
+func (s *Session) noteDefined(src string) {
+	_, declared := identifiers(src)
+	for name := range declared {
+		s.defined[name] = true
+	}
 }
 
 // importable lists the quoted import paths of the packages named name that the session can

@@ -50,14 +50,15 @@ func TestPanicsSaidAsGo(t *testing.T) {
 func TestUndefinedSaidAsGo(t *testing.T) {
 	s, _ := newTestSession(t)
 	ctx := context.Background()
-	if err := s.Eval(ctx, "defined := 1"); err != nil {
-		t.Fatal(err)
-	}
+	evalAll(t, s, "defined := 1", "func twiceIt(x int) int { return 2 * x }", "type pt struct{ A int }")
 	for _, c := range []struct{ src, want string }{
 		{"y := nothere", "undefined: nothere [yaegi: "},
 		{"nothere", "undefined: nothere [yaegi: "},
 		{"var z = nothere", "undefined: nothere [yaegi: "},
 		{"w := zzz + defined + aaa + len(eqflib.DiTPresets)", "undefined: aaa, zzz [yaegi: "},
+		{"u := nothere3 + twiceIt(pt{1}.A)", "undefined: nothere3 [yaegi: "}, // functions and types are no globals of yaegi's
+		{"y2 := twiceIt(nothere6)", "undefined: nothere6"},
+		{"w2 := nothere7 + twiceIt(1)", "undefined: nothere7 [yaegi: "}, // after which yaegi's globals cannot be read
 		{"y := max(1, 2)", "undefined: max (Go 1.21's min, max and clear are not in yaegi v0.16.1"},
 		{"var m = min(1, 2)", "undefined: min (Go 1.21's"},
 		{"clear(map[int]int{})", "undefined: clear (Go 1.21's"},
@@ -76,6 +77,12 @@ func TestUndefinedSaidAsGo(t *testing.T) {
 		t.Errorf("a file using max: %v", err)
 	}
 	globals(s.in) // yaegi's Globals panics here; globals recovers (completion reads them too)
+	// After a dot import, a name may be the package's: nothing is said undefined.
+	dot, _ := newTestSession(t)
+	evalAll(t, dot, `import . "strings"`)
+	if err := dot.Eval(ctx, "y := nothere"); err == nil || strings.Contains(err.Error(), "undefined: nothere [") {
+		t.Errorf("after a dot import: %v", err)
+	}
 	// One's own min is no builtin.
 	if err := s.LoadSource(ctx, "min.go", "package main\n\nfunc min(a, b int) int {\n\tif a < b {\n\t\treturn a\n\t}\n\treturn b\n}\n\nfunc main() { _ = min(3, 2) }\n"); err != nil {
 		t.Errorf("a file defining min: %v", err)

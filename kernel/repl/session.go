@@ -74,7 +74,12 @@ type Session struct {
 	loads   int
 	stmts   int        // compound statements run as __stmtN
 	mu      sync.Mutex // guards in, imports and globalNames (read by completion)
-	evalMu  sync.Mutex // one evaluation at a time; guards loads and stmts
+	evalMu  sync.Mutex // one evaluation at a time; guards loads, stmts and defined
+	// defined are the names that inputs evaluated without an error since the last Reset
+	// declared, at any depth (diagnose.go: yaegi's globals hold variables, not functions or
+	// types, and cannot be read after some failed inputs); dotImport is whether one imported a package with "." (its names are unknown).
+	defined   map[string]bool
+	dotImport bool
 	// globalNames are the interpreter's globals as of the last completion made while no
 	// evaluation ran.
 	globalNames []string
@@ -173,9 +178,12 @@ func (s *Session) Reset() error {
 	// a declaration run in two steps into __last (define.go; an expression's values to print go
 	// through __show.Vals instead); a range over an integer n is run as one over __ints(n)
 	// (source.go).
-	if _, err := in.Eval("var backend, _ = eqflib.Backend()\nfunc __vals(xs ...any) []any { return xs }\nfunc __ints(n int) []struct{} { if n < 0 { return nil }; return make([]struct{}, n) }\nvar __last []any"); err != nil {
+	const helpers = "var backend, _ = eqflib.Backend()\nfunc __vals(xs ...any) []any { return xs }\nfunc __ints(n int) []struct{} { if n < 0 { return nil }; return make([]struct{}, n) }\nvar __last []any"
+	if _, err := in.Eval(helpers); err != nil {
 		return fmt.Errorf("repl: preloading helpers: %w", err)
 	}
+	s.defined, s.dotImport = map[string]bool{}, false
+	s.noteDefined(helpers)
 	s.mu.Lock()
 	s.in = in
 	s.imports = map[string]string{}
@@ -258,11 +266,17 @@ func (s *Session) Eval(ctx context.Context, src string) error {
 // as Go would say it (diagnose.go).
 func (s *Session) evalInput(ctx context.Context, src string) error {
 	err := s.evalSource(ctx, src)
+	if err == nil {
+		s.noteDefined(src)
+	}
 	if err != nil && err.Error() == "panic: nil type" {
 		// yaegi cannot compile a range over an integer; nothing ran, so the input runs again
 		// with each range that may be one rewritten (source.go).
 		if alt, ok := rangeOverInt(src); ok {
 			err2 := s.evalSource(ctx, alt)
+			if err2 == nil {
+				s.noteDefined(src)
+			}
 			if err2 == nil || !strings.Contains(err2.Error(), "__ints") {
 				return s.diagnose(alt, err2)
 			}
@@ -315,6 +329,7 @@ func (s *Session) evalSource(ctx context.Context, src string) error {
 				if sp.name != "_" && sp.name != "." {
 					s.imports[sp.name] = sp.path
 				}
+				s.dotImport = s.dotImport || sp.name == "."
 			}
 			s.mu.Unlock()
 		}
