@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"go/types"
 	"io"
@@ -152,12 +151,8 @@ func importable(name string) []string {
 // they need the type to resolve. Source that does not parse uses nothing.
 func identifiers(src string) (used, declared map[string]bool) {
 	used, declared = map[string]bool{}, map[string]bool{}
-	var root ast.Node
-	if f, err := parser.ParseFile(token.NewFileSet(), "", "package main\n"+src, 0); err == nil {
-		root = f
-	} else if f, err := parser.ParseFile(token.NewFileSet(), "", "package main\nfunc _() {\n"+src+"\n}", 0); err == nil {
-		root = f
-	} else {
+	_, root, _, ok := parseInput(src)
+	if !ok {
 		return used, declared
 	}
 	skip := map[*ast.Ident]bool{}

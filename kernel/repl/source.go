@@ -179,6 +179,19 @@ func quietCall(e ast.Expr) bool {
 	return ok && pkg.Name == "fmt" && (strings.HasPrefix(sel.Sel.Name, "Print") || strings.HasPrefix(sel.Sel.Name, "Fprint"))
 }
 
+// parseInput parses src as typed: as declarations (a file without its package clause), else as
+// statements (inside a function). An offset in fset less len(prefix) is one in src.
+func parseInput(src string) (fset *token.FileSet, f *ast.File, prefix string, ok bool) {
+	fset = token.NewFileSet()
+	prefix = "package main\n"
+	if f, err := parser.ParseFile(fset, "", prefix+src, 0); err == nil {
+		return fset, f, prefix, true
+	}
+	prefix = "package main\nfunc _() {\n"
+	f, err := parser.ParseFile(fset, "", prefix+src+"\n}", 0)
+	return fset, f, prefix, err == nil
+}
+
 // rangeOverInt rewrites each range over what may be an integer (for i := range n, Go 1.22),
 // which yaegi v0.16.1 cannot compile ("nil type"), as a range over __ints(int(n)), n empty
 // structs (i is then an int, whatever n's integer type); ok is false when src has no such
@@ -186,14 +199,9 @@ func quietCall(e ast.Expr) bool {
 // integer and stays. The caller runs the rewritten source only after the original failed to
 // compile, so where nothing ranges over an integer nothing is rewritten.
 func rangeOverInt(src string) (rewritten string, ok bool) {
-	fset := token.NewFileSet()
-	prefix := "package main\n"
-	f, err := parser.ParseFile(fset, "", prefix+src, 0)
-	if err != nil {
-		prefix = "package main\nfunc _() {\n"
-		if f, err = parser.ParseFile(fset, "", prefix+src+"\n}", 0); err != nil {
-			return src, false
-		}
+	fset, f, prefix, ok := parseInput(src)
+	if !ok {
+		return src, false
 	}
 	type insert struct {
 		at   int
