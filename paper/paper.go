@@ -58,6 +58,11 @@ type Config struct {
 	// TrainSeeds is the number of training seeds (the zoo's independent training runs, `make
 	// models SEEDS=N`) whose models each experiment runs; 0: every training seed the zoo has.
 	TrainSeeds int
+	// TrainSeed, when set, is the only training seed to run (0: 1…TrainSeeds): its numbers are
+	// the ones a run of more seeds gives for it (each seed's rollouts depend on its models and the
+	// evaluation seeds alone), and PoolTrainingSeeds pools the results of runs of other seeds
+	// with its result.
+	TrainSeed int
 	// Models, when set, are the only backbones (zoo DiTs: "eqf", "fm", "eqm", "diffusion",
 	// "fm-eqf") whose methods minecraft_main and fixed_compute_scaling roll out, e.g. FM and EqF
 	// on the paper-8 zoo, where only they need training; the result's notes name the methods

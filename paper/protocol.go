@@ -110,6 +110,9 @@ func newSetup(ctx context.Context, c Config, models ...string) (*setup, error) {
 		return nil, err
 	}
 	H := z.Recipe.Frames - z.Recipe.Context
+	if c.TrainSeed < 0 || c.TrainSeed > zoo.MaxTrainSeeds {
+		return nil, fmt.Errorf("paper: Config.TrainSeed = %d out of range: must be in [0, %d] (0: training seeds 1…Config.TrainSeeds)", c.TrainSeed, zoo.MaxTrainSeeds)
+	}
 	if c.Clips < 0 {
 		return nil, fmt.Errorf("paper: Config.Clips = %d out of range: must be ≥ 0 (0: %d rollouts per seed in full mode)", c.Clips, DefaultRollouts)
 	}
@@ -246,10 +249,13 @@ func (l *setup) only(ms []method) (kept []method, note string) {
 // use makes training seed k's models the ones rollouts and analyses take.
 func (l *setup) use(k int) { l.run, l.models, l.gphi = k, l.byRun[k].models, l.byRun[k].gphi }
 
-// trainSeeds are the training seeds an experiment averages over: 1…Config.TrainSeeds, or
-// when that is 0, every seed from 1 on for which the zoo has the experiment's first model
-// (always at least seed 1, whose absence newSetup reports).
+// trainSeeds are the training seeds an experiment averages over: Config.TrainSeed alone, or
+// 1…Config.TrainSeeds, or when that is 0, every seed from 1 on for which the zoo has the
+// experiment's first model (always at least seed 1, whose absence newSetup reports).
 func (c Config) trainSeeds(z *zoo.Zoo, models []string) []int {
+	if c.TrainSeed > 0 {
+		return []int{c.TrainSeed}
+	}
 	n := c.TrainSeeds
 	if n == 0 {
 		n = 1
@@ -300,7 +306,7 @@ func (l *setup) provenance() map[string]string {
 				continue
 			}
 			key := n
-			if len(l.runs) > 1 {
+			if len(l.runs) > 1 || k != 1 { // a run of one seed but the first names it
 				key = fmt.Sprintf("%s, training seed %d", n, k)
 			}
 			out[key] = cardLine(c)
@@ -688,15 +694,20 @@ func (l *setup) stripPNG(rows []methodScores) ([]byte, error) {
 // protocolNote states the protocol the numbers come from.
 func (l *setup) protocolNote() string {
 	g := l.geometry(0)
-	over := fmt.Sprintf("Means over %d training seeds (each the mean over its evaluation seeds) ± standard error over training seeds; "+
-		"paired differences with 95 %% t-intervals over training seeds.", len(l.runs))
-	if len(l.runs) == 1 {
-		over = "One training seed: means ± standard error over evaluation seeds, which says nothing of training variance; every comparison is inconclusive."
-	}
 	return fmt.Sprintf("Protocol: %s zoo, training seeds %v, %d rollouts per evaluation seed × %d evaluation seed(s), %d frames each from %d real context frames under the clips' actions; "+
 		"window C = %d, H = %d, S = %s, D = %d steps per frame; FVD in the maze-I3D features (the zoo's action net) over %d-frame clips "+
 		"(paper: I3D features, 256 Minecraft videos of 275 frames, 25-frame horizon, S = 1). %s %s%s",
-		l.z.Recipe.Name, l.runs, l.p.Clips, len(l.cfg.seeds()), l.p.Frames, g.Context, g.Context, g.Horizon, andList(l.strides()), l.p.Depth, l.p.FVDClip, over, l.fvdNote(), l.borrowedNote())
+		l.z.Recipe.Name, l.runs, l.p.Clips, len(l.cfg.seeds()), l.p.Frames, g.Context, g.Context, g.Horizon, andList(l.strides()), l.p.Depth, l.p.FVDClip, overSeeds(len(l.runs)), l.fvdNote(), l.borrowedNote())
+}
+
+// overSeeds says, in the protocol note, what a rollout result's means, errors and intervals are
+// taken over with n training seeds.
+func overSeeds(n int) string {
+	if n == 1 {
+		return "One training seed: means ± standard error over evaluation seeds, which says nothing of training variance; every comparison is inconclusive."
+	}
+	return fmt.Sprintf("Means over %d training seeds (each the mean over its evaluation seeds) ± standard error over training seeds; "+
+		"paired differences with 95 %% t-intervals over training seeds.", n)
 }
 
 // borrowedNote says how many rollouts' scores came from another build's disk cache

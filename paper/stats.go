@@ -3,6 +3,7 @@ package paper
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -191,18 +192,23 @@ func agreementOf(s *scores) float64 { return s.Agreement }
 func nfeOf(s *scores) float64       { return s.NFEPerFrame }
 
 // numbers reports FVD (with the paper's value), agreement, flicker and NFE per frame of each
-// method.
+// method, each with its per-training-seed values (NFE per frame only where they vary), which
+// PoolTrainingSeeds pools.
 func numbers(rows []methodScores) []Number {
 	var out []Number
 	for _, r := range rows {
 		m, se := r.of(fvdOf)
 		out = append(out, Number{Name: r.m.Name + ": FVD (maze-I3D)", Ours: m, Err: se, Paper: r.m.Paper, PerSeed: r.perSeed(fvdOf), Stride: r.m.Stride})
 		m, se = r.of(agreementOf)
-		out = append(out, Number{Name: r.m.Name + ": action agreement", Ours: m, Err: se, Stride: r.m.Stride})
+		out = append(out, Number{Name: r.m.Name + ": action agreement", Ours: m, Err: se, PerSeed: r.perSeed(agreementOf), Stride: r.m.Stride})
 		m, se = r.of(flickerOf)
-		out = append(out, Number{Name: r.m.Name + ": flicker", Ours: m, Err: se, Stride: r.m.Stride})
+		out = append(out, Number{Name: r.m.Name + ": flicker", Ours: m, Err: se, PerSeed: r.perSeed(flickerOf), Stride: r.m.Stride})
 		m, _ = r.of(nfeOf)
-		out = append(out, Number{Name: r.m.Name + ": NFE per frame", Ours: m, Stride: r.m.Stride})
+		nfe := Number{Name: r.m.Name + ": NFE per frame", Ours: m, Stride: r.m.Stride}
+		if v := r.perSeed(nfeOf); slices.ContainsFunc(v, func(x float64) bool { return x != v[0] }) {
+			nfe.PerSeed = v // an adaptive sampler's; a fixed count is exact, with no spread to keep
+		}
+		out = append(out, nfe)
 	}
 	return out
 }

@@ -46,6 +46,7 @@ func init() {
 		"MinecraftMain":             reflect.ValueOf(paper.MinecraftMain),
 		"NLE":                       reflect.ValueOf(paper.NLE),
 		"PlanningThreshold":         reflect.ValueOf(paper.PlanningThreshold),
+		"PoolTrainingSeeds":         reflect.ValueOf(paper.PoolTrainingSeeds),
 		"ReadoutFLOPs":              reflect.ValueOf(paper.ReadoutFLOPs),
 		"ResultsDir":                reflect.ValueOf(paper.ResultsDir),
 		"ResultsMarkdown":           reflect.ValueOf(paper.ResultsMarkdown),

@@ -129,6 +129,7 @@ func TestBadFlags(t *testing.T) {
 		"paper -seeds":           {"-seeds", "-1"},
 		"paper -stride":          {"-stride", "-1"},
 		"paper -train-seeds":     {"-train-seeds", "101"},
+		"paper -train-seed":      {"-train-seed", "-1"},
 		"run -dir":               {"-dir", under, file},
 	}
 	var names []string

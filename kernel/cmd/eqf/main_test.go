@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/paper"
 	"github.com/equilibriumforcing/eqf/zoo"
 )
 
@@ -239,6 +240,62 @@ func TestPaperCompare(t *testing.T) {
 		"list minecraft_main":                    `eqf paper list takes no arguments: got ["minecraft_main"]`,
 		"compare " + results + " " + t.TempDir(): "holds no saved result",
 		"compare " + results + " /nonexistent":   "/nonexistent",
+	} {
+		if err := runPaper(strings.Fields(args)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("eqf paper %s: error %v, want one saying %q", args, err, want)
+		}
+	}
+}
+
+// eqf paper pool A B pools results of one experiment on disjoint training seeds into OUT: the
+// committed minecraft_main (training seeds 1–3) with a copy of it named training seed 4 gives
+// seeds 1–4, its numbers kept without per-seed values left out; it never saves over a result it
+// pools, and bad arguments are refused, naming them.
+func TestPaperPool(t *testing.T) {
+	committed := filepath.Join("..", "..", "..", "results", "minecraft_main")
+	r, err := paper.LoadResult(committed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(r.TrainSeeds) != "[1 2 3]" {
+		t.Fatalf("results/minecraft_main has training seeds %v: this test wants 1–3", r.TrainSeeds)
+	}
+	r.Notes[0] = strings.Replace(r.Notes[0], "training seeds [1 2 3],", "training seeds [4],", 1)
+	r.Notes[0] = strings.Replace(r.Notes[0], "Means over 3 training seeds (each the mean over its evaluation seeds) ± standard error over training seeds; "+
+		"paired differences with 95 % t-intervals over training seeds.", "One training seed: means ± standard error over evaluation seeds, which says nothing of training variance; every comparison is inconclusive.", 1)
+	for i, n := range r.Numbers {
+		r.Numbers[i].PerSeed, r.Numbers[i].Lo, r.Numbers[i].Hi = nil, 0, 0
+		if n.Verdict != "" {
+			r.Numbers[i].Verdict = paper.Inconclusive
+		}
+	}
+	r.TrainSeeds = []int{4}
+	fourth := filepath.Join(t.TempDir(), "minecraft_main")
+	if err := r.Save(fourth); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	printed := output(&os.Stdout, func() {
+		err = runPaper([]string{"-out", out, "pool", committed, filepath.Join(fourth, "results.json")})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pooled, err := paper.LoadResult(filepath.Join(out, "minecraft_main"))
+	if err != nil {
+		t.Fatalf("%v (printed %q)", err, printed)
+	}
+	fvd := pooled.Numbers[0]
+	if fmt.Sprint(pooled.TrainSeeds) != "[1 2 3 4]" || !strings.HasSuffix(fvd.Name, "FVD (maze-I3D)") || len(fvd.PerSeed) != 4 || !strings.Contains(printed, "training seeds 1 2 3 4 pooled from 2 results") ||
+		!strings.Contains(pooled.Notes[len(pooled.Notes)-1], "Left out: ") {
+		t.Errorf("pooled: seeds %v, first number %+v, printed %q, last note %q", pooled.TrainSeeds, fvd, printed, pooled.Notes[len(pooled.Notes)-1])
+	}
+	for args, want := range map[string]string{
+		"pool " + committed: "want at least 2",
+		"-out " + filepath.Dir(fourth) + " pool " + committed + " " + fourth: "would be saved over result 2",
+		"pool " + committed + " " + committed:                                "training seed 1 is in results 1 and 2",
+		"pool " + committed + " /nonexistent":                                "/nonexistent",
+		"-train-seed 101 minecraft_main":                                     "-train-seed = 101: must be in [0, 100]",
 	} {
 		if err := runPaper(strings.Fields(args)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("eqf paper %s: error %v, want one saying %q", args, err, want)

@@ -25,18 +25,20 @@ func runPaper(args []string) error {
 	recipe := fs.String("recipe", zoo.DefaultRecipe, "zoo recipe of full mode: paper (C = H = 2, make models), paper-8 (C = H = 4, make models ZOO_RECIPE=paper-8), or paper-3.5k / paper-14k / paper-70k (the paper recipe trained for 3,500 / 14,000 / 70,000 steps)")
 	clips := fs.Int("clips", 0, fmt.Sprintf("rollouts per method, training seed and evaluation seed (0: %d, or 2 with -quick; below 26 FVD over time is not well posed)", paper.DefaultRollouts))
 	trainSeeds := fs.Int("train-seeds", 0, "training seeds 1…N of the zoo (make models SEEDS=N) to run every model-based experiment with (0: all the zoo has)")
+	trainSeed := fs.Int("train-seed", 0, "run only this training seed of the zoo (0: 1…train-seeds): its numbers are those a run of all seeds gives for it, and `eqf paper pool` pools them with runs of the other seeds")
 	models := fs.String("models", "", "only these backbones' methods in minecraft_main and fixed_compute_scaling, e.g. fm,eqf on the paper-8 zoo (\"\": all; other experiments need all of theirs)")
 	out := fs.String("out", "out/paper", "output folder (one subfolder per experiment)")
 	rolloutsOf := fs.String("rollouts-of", "", "other eqf executables (separated by commas) whose rollouts in OUT/.rollouts this run reads as its own, for changes that decide no rollout (a figure, a note); the result's notes count them")
 	resume := fs.Bool("resume", true, "keep every rollout's scores in OUT/.rollouts as they are computed, so that a stopped run started again with the same binary, zoo and flags resumes (false: this process only)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all\n       eqf paper compare DIR_A DIR_B   (two runs' saved results, e.g. results out/paper, or two results of one experiment: B − A per number with intervals over training seeds)")
+		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all\n       eqf paper compare DIR_A DIR_B   (two runs' saved results, e.g. results out/paper, or two results of one experiment: B − A per number with intervals over training seeds)\n"+
+			"       eqf paper [-out DIR] pool RESULT RESULT...   (results of one experiment on disjoint training seeds, e.g. runs of -train-seed 3 and of seeds 1–2: the result of all their seeds, saved in DIR/<experiment>)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := checkFlags(between("seeds", *seeds, 0, 100), between("clips", *clips, 0, 4096), between("train-seeds", *trainSeeds, 0, 100)); err != nil {
+	if err := checkFlags(between("seeds", *seeds, 0, 100), between("clips", *clips, 0, 4096), between("train-seeds", *trainSeeds, 0, 100), between("train-seed", *trainSeed, 0, 100)); err != nil {
 		return err
 	}
 	if !zoo.IsPaperRecipe(*recipe) {
@@ -78,6 +80,9 @@ func runPaper(args []string) error {
 	if len(names) > 0 && names[0] == "compare" {
 		return compareRuns(names[1:])
 	}
+	if len(names) > 0 && names[0] == "pool" {
+		return poolRuns(names[1:], *out)
+	}
 	if err := flagsFirst(fs); err != nil {
 		return err
 	}
@@ -110,7 +115,7 @@ func runPaper(args []string) error {
 	for _, e := range todo {
 		start := time.Now()
 		fmt.Printf("%s (%s)\n", e.Name, e.Where)
-		c := paper.Config{Quick: *quick, Recipe: *recipe, Seeds: *seeds, Clips: *clips, TrainSeeds: *trainSeeds, Strides: strides, Models: backbones, RolloutsOf: others, Log: os.Stdout}
+		c := paper.Config{Quick: *quick, Recipe: *recipe, Seeds: *seeds, Clips: *clips, TrainSeeds: *trainSeeds, TrainSeed: *trainSeed, Strides: strides, Models: backbones, RolloutsOf: others, Log: os.Stdout}
 		if *resume {
 			c.CacheDir = filepath.Join(*out, ".rollouts")
 		}
@@ -214,4 +219,54 @@ func sameExperiment(dir string, r *paper.Result) (*paper.Result, error) {
 		return nil, fmt.Errorf("eqf paper compare: %s holds no saved result (<experiment>/results.json)", dir)
 	}
 	return nil, fmt.Errorf("eqf paper compare: %s holds no result of %s to compare with (it holds %s)", dir, r.Dir(), strings.Join(held, ", "))
+}
+
+// eqf paper pool RESULT RESULT...: results of one experiment run on disjoint training seeds
+// (folders holding results.json, or the files) pooled into the result of all their seeds
+// (paper.PoolTrainingSeeds), saved in out/<experiment>; never over one of the results pooled.
+func poolRuns(args []string, out string) error {
+	if len(args) < 2 {
+		return fmt.Errorf("eqf paper pool: got %d results, want at least 2: RESULT RESULT... (folders holding results.json of one experiment on disjoint training seeds, e.g. docs/runs/…/minecraft_main-seeds-1-2 out/paper-70k/minecraft_main-paper-70k)", len(args))
+	}
+	parts := make([]*paper.Result, len(args))
+	dirs := make([]string, len(args))
+	for i, a := range args {
+		dirs[i] = a
+		if st, err := os.Stat(a); err == nil && !st.IsDir() { // results.json itself: its folder
+			dirs[i] = filepath.Dir(a)
+		}
+		r, err := paper.LoadResult(dirs[i])
+		if err != nil {
+			return fmt.Errorf("eqf paper pool: %w", err)
+		}
+		parts[i] = r
+	}
+	r, err := paper.PoolTrainingSeeds(parts...)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(out, r.Dir())
+	for i, d := range dirs {
+		if sameDir(d, dir) {
+			return fmt.Errorf("eqf paper pool: the pooled result would be saved over result %d (%s): give -out another folder", i+1, d)
+		}
+	}
+	if err := outDir("out", out); err != nil {
+		return err
+	}
+	if err := r.Save(dir); err != nil {
+		return err
+	}
+	fmt.Printf("%s: training seeds %s pooled from %d results: %d numbers -> %s\n", r.Name, strings.Trim(fmt.Sprint(r.TrainSeeds), "[]"), len(parts), len(r.Numbers), filepath.Join(dir, "results.md"))
+	return nil
+}
+
+// sameDir says whether two paths name one folder.
+func sameDir(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	return filepath.Clean(a) == filepath.Clean(b)
 }
