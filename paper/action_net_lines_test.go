@@ -12,7 +12,8 @@ import (
 
 // The committed results saved before results named their action net's weights are known to have
 // been scored with zoo/action-net (committedActionNets): every such line of results/ is listed,
-// each comes from a run on the Go backend (its run.txt), every listed line is in results/, and
+// each comes from a run on the Go backend (its run.txt; those of docs/runs too), every listed
+// line is in results/ or docs/runs, and
 // the listed digest is the committed file's. A run scored with zoo/action-net then compares with
 // them unmarked; one with other weights is marked, said outright.
 func TestCommittedActionNetLines(t *testing.T) {
@@ -37,6 +38,27 @@ func TestCommittedActionNetLines(t *testing.T) {
 		run, err := os.ReadFile(filepath.Join("..", "results", r.Dir(), "run.txt"))
 		if err != nil || !strings.Contains(string(run), "Go backend") {
 			t.Errorf("%s: run.txt does not say it ran on the Go backend (%v)", r.Dir(), err)
+		}
+	}
+	// The runs kept in docs/runs: a listed line comes from the Go backend there too; a line not
+	// listed (a GPU run's own action net) is not known to be zoo/action-net's.
+	kept, err := filepath.Glob(filepath.Join("..", "docs", "runs", "*", "*", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range kept {
+		r, err := LoadResult(filepath.Dir(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := r.Models["action-net"]
+		if !slices.Contains(committedActionNets, line) {
+			continue
+		}
+		seen = append(seen, line)
+		run, err := os.ReadFile(filepath.Join(filepath.Dir(path), "run.txt"))
+		if err != nil || !strings.Contains(string(run), "Go backend") {
+			t.Errorf("%s: run.txt does not say it ran on the Go backend (%v)", filepath.Dir(path), err)
 		}
 	}
 	for _, line := range committedActionNets {

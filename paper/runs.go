@@ -210,19 +210,21 @@ func digestOf(line string) (digest string, ok bool) {
 	return "", false
 }
 
-// committedActionNets are the action-net lines of the committed results (results/) saved before
-// results named their action net's weights, whose weights are zoo/action-net's: every one is
-// a training of the paper recipes' action-net configuration on two CPU cores with the Go backend
-// (each result's run.txt says so), which trains it to the same bytes every time — the committed
-// action net, zoo/action-net (its README: three retrainings gave the same file, and the cards of
-// these trainings kept in docs/runs give its validation accuracies to the last digit). A GPU run
-// scored with zoo/action-net thus compares with them in the same features.
-// TestCommittedActionNetLines checks the list against results/ and zoo/action-net.
+// committedActionNets are the action-net lines of the committed results (results/, and the runs
+// kept in docs/runs) saved before results named their action net's weights, whose weights are
+// zoo/action-net's: every one is a training of the paper recipes' action-net configuration on
+// two CPU cores with the Go backend (each result's run.txt says so), which trains it to the same
+// bytes every time — the committed action net, zoo/action-net (its README: three retrainings
+// gave the same file, and the cards of these trainings kept in docs/runs give its validation
+// accuracies to the last digit; the paper-70k zoo's, retrained on 2026-12-02, is the same file
+// again). A GPU run scored with zoo/action-net thus compares with them in the same features.
+// TestCommittedActionNetLines checks the list against results/, docs/runs and zoo/action-net.
 var committedActionNets = []string{
 	"paper recipe, 600 steps, config ab3e9587d56f7c0f, trained 2026-11-26 05:42",
 	"paper recipe, 600 steps, config ab3e9587d56f7c0f, trained 2026-11-27 02:38",
 	"paper recipe, 600 steps, config ab3e9587d56f7c0f, trained 2026-11-28 03:20",
 	"paper-8 recipe, 600 steps, config ab3e9587d56f7c0f, trained 2026-11-27 16:38",
+	"paper-70k recipe, 600 steps, config ab3e9587d56f7c0f, trained 2026-11-28 17:45", // docs/runs/2026-11-28-cpu-paper-70k
 }
 
 // committedActionNetDigest is zoo.ActionNetDigest of zoo/action-net.
