@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/equilibriumforcing/eqf/plots"
 )
 
 // Pooling training seeds. The protocol's intervals are over training seeds (stats.go), and each
@@ -23,8 +25,8 @@ import (
 // seeds, scored by action nets not known to differ. A number that some part keeps only as a mean
 // ± standard error over its seeds (results saved before 2026-12-02 kept the per-seed values of
 // FVD and the paired differences only) cannot be pooled: it is left out and the notes name it.
-// The figures and rollout strips are not redrawn (they need the rollouts): the pooled result has
-// the numbers and notes, and the parts keep their figures.
+// The summary figure of FVD per method is drawn again from the pooled FVDs; FVD over time and the
+// rollout strips are not (they need the rollouts): the parts keep theirs.
 
 // poolable are the experiments PoolTrainingSeeds pools: those whose every paired difference is
 // judged by the sign of the paper's difference (verdict), which the number's paper column gives
@@ -104,14 +106,43 @@ func PoolTrainingSeeds(parts ...*Result) (*Result, error) {
 		from = append(from, seedList(p.TrainSeeds))
 	}
 	notes = append(notes, fmt.Sprintf("Pooled from %d runs of training seeds %s (PoolTrainingSeeds, `eqf paper pool`): each number's per-seed values are the runs' own; "+
-		"means, standard errors, t-intervals and verdicts are computed over the %d pooled training seeds. The figures and rollout strips are the runs' own, not redrawn.",
+		"means, standard errors, t-intervals and verdicts are computed over the %d pooled training seeds, and the figure of FVD per method from them; FVD over time and the rollout strips are the runs' own, not redrawn (they need the rollouts).",
 		len(parts), strings.Join(from, "; "), len(seeds)))
 	if len(left) > 0 {
 		notes = append(notes, fmt.Sprintf("Left out: %d numbers that a run keeps only as a mean ± standard error over its training seeds, without each seed's value (results saved before 2026-12-02 kept them for FVD and the paired differences only): %s.",
 			len(left), strings.Join(left, "; ")))
 	}
 	out.Notes = notes
+	fig, err := pooledFVDFigure(out)
+	if err != nil {
+		return nil, err
+	}
+	if fig != nil {
+		out.Figures = map[string]*plots.Figure{"fvd": fig}
+	}
 	return out, nil
+}
+
+// pooledFVDFigure draws the pooled result's FVD per method as its runs draw theirs (fvdBars: the
+// mean ± standard error over training seeds), from each row's per-seed FVDs; nil when no FVD
+// kept them.
+func pooledFVDFigure(r *Result) (*plots.Figure, error) {
+	var rows []methodScores
+	for _, n := range r.Numbers {
+		name, ok := strings.CutSuffix(n.Name, ": FVD (maze-I3D)")
+		if !ok || len(n.PerSeed) != len(r.TrainSeeds) {
+			continue
+		}
+		row := methodScores{m: method{Name: name, Stride: n.Stride}}
+		for i, v := range n.PerSeed { // one rollout set per training seed: its value
+			row.per, row.run = append(row.per, &scores{FVD: v}), append(row.run, r.TrainSeeds[i])
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	return fvdBars(r.Title, rows)
 }
 
 // sameNumbers checks that p has a's numbers in a's order (by name, a run of one training seed's

@@ -53,6 +53,9 @@ func TestPoolTrainingSeeds(t *testing.T) {
 		if verdicts == 0 {
 			t.Error("no pooled number has a verdict: the paired differences were not judged")
 		}
+		if !reflect.DeepEqual(pooled.Figures["fvd"], both.Figures["fvd"]) {
+			t.Errorf("pooled FVD figure %+v\n  one run's %+v", pooled.Figures["fvd"], both.Figures["fvd"])
+		}
 		if !slices.Equal(pooled.Notes[:len(both.Notes)], both.Notes) || !strings.Contains(pooled.Notes[len(both.Notes)], "Pooled from 2 runs of training seeds") {
 			t.Errorf("pooled notes:\n%s\none run's:\n%s", strings.Join(pooled.Notes, "\n"), strings.Join(both.Notes, "\n"))
 		}
