@@ -71,9 +71,6 @@ func PoolTrainingSeeds(parts ...*Result) (*Result, error) {
 			owner[k] = i
 			seeds = append(seeds, k)
 		}
-		if err := sameNumbers(first, p); err != nil {
-			return nil, fmt.Errorf("paper: PoolTrainingSeeds: result %d: %w", i+1, err)
-		}
 		if a, b := first.Models["action-net"], p.Models["action-net"]; a != b {
 			da, okA := digestOf(a)
 			db, okB := digestOf(b)
@@ -88,9 +85,29 @@ func PoolTrainingSeeds(parts ...*Result) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var left []string
-	for j, n := range first.Numbers {
-		pooled, ok, err := poolNumber(parts, j, seeds)
+	byPart := make([]map[numberKey]Number, len(parts))
+	for i, p := range parts {
+		byPart[i] = map[numberKey]Number{}
+		for _, n := range p.Numbers {
+			if _, ok := byPart[i][keyOf(n)]; ok {
+				return nil, fmt.Errorf("paper: PoolTrainingSeeds: result %d has %s twice", i+1, numberLabel(n))
+			}
+			byPart[i][keyOf(n)] = n
+		}
+	}
+	var left, notInAll []string
+	for _, n := range first.Numbers {
+		var ns []Number
+		for i := range parts {
+			if m, ok := byPart[i][keyOf(n)]; ok {
+				ns = append(ns, m)
+			}
+		}
+		if len(ns) < len(parts) {
+			notInAll = append(notInAll, numberLabel(n))
+			continue
+		}
+		pooled, ok, err := poolNumber(parts, ns, seeds)
 		if err != nil {
 			return nil, err
 		}
@@ -100,17 +117,27 @@ func PoolTrainingSeeds(parts ...*Result) (*Result, error) {
 		}
 		out.Numbers = append(out.Numbers, pooled)
 	}
+	for _, p := range parts[1:] {
+		for _, n := range p.Numbers {
+			if _, ok := byPart[0][keyOf(n)]; !ok && !slices.Contains(notInAll, numberLabel(n)) {
+				notInAll = append(notInAll, numberLabel(n))
+			}
+		}
+	}
 	out.Models, notes = pooledModels(parts, notes)
 	var from []string
 	for _, p := range parts {
 		from = append(from, seedList(p.TrainSeeds))
 	}
-	notes = append(notes, fmt.Sprintf("Pooled from %d runs of training seeds %s (PoolTrainingSeeds, `eqf paper pool`): each number's per-seed values are the runs' own; "+
+	notes = append(notes, fmt.Sprintf(pooledFrom+"%d runs of training seeds %s (PoolTrainingSeeds, `eqf paper pool`): each number's per-seed values are the runs' own; "+
 		"means, standard errors, t-intervals and verdicts are computed over the %d pooled training seeds, and the figure of FVD per method from them; FVD over time and the rollout strips are the runs' own, not redrawn (they need the rollouts).",
 		len(parts), strings.Join(from, "; "), len(seeds)))
 	if len(left) > 0 {
-		notes = append(notes, fmt.Sprintf("Left out: %d numbers that a run keeps only as a mean ± standard error over its training seeds, without each seed's value (results saved before 2026-12-02 kept them for FVD and the paired differences only): %s.",
+		notes = append(notes, fmt.Sprintf(leftOut+"%d numbers that a run keeps only as a mean ± standard error over its training seeds, without each seed's value (results saved before 2026-12-02 kept them for FVD and the paired differences only): %s.",
 			len(left), strings.Join(left, "; ")))
+	}
+	if len(notInAll) > 0 {
+		notes = append(notes, fmt.Sprintf(leftOut+"%d numbers that not every run has: %s.", len(notInAll), strings.Join(notInAll, "; ")))
 	}
 	out.Notes = notes
 	fig, err := pooledFVDFigure(out)
@@ -145,18 +172,31 @@ func pooledFVDFigure(r *Result) (*plots.Figure, error) {
 	return fvdBars(r.Title, rows)
 }
 
-// sameNumbers checks that p has a's numbers in a's order (by name, a run of one training seed's
-// pairing read as the pairing by training seed, and stride).
-func sameNumbers(a, p *Result) error {
-	if len(p.Numbers) != len(a.Numbers) {
-		return fmt.Errorf("has %d numbers, result 1 %d: must be the same protocol and methods", len(p.Numbers), len(a.Numbers))
-	}
-	for j, n := range p.Numbers {
-		if m := a.Numbers[j]; pairingKey(n.Name) != pairingKey(m.Name) || n.Stride != m.Stride {
-			return fmt.Errorf("number %d is %q, result 1's %q: must be the same protocol and methods", j+1, numberLabel(n), numberLabel(m))
+// numberKey matches a number across runs: its name (a run of one training seed's pairing read as
+// the pairing by training seed) and stride.
+type numberKey struct {
+	name   string
+	stride int
+}
+
+func keyOf(n Number) numberKey { return numberKey{pairingKey(n.Name), n.Stride} }
+
+// The notes PoolTrainingSeeds adds begin so; a pooled result pooled again has them made anew.
+const (
+	pooledFrom    = "Pooled from "
+	leftOut       = "Left out: "
+	seedsPrefix   = "Training seeds "                                 // a run's rollouts read from another build's cache
+	otherNetsNote = "The FVD and action agreement of training seeds " // scored by another action net
+)
+
+// pooledNote says whether a note is one PoolTrainingSeeds made.
+func pooledNote(s string) bool {
+	for _, p := range []string{pooledFrom, leftOut, seedsPrefix, otherNetsNote} {
+		if strings.HasPrefix(s, p) {
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 // numberLabel is a number's name with its stride.
@@ -167,15 +207,15 @@ func numberLabel(n Number) string {
 	return fmt.Sprintf("%s (S = %d)", pairingKey(n.Name), n.Stride)
 }
 
-// poolNumber pools number j of every part over seeds; ok is false when some part keeps no
-// per-seed values of a number that is not exact (the same value in every part, none with a
+// poolNumber pools a number, ns[i] being part i's, over seeds; ok is false when some part keeps
+// no per-seed values of a number that is not exact (the same value in every part, none with a
 // spread over seeds: a count such as a fixed NFE per frame, kept as it is).
-func poolNumber(parts []*Result, j int, seeds []int) (n Number, ok bool, err error) {
+func poolNumber(parts []*Result, ns []Number, seeds []int) (n Number, ok bool, err error) {
 	vals := map[int]float64{}
 	complete, exact := true, true
-	for _, p := range parts {
-		m := p.Numbers[j]
-		if m.Err != 0 || len(m.PerSeed) > 0 || m.Lo != 0 || m.Hi != 0 || m.Ours != parts[0].Numbers[j].Ours {
+	for i, p := range parts {
+		m := ns[i]
+		if m.Err != 0 || len(m.PerSeed) > 0 || m.Lo != 0 || m.Hi != 0 || m.Ours != ns[0].Ours {
 			exact = false
 		}
 		v := bySeed(m, p.TrainSeeds)
@@ -190,7 +230,7 @@ func poolNumber(parts []*Result, j int, seeds []int) (n Number, ok bool, err err
 			return Number{}, false, err
 		}
 	}
-	first := parts[0].Numbers[j]
+	first := ns[0]
 	if !complete {
 		if exact {
 			return first, true, nil
@@ -246,11 +286,14 @@ func paperSign(text string) float64 {
 // it per part), with the pooled seeds.
 func pooledNotes(parts []*Result, seeds []int) ([]string, error) {
 	norm := func(p *Result) []string {
-		out := make([]string, len(p.Notes))
-		for i, s := range p.Notes {
+		var out []string
+		for _, s := range p.Notes {
+			if pooledNote(s) {
+				continue
+			}
 			s = borrowedSentence.ReplaceAllString(s, "")
 			s = strings.Replace(s, fmt.Sprintf("training seeds %v,", p.TrainSeeds), fmt.Sprintf("training seeds %v,", seeds), 1)
-			out[i] = strings.Replace(s, overSeeds(len(p.TrainSeeds)), overSeeds(len(seeds)), 1)
+			out = append(out, strings.Replace(s, overSeeds(len(p.TrainSeeds)), overSeeds(len(seeds)), 1))
 		}
 		return out
 	}
@@ -268,8 +311,15 @@ func pooledNotes(parts []*Result, seeds []int) ([]string, error) {
 	}
 	for _, p := range parts {
 		for _, s := range p.Notes {
+			if strings.HasPrefix(s, seedsPrefix) { // a pooled part's, already under its seeds
+				notes = append(notes, s)
+				continue
+			}
+			if pooledNote(s) {
+				continue
+			}
 			for _, b := range borrowedSentence.FindAllString(s, -1) {
-				notes = append(notes, fmt.Sprintf("Training seeds %s:%s", seedList(p.TrainSeeds), b))
+				notes = append(notes, fmt.Sprintf(seedsPrefix+"%s:%s", seedList(p.TrainSeeds), b))
 			}
 		}
 	}
@@ -295,6 +345,9 @@ func pooledModels(parts []*Result, notes []string) (map[string]string, []string)
 					out[fmt.Sprintf("action-net, training seeds %s", seedList(p.TrainSeeds))] = v
 					others = append(others, seedList(p.TrainSeeds))
 				}
+			case strings.HasPrefix(k, "action-net, training seeds "): // a pooled part's
+				out[k] = v
+				others = append(others, strings.TrimPrefix(k, "action-net, training seeds "))
 			case len(p.TrainSeeds) == 1 && !strings.Contains(k, ", training seed "):
 				out[fmt.Sprintf("%s, training seed %d", k, p.TrainSeeds[0])] = v
 			default:
@@ -303,7 +356,7 @@ func pooledModels(parts []*Result, notes []string) (map[string]string, []string)
 		}
 	}
 	if len(others) > 0 {
-		notes = append(notes, fmt.Sprintf("The FVD and action agreement of training seeds %s are scored by the action net listed for them, another training run than the first run's, "+
+		notes = append(notes, fmt.Sprintf(otherNetsNote+"%s are scored by the action net listed for them, another training run than the first run's, "+
 			"whose weights these results do not show to be the same (not both name their digest): those seeds' FVDs may be in other features.", strings.Join(others, "; ")))
 	}
 	return out, notes

@@ -3,6 +3,7 @@ package paper
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -92,6 +93,36 @@ func TestPoolTrainingSeeds(t *testing.T) {
 		}
 	}
 
+	// A pooled result pools again: with seed 4, as the three runs pooled at once. A number that
+	// not every run has is left out, named.
+	fourth := relabel(t, two, 2, 4)
+	again, err := PoolTrainingSeeds(pooled12(t, one, two), fourth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	atOnce, err := PoolTrainingSeeds(one, two, fourth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(again.TrainSeeds, []int{1, 2, 4}) || len(again.Numbers) != len(atOnce.Numbers) || !reflect.DeepEqual(again.Models, atOnce.Models) ||
+		!slices.Equal(again.Notes[:len(both.Notes)], atOnce.Notes[:len(both.Notes)]) || len(again.Notes) != len(atOnce.Notes) {
+		t.Fatalf("pooled twice: seeds %v, %d numbers, notes\n%s\nat once: %d numbers, notes\n%s", again.TrainSeeds, len(again.Numbers), strings.Join(again.Notes, "\n"), len(atOnce.Numbers), strings.Join(atOnce.Notes, "\n"))
+	}
+	for i, n := range again.Numbers {
+		if !sameNumber(n, atOnce.Numbers[i]) {
+			t.Errorf("pooled twice %+v\n  at once %+v", n, atOnce.Numbers[i])
+		}
+	}
+	fewer := clone(t, fourth)
+	fewer.Numbers = fewer.Numbers[1:]
+	p, err := PoolTrainingSeeds(one, fewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Numbers) != len(one.Numbers)-1 || !strings.HasPrefix(p.Notes[len(p.Notes)-1], "Left out: 1 numbers that not every run has: "+numberLabel(one.Numbers[0])) {
+		t.Errorf("%d numbers of %d pooled; last note %q", len(p.Numbers), len(one.Numbers), p.Notes[len(p.Notes)-1])
+	}
+
 	// What cannot be pooled is refused, naming why.
 	otherNet := clone(t, two)
 	otherNet.Models["action-net"] = "quick recipe, 2 steps, config x, trained y" + weightsTag + "0123"
@@ -99,8 +130,6 @@ func TestPoolTrainingSeeds(t *testing.T) {
 	oneNet.Models["action-net"] = "quick recipe, 2 steps, config x, trained z" + weightsTag + "4567"
 	otherClips := clone(t, two)
 	otherClips.Notes[0] = strings.Replace(otherClips.Notes[0], "rollouts per evaluation seed", "rollouts per evaluation seed!", 1)
-	fewer := clone(t, two)
-	fewer.Numbers = fewer.Numbers[1:]
 	bowls := clone(t, two)
 	bowls.Name = "bowls"
 	flipped := clone(t, both)
@@ -120,7 +149,6 @@ func TestPoolTrainingSeeds(t *testing.T) {
 		{[]*Result{both, one}, "training seed 1 is in results 1 and 2"},
 		{[]*Result{oneNet, otherNet}, "another action net"},
 		{[]*Result{one, otherClips}, "note 1 differs"},
-		{[]*Result{one, fewer}, "numbers"},
 		{[]*Result{bowls, bowls}, `"bowls" is out of range`},
 		{[]*Result{one, bowls}, "one experiment on one recipe"},
 		{[]*Result{flipped, third}, "this experiment judges it otherwise"},
@@ -182,4 +210,27 @@ func TestPaperSign(t *testing.T) {
 			t.Errorf("paperSign(%q) = %g, want %g", text, got, want)
 		}
 	}
+}
+
+// pooled12 is the pool of two results.
+func pooled12(t *testing.T, a, b *Result) *Result {
+	t.Helper()
+	p, err := PoolTrainingSeeds(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// relabel is a copy of a one-seed result r of training seed from as if it were of seed to.
+func relabel(t *testing.T, r *Result, from, to int) *Result {
+	t.Helper()
+	c := clone(t, r)
+	c.TrainSeeds = []int{to}
+	c.Notes[0] = strings.Replace(c.Notes[0], fmt.Sprintf("training seeds [%d],", from), fmt.Sprintf("training seeds [%d],", to), 1)
+	c.Models = map[string]string{}
+	for k, v := range r.Models {
+		c.Models[strings.Replace(k, fmt.Sprintf("training seed %d", from), fmt.Sprintf("training seed %d", to), 1)] = v
+	}
+	return c
 }
