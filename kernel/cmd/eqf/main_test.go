@@ -276,7 +276,7 @@ func TestPaperPool(t *testing.T) {
 	}
 	out := t.TempDir()
 	printed := output(&os.Stdout, func() {
-		err = runPaper([]string{"-out", out, "pool", committed, filepath.Join(fourth, "results.json")})
+		err = runPaper([]string{"-out", out, "pool", committed, filepath.Dir(fourth)}) // a run folder holding it
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -290,11 +290,20 @@ func TestPaperPool(t *testing.T) {
 		!strings.Contains(pooled.Notes[len(pooled.Notes)-1], "Left out: ") {
 		t.Errorf("pooled: seeds %v, first number %+v, printed %q, last note %q", pooled.TrainSeeds, fvd, printed, pooled.Notes[len(pooled.Notes)-1])
 	}
+	out2 := t.TempDir() // the file itself, first
+	if err := runPaper([]string{"-out", out2, "pool", filepath.Join(fourth, "results.json"), committed}); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := paper.LoadResult(filepath.Join(out2, "minecraft_main")); err != nil || fmt.Sprint(again.TrainSeeds) != "[1 2 3 4]" {
+		t.Errorf("pooled from results.json: %v", err)
+	}
 	for args, want := range map[string]string{
 		"pool " + committed: "want at least 2",
 		"-out " + filepath.Dir(fourth) + " pool " + committed + " " + fourth: "would be saved over result 2",
 		"pool " + committed + " " + committed:                                "training seed 1 is in results 1 and 2",
 		"pool " + committed + " /nonexistent":                                "/nonexistent",
+		"pool " + filepath.Dir(fourth) + " " + filepath.Dir(fourth):          "name at least one result",
+		"pool " + committed + " " + t.TempDir():                              "holds no saved result",
 		"-train-seed 101 minecraft_main":                                     "-train-seed = 101: must be in [0, 100]",
 	} {
 		if err := runPaper(strings.Fields(args)); err == nil || !strings.Contains(err.Error(), want) {

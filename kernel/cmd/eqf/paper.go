@@ -32,7 +32,7 @@ func runPaper(args []string) error {
 	resume := fs.Bool("resume", true, "keep every rollout's scores in OUT/.rollouts as they are computed, so that a stopped run started again with the same binary, zoo and flags resumes (false: this process only)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: eqf paper [flags] list | NAME... | all\n       eqf paper compare DIR_A DIR_B   (two runs' saved results, e.g. results out/paper, or two results of one experiment: B − A per number with intervals over training seeds)\n"+
-			"       eqf paper [-out DIR] pool RESULT RESULT...   (results of one experiment on disjoint training seeds, e.g. runs of -train-seed 3 and of seeds 1–2: the result of all their seeds, saved in DIR/<experiment>)")
+			"       eqf paper [-out DIR] pool RESULT RESULT...   (results of one experiment on disjoint training seeds, e.g. runs of -train-seed 3 and of seeds 1–2, or a run folder holding one: the result of all their seeds, saved in DIR/<experiment>)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -222,24 +222,45 @@ func sameExperiment(dir string, r *paper.Result) (*paper.Result, error) {
 }
 
 // eqf paper pool RESULT RESULT...: results of one experiment run on disjoint training seeds
-// (folders holding results.json, or the files) pooled into the result of all their seeds
-// (paper.PoolTrainingSeeds), saved in out/<experiment>; never over one of the results pooled.
+// (folders holding results.json, or the files; or run folders, `eqf paper -out`'s, each then
+// giving its result of the first result's experiment and recipe) pooled into the result of all
+// their seeds (paper.PoolTrainingSeeds), saved in out/<experiment>; never over one of the
+// results pooled.
 func poolRuns(args []string, out string) error {
 	if len(args) < 2 {
 		return fmt.Errorf("eqf paper pool: got %d results, want at least 2: RESULT RESULT... (folders holding results.json of one experiment on disjoint training seeds, e.g. docs/runs/…/minecraft_main-seeds-1-2 out/paper-70k/minecraft_main-paper-70k)", len(args))
 	}
 	parts := make([]*paper.Result, len(args))
 	dirs := make([]string, len(args))
+	var first *paper.Result // the first result named as such: a run folder's is of its experiment
 	for i, a := range args {
 		dirs[i] = a
 		if st, err := os.Stat(a); err == nil && !st.IsDir() { // results.json itself: its folder
 			dirs[i] = filepath.Dir(a)
 		}
+		if _, err := os.Stat(filepath.Join(dirs[i], "results.json")); err != nil {
+			continue
+		}
 		r, err := paper.LoadResult(dirs[i])
 		if err != nil {
 			return fmt.Errorf("eqf paper pool: %w", err)
 		}
-		parts[i] = r
+		if parts[i] = r; first == nil {
+			first = r
+		}
+	}
+	for i, d := range dirs { // a run folder (`eqf paper -out`'s): its result of that experiment and recipe
+		if parts[i] != nil {
+			continue
+		}
+		if first == nil {
+			return fmt.Errorf("eqf paper pool: %s holds no results.json: name at least one result (a folder holding results.json, or the file); a run folder then gives its result of the same experiment", d)
+		}
+		r, err := sameExperiment(d, first)
+		if err != nil {
+			return fmt.Errorf("eqf paper pool: %w", err)
+		}
+		parts[i], dirs[i] = r, filepath.Join(d, r.Dir())
 	}
 	r, err := paper.PoolTrainingSeeds(parts...)
 	if err != nil {
