@@ -20,12 +20,12 @@ import (
 // several Number.PerSeed) and computes again over the pooled seeds the mean ± standard error of
 // a measure, and the 95 % t-interval and verdict of a paired difference.
 //
-// The parts must be results of the same experiment, recipe and protocol (the same numbers in the
-// same order and the same notes, but for the training seeds they name), on disjoint training
-// seeds, scored by action nets not known to differ. A number that some part keeps only as a mean
-// ± standard error over its seeds (results saved before 2026-12-02 kept the per-seed values of
-// FVD and the paired differences only) cannot be pooled: it is left out and the notes name it.
-// The summary figure of FVD per method is drawn again from the pooled FVDs; FVD over time and the
+// The parts must be results of the same experiment, recipe and protocol (the same notes, which
+// state the protocol and methods, but for the training seeds they name), on disjoint training
+// seeds, scored by action nets not known to differ; a pooled result is a part like any other. A
+// number that not every part has, or that some part keeps only as a mean ± standard error over
+// its seeds (results saved before 2026-12-02 kept the per-seed values of FVD and the paired
+// differences only), cannot be pooled: it is left out and the notes name it. The summary figure of FVD per method is drawn again from the pooled FVDs; FVD over time and the
 // rollout strips are not (they need the rollouts): the parts keep theirs.
 
 // poolable are the experiments PoolTrainingSeeds pools: those whose every paired difference is
@@ -85,44 +85,9 @@ func PoolTrainingSeeds(parts ...*Result) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	byPart := make([]map[numberKey]Number, len(parts))
-	for i, p := range parts {
-		byPart[i] = map[numberKey]Number{}
-		for _, n := range p.Numbers {
-			if _, ok := byPart[i][keyOf(n)]; ok {
-				return nil, fmt.Errorf("paper: PoolTrainingSeeds: result %d has %s twice", i+1, numberLabel(n))
-			}
-			byPart[i][keyOf(n)] = n
-		}
-	}
 	var left, notInAll []string
-	for _, n := range first.Numbers {
-		var ns []Number
-		for i := range parts {
-			if m, ok := byPart[i][keyOf(n)]; ok {
-				ns = append(ns, m)
-			}
-		}
-		if len(ns) < len(parts) {
-			notInAll = append(notInAll, numberLabel(n))
-			continue
-		}
-		pooled, ok, err := poolNumber(parts, ns, seeds)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			left = append(left, numberLabel(n))
-			continue
-		}
-		out.Numbers = append(out.Numbers, pooled)
-	}
-	for _, p := range parts[1:] {
-		for _, n := range p.Numbers {
-			if _, ok := byPart[0][keyOf(n)]; !ok && !slices.Contains(notInAll, numberLabel(n)) {
-				notInAll = append(notInAll, numberLabel(n))
-			}
-		}
+	if out.Numbers, left, notInAll, err = pooledNumbers(parts, seeds); err != nil {
+		return nil, err
 	}
 	out.Models, notes = pooledModels(parts, notes)
 	var from []string
@@ -170,6 +135,51 @@ func pooledFVDFigure(r *Result) (*plots.Figure, error) {
 		return nil, nil
 	}
 	return fvdBars(r.Title, rows)
+}
+
+// pooledNumbers are the parts' numbers pooled over seeds, in the first part's order, with the
+// numbers left out: those a part keeps without per-seed values (left) and those not every part
+// has (notInAll).
+func pooledNumbers(parts []*Result, seeds []int) (out []Number, left, notInAll []string, err error) {
+	byPart := make([]map[numberKey]Number, len(parts))
+	for i, p := range parts {
+		byPart[i] = map[numberKey]Number{}
+		for _, n := range p.Numbers {
+			if _, ok := byPart[i][keyOf(n)]; ok {
+				return nil, nil, nil, fmt.Errorf("paper: PoolTrainingSeeds: result %d has %s twice", i+1, numberLabel(n))
+			}
+			byPart[i][keyOf(n)] = n
+		}
+	}
+	for _, n := range parts[0].Numbers {
+		var ns []Number
+		for i := range parts {
+			if m, ok := byPart[i][keyOf(n)]; ok {
+				ns = append(ns, m)
+			}
+		}
+		if len(ns) < len(parts) {
+			notInAll = append(notInAll, numberLabel(n))
+			continue
+		}
+		pooled, ok, err := poolNumber(parts, ns, seeds)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !ok {
+			left = append(left, numberLabel(n))
+			continue
+		}
+		out = append(out, pooled)
+	}
+	for _, p := range parts[1:] {
+		for _, n := range p.Numbers {
+			if _, ok := byPart[0][keyOf(n)]; !ok && !slices.Contains(notInAll, numberLabel(n)) {
+				notInAll = append(notInAll, numberLabel(n))
+			}
+		}
+	}
+	return out, left, notInAll, nil
 }
 
 // numberKey matches a number across runs: its name (a run of one training seed's pairing read as
