@@ -182,6 +182,14 @@ func pooledNumbers(parts []*Result, seeds []int) (out []Number, left, notInAll [
 	return out, left, notInAll, nil
 }
 
+// seedsLabel is "training seed 3" or "training seeds 1, 2".
+func seedsLabel(seeds []int) string {
+	if len(seeds) == 1 {
+		return fmt.Sprintf("training seed %d", seeds[0])
+	}
+	return "training seeds " + seedList(seeds)
+}
+
 // numberKey matches a number across runs: its name (a run of one training seed's pairing read as
 // the pairing by training seed) and stride.
 type numberKey struct {
@@ -195,8 +203,8 @@ func keyOf(n Number) numberKey { return numberKey{pairingKey(n.Name), n.Stride} 
 const (
 	pooledFrom    = "Pooled from "
 	leftOut       = "Left out: "
-	seedsPrefix   = "Training seeds "                                 // a run's rollouts read from another build's cache
-	otherNetsNote = "The FVD and action agreement of training seeds " // scored by another action net
+	seedsPrefix   = "Training seed"                             // a run's rollouts read from another build's cache
+	otherNetsNote = "Scored by the action nets listed for them" // a run's other action net
 )
 
 // pooledNote says whether a note is one PoolTrainingSeeds made.
@@ -209,9 +217,9 @@ func pooledNote(s string) bool {
 	return false
 }
 
-// numberLabel is a number's name with its stride.
+// numberLabel is a number's name with its stride where the name does not give it.
 func numberLabel(n Number) string {
-	if n.Stride == 0 {
+	if n.Stride == 0 || strings.HasPrefix(n.Name, fmt.Sprintf("S=%d: ", n.Stride)) {
 		return pairingKey(n.Name)
 	}
 	return fmt.Sprintf("%s (S = %d)", pairingKey(n.Name), n.Stride)
@@ -329,7 +337,7 @@ func pooledNotes(parts []*Result, seeds []int) ([]string, error) {
 				continue
 			}
 			for _, b := range borrowedSentence.FindAllString(s, -1) {
-				notes = append(notes, fmt.Sprintf(seedsPrefix+"%s:%s", seedList(p.TrainSeeds), b))
+				notes = append(notes, fmt.Sprintf("T%s:%s", seedsLabel(p.TrainSeeds)[1:], b))
 			}
 		}
 	}
@@ -352,12 +360,12 @@ func pooledModels(parts []*Result, notes []string) (map[string]string, []string)
 			switch {
 			case k == "action-net":
 				if v != net && !sameActionNet(v, net) {
-					out[fmt.Sprintf("action-net, training seeds %s", seedList(p.TrainSeeds))] = v
-					others = append(others, seedList(p.TrainSeeds))
+					out["action-net, "+seedsLabel(p.TrainSeeds)] = v
+					others = append(others, seedsLabel(p.TrainSeeds))
 				}
-			case strings.HasPrefix(k, "action-net, training seeds "): // a pooled part's
+			case strings.HasPrefix(k, "action-net, training seed"): // a pooled part's
 				out[k] = v
-				others = append(others, strings.TrimPrefix(k, "action-net, training seeds "))
+				others = append(others, strings.TrimPrefix(k, "action-net, "))
 			case len(p.TrainSeeds) == 1 && !strings.Contains(k, ", training seed "):
 				out[fmt.Sprintf("%s, training seed %d", k, p.TrainSeeds[0])] = v
 			default:
@@ -366,8 +374,9 @@ func pooledModels(parts []*Result, notes []string) (map[string]string, []string)
 		}
 	}
 	if len(others) > 0 {
-		notes = append(notes, fmt.Sprintf(otherNetsNote+"%s are scored by the action net listed for them, another training run than the first run's, "+
-			"whose weights these results do not show to be the same (not both name their digest): those seeds' FVDs may be in other features.", strings.Join(others, "; ")))
+		slices.Sort(others)
+		notes = append(notes, fmt.Sprintf(otherNetsNote+", other training runs than the first run's whose weights these results do not show to be the same (not both name their digest): "+
+			"the FVD and action agreement of %s, which may be in other features.", strings.Join(others, "; ")))
 	}
 	return out, notes
 }

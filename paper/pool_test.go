@@ -81,7 +81,7 @@ func TestPoolTrainingSeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(pooled.Numbers) != len(both.Numbers)-agreement || !strings.Contains(pooled.Notes[len(pooled.Notes)-1], "Left out: ") ||
-		!strings.Contains(pooled.Notes[len(pooled.Notes)-1], "FM Euler (c-function): flicker (S = 2)") {
+		!strings.Contains(pooled.Notes[len(pooled.Notes)-1], "S=2: FM Euler (c-function): flicker;") {
 		t.Errorf("%d of %d numbers pooled (%d without per-seed values); last note %q", len(pooled.Numbers), len(both.Numbers), agreement, pooled.Notes[len(pooled.Notes)-1])
 	}
 	for _, n := range pooled.Numbers {
@@ -121,6 +121,19 @@ func TestPoolTrainingSeeds(t *testing.T) {
 	}
 	if len(p.Numbers) != len(one.Numbers)-1 || !strings.HasPrefix(p.Notes[len(p.Notes)-1], "Left out: 1 numbers that not every run has: "+numberLabel(one.Numbers[0])) {
 		t.Errorf("%d numbers of %d pooled; last note %q", len(p.Numbers), len(one.Numbers), p.Notes[len(p.Notes)-1])
+	}
+
+	// Action nets not known to be the same (no digest on one side): each run's is listed under its
+	// seeds, and a note says so.
+	undated := relabel(t, two, 2, 5)
+	undated.Models["action-net"] = "quick recipe, 2 steps, config x, trained 2026-11-28 17:45"
+	p, err = PoolTrainingSeeds(one, undated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Models["action-net"] != one.Models["action-net"] || p.Models["action-net, training seed 5"] != undated.Models["action-net"] ||
+		!strings.HasPrefix(p.Notes[len(p.Notes)-2], "Scored by the action nets listed for them") || !strings.Contains(p.Notes[len(p.Notes)-2], "of training seed 5, which") {
+		t.Errorf("models %v, notes %q", p.Models, p.Notes)
 	}
 
 	// What cannot be pooled is refused, naming why.
@@ -193,12 +206,12 @@ func TestPoolBorrowedRollouts(t *testing.T) {
 	}
 	x := Number{Name: "FVD", Ours: 1}
 	a := &Result{Name: "minecraft_main", TrainSeeds: []int{1, 2}, Notes: []string{note("[1 2]", 2) + b}, Numbers: []Number{{Name: "FVD", Ours: 1.5, Err: 0.5, PerSeed: []float64{1, 2}}}}
-	c := &Result{Name: "minecraft_main", TrainSeeds: []int{3}, Notes: []string{note("[3]", 1)}, Numbers: []Number{x}}
+	c := &Result{Name: "minecraft_main", TrainSeeds: []int{3}, Notes: []string{note("[3]", 1) + b}, Numbers: []Number{x}}
 	p, err := PoolTrainingSeeds(a, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Notes[0] != note("[1 2 3]", 3) || p.Notes[1] != "Training seeds 1, 2:"+b || p.Numbers[0].Ours != 4.0/3 || len(p.Numbers[0].PerSeed) != 3 {
+	if p.Notes[0] != note("[1 2 3]", 3) || p.Notes[1] != "Training seeds 1, 2:"+b || p.Notes[2] != "Training seed 3:"+b || p.Numbers[0].Ours != 4.0/3 || len(p.Numbers[0].PerSeed) != 3 {
 		t.Errorf("notes %q, numbers %+v", p.Notes, p.Numbers)
 	}
 }
