@@ -240,6 +240,22 @@ func (z *Zoo) makeCommand() string {
 	return cmd
 }
 
+// trainCommand is the command that trains (or resumes) model name of this zoo: `make models`
+// for the first training seed, and for a later one `eqf models -seed K NAME`, which trains that
+// model of that seed (and what it needs), with also saying that `make models SEEDS=K` trains
+// every model of seeds 1…K.
+func (z *Zoo) trainCommand(name string) (cmd, also string) {
+	k := z.TrainSeed()
+	if k <= 1 || name == "action-net" {
+		return z.makeCommand(), ""
+	}
+	cmd = "eqf models"
+	if z.Recipe.Name != DefaultRecipe {
+		cmd += " -recipe " + z.Recipe.Name
+	}
+	return fmt.Sprintf("%s -seed %d %s", cmd, k, name), fmt.Sprintf(" (`%s` trains every model of training seeds 1…%d)", z.makeCommand(), k)
+}
+
 // listCommand is the command that lists a model of this zoo and how far its training has got.
 func (z *Zoo) listCommand(name string) string {
 	cmd := "eqf models -list"
@@ -258,14 +274,15 @@ func (z *Zoo) missing(name string) error {
 		run = fmt.Sprintf(" of training seed %d", k)
 	}
 	where := fmt.Sprintf("zoo: model %q%s is not trained in %s", name, run, filepath.Dir(z.dir(name)))
-	msg := fmt.Sprintf("%s: run `%s` first", where, z.makeCommand())
+	cmd, also := z.trainCommand(name)
+	msg := fmt.Sprintf("%s: run `%s` first%s", where, cmd, also)
 	// A backbone's training runs for hours: say when it is under way or stopped part-way.
 	switch p, err := z.Progress(name); {
 	case err != nil:
 	case p.Holder != "":
 		msg = fmt.Sprintf("%s yet: %s; wait for it to finish (`%s` shows how far it has got)", where, p, z.listCommand(name))
 	case p.Checkpoint != "":
-		msg = fmt.Sprintf("%s yet: stopped at %s (%s): run `%s` to resume it", where, p.at(), filepath.Base(p.Checkpoint), z.makeCommand())
+		msg = fmt.Sprintf("%s yet: stopped at %s (%s): run `%s` to resume it%s", where, p.at(), filepath.Base(p.Checkpoint), cmd, also)
 	}
 	if _, found := root(); !found {
 		msg += fmt.Sprintf(" (in the eqf repository; outside it, set %s to the folder whose out/ holds the zoo)", EnvRoot)

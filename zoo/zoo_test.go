@@ -306,7 +306,7 @@ func TestNotTrainedSaysWhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = z.WithTrainSeed(3).Load("fm")
-	want := "model \"fm\" of training seed 3 is not trained in " + filepath.Join(z.Dir, "seed-3") + ": run `QUICK=1 make models SEEDS=3` first"
+	want := "model \"fm\" of training seed 3 is not trained in " + filepath.Join(z.Dir, "seed-3") + ": run `eqf models -recipe quick -seed 3 fm` first (`QUICK=1 make models SEEDS=3` trains every model of training seeds 1…3)"
 	if !errors.Is(err, ErrNotTrained) || !strings.Contains(err.Error(), want) {
 		t.Errorf("training seed 3: Load(\"fm\") = %v, want ErrNotTrained with %q", err, want)
 	}
