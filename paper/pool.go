@@ -25,8 +25,9 @@ import (
 // seeds, scored by action nets not known to differ; a pooled result is a part like any other. A
 // number that not every part has, or that some part keeps only as a mean ± standard error over
 // its seeds (results saved before 2026-12-02 kept the per-seed values of FVD and the paired
-// differences only), cannot be pooled: it is left out and the notes name it. The summary figure of FVD per method is drawn again from the pooled FVDs; FVD over time and the
-// rollout strips are not (they need the rollouts): the parts keep theirs.
+// differences only), cannot be pooled: it is left out and the notes name it. The summary figure
+// of FVD per method is drawn again from the pooled FVDs; FVD over time and the rollout strips are
+// not (they need the rollouts): the parts keep theirs.
 
 // poolable are the experiments PoolTrainingSeeds pools: those whose every paired difference is
 // judged by the sign of the paper's difference (verdict), which the number's paper column gives

@@ -249,16 +249,16 @@ func (z *Zoo) trainCommand(name string) (cmd, also string) {
 	if k <= 1 || name == "action-net" {
 		return z.makeCommand(), ""
 	}
-	cmd = "eqf models"
-	if z.Recipe.Name != DefaultRecipe {
-		cmd += " -recipe " + z.Recipe.Name
-	}
-	return fmt.Sprintf("%s -seed %d %s", cmd, k, name), fmt.Sprintf(" (`%s` trains every model of training seeds 1…%d)", z.makeCommand(), k)
+	return z.modelsCommand("", name), fmt.Sprintf(" (`%s` trains every model of training seeds 1…%d)", z.makeCommand(), k)
 }
 
 // listCommand is the command that lists a model of this zoo and how far its training has got.
-func (z *Zoo) listCommand(name string) string {
-	cmd := "eqf models -list"
+func (z *Zoo) listCommand(name string) string { return z.modelsCommand(" -list", name) }
+
+// modelsCommand is `eqf models` with flags on model name of this zoo (its recipe and training
+// seed).
+func (z *Zoo) modelsCommand(flags, name string) string {
+	cmd := "eqf models" + flags
 	if z.Recipe.Name != DefaultRecipe {
 		cmd += " -recipe " + z.Recipe.Name
 	}
