@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -67,24 +68,27 @@ var undefinedName = regexp.MustCompile(`undefined: (\w+)$`)
 // diagnose returns err, or "undefined: NAMES" when err is yaegi's for names src uses that
 // nothing defines; a name that is a package the session can import says which. It runs with
 // evalMu held, after the evaluation.
-func (s *Session) diagnose(src string, err error) error {
+func (s *Session) diagnose(ctx context.Context, src string, err error) error {
 	if err == nil || errors.Is(err, ErrInterrupted) {
 		return err
 	}
+	if said, ok := s.explainSelector(ctx, src, err); ok {
+		return said
+	}
 	if m := undefinedName.FindStringSubmatch(err.Error()); m != nil {
 		if missingBuiltins[m[1]] {
-			return fmt.Errorf("%w (%s)", err, builtinsHint)
+			return restate(err, fmt.Sprintf("%s (%s)", msgOf(err), builtinsHint))
 		}
 		if paths := importable(m[1]); len(paths) > 0 {
-			return fmt.Errorf("%w (import %s)", err, strings.Join(paths, " or "))
+			return restate(err, fmt.Sprintf("%s (import %s)", msgOf(err), strings.Join(paths, " or ")))
 		}
 	}
 	// A builtin yaegi lacks, once called, is a placeholder type: no need to read the session.
 	if m := placeholder.FindStringSubmatch(err.Error()); m != nil && missingBuiltins[m[1]] {
-		return fmt.Errorf("undefined: %s (%s) [yaegi: %v]", m[1], builtinsHint, err)
+		return restate(err, fmt.Sprintf("undefined: %s (%s) [yaegi: %s]", m[1], builtinsHint, words(err)))
 	}
 	if strings.HasSuffix(err.Error(), "variable definition loop") {
-		return fmt.Errorf("%w (yaegi cannot declare a variable from the session's variables in a var declaration: write m := n, or var m T, then m = n)", err)
+		return restate(err, msgOf(err)+" (yaegi cannot declare a variable from the session's variables in a var declaration: write m := n, or var m T, then m = n)")
 	}
 	if !undefinedSigns.MatchString(err.Error()) || s.dotImport {
 		return err
@@ -93,12 +97,14 @@ func (s *Session) diagnose(src string, err error) error {
 	s.mu.Lock()
 	g, _ := globals(s.in) // none where yaegi cannot read them: the session's own record then
 	var undefined []string
-	for name := range used {
+	first := len(src) // the first use of one
+	for name, off := range used {
 		_, global := g[name]
 		_, imported := s.imports[name]
 		predeclared := types.Universe.Lookup(name) != nil && !missingBuiltins[name]
 		if !declared[name] && !s.defined[name] && !global && !imported && !predeclared {
 			undefined = append(undefined, name)
+			first = min(first, off)
 		}
 	}
 	s.mu.Unlock()
@@ -112,7 +118,9 @@ func (s *Session) diagnose(src string, err error) error {
 			hint = " (" + builtinsHint + ")"
 		}
 	}
-	return fmt.Errorf("undefined: %s%s [yaegi: %v]", strings.Join(undefined, ", "), hint, err)
+	pe := &posError{msg: fmt.Sprintf("undefined: %s%s [yaegi: %s]", strings.Join(undefined, ", "), hint, words(err)), err: err}
+	pe.line, pe.col = lineCol(src, first) // where Go would say it: the first use
+	return pe
 }
 
 // noteDefined adds the names src declares to s.defined (after src evaluated without an error).
@@ -146,12 +154,13 @@ func importable(name string) []string {
 }
 
 // identifiers parses src (declarations, or statements as typed) and returns the names it uses
-// as values or types, and those it declares anywhere (variables, constants, types, functions,
-// parameters, fields, labels). A selector's name and a composite literal's keys are neither:
-// they need the type to resolve. Source that does not parse uses nothing.
-func identifiers(src string) (used, declared map[string]bool) {
-	used, declared = map[string]bool{}, map[string]bool{}
-	_, root, _, ok := parseInput(src)
+// as values or types, each with the byte offset in src of its first use, and those it declares
+// anywhere (variables, constants, types, functions, parameters, fields, labels). A selector's
+// name and a composite literal's keys are neither: they need the type to resolve. Source that
+// does not parse uses nothing.
+func identifiers(src string) (used map[string]int, declared map[string]bool) {
+	used, declared = map[string]int{}, map[string]bool{}
+	fset, root, prefix, ok := parseInput(src)
 	if !ok {
 		return used, declared
 	}
@@ -205,8 +214,8 @@ func identifiers(src string) (used, declared map[string]bool) {
 		case *ast.ImportSpec:
 			declare(n.Name)
 		case *ast.Ident:
-			if !skip[n] && n.Name != "_" {
-				used[n.Name] = true
+			if _, seen := used[n.Name]; !skip[n] && n.Name != "_" && !seen {
+				used[n.Name] = fset.Position(n.Pos()).Offset - len(prefix)
 			}
 		}
 		return true

@@ -73,7 +73,7 @@ func TestUndefinedSaidAsGo(t *testing.T) {
 	// A file whose function uses max: yaegi's scope is left in a state where reading its globals
 	// panicked (a crash of eqf run).
 	maxFile := "package main\n\nimport \"fmt\"\n\ntype r struct{ N int }\n\nfunc (x r) String() string { return fmt.Sprint(x.N) }\n\nvar ns = []int{1, 2}\n\nfunc main() {\n\tfmt.Println(max(len(ns), 2))\n}\n"
-	if err := s.LoadSource(ctx, "max.go", maxFile); err == nil || !strings.HasPrefix(err.Error(), "max.go: undefined: max (Go 1.21's") || !strings.Contains(err.Error(), "12:14") {
+	if err := s.LoadSource(ctx, "max.go", maxFile); err == nil || !strings.HasPrefix(err.Error(), "max.go:12:14: undefined: max (Go 1.21's") {
 		t.Errorf("a file using max: %v", err)
 	}
 	globals(s.in) // yaegi's Globals panics here; globals recovers (completion reads them too)
@@ -88,7 +88,7 @@ func TestUndefinedSaidAsGo(t *testing.T) {
 		t.Errorf("a file defining min: %v", err)
 	}
 	file := "package main\n\nimport (\n\t\"fmt\"\n\tmr \"math/rand\"\n)\n\nfunc main() {\n\tfmt.Println(mr.Intn(1))\n\ty := undefinedThing + 1\n\tfmt.Println(y)\n}\n"
-	if err := s.LoadSource(ctx, "u.go", file); err == nil || !strings.HasPrefix(err.Error(), "u.go: 10:7: undefined: undefinedThing") {
+	if err := s.LoadSource(ctx, "u.go", file); err == nil || !strings.HasPrefix(err.Error(), "u.go:10:7: undefined: undefinedThing") {
 		t.Errorf("a file's undefined name: %v, want it at 10:7", err)
 	}
 }
@@ -107,6 +107,7 @@ func TestIdentifiers(t *testing.T) {
 		used, declared []string
 	}{
 		{"y := a + b.c", []string{"a", "b"}, []string{"y"}},
+		{"z := q.a + a + q", []string{"a", "q"}, []string{"z"}},
 		{"var v T = f(x)", []string{"T", "f", "x"}, []string{"v"}},
 		{"type P struct{ A int }\nfunc g(q P) int { return q.A + r }", []string{"P", "int", "q", "r"}, []string{"A", "P", "g", "q"}},
 		{"for i, x := range xs { _ = S{K: i + x} }", []string{"S", "i", "x", "xs"}, []string{"i", "x"}},
@@ -114,7 +115,17 @@ func TestIdentifiers(t *testing.T) {
 		{"x := (", nil, nil},
 	} {
 		used, declared := identifiers(c.src)
-		if got := keys(used); !reflect.DeepEqual(got, c.used) {
+		uses := map[string]bool{}
+		for name, off := range used {
+			uses[name] = true
+			if !strings.HasPrefix(c.src[off:], name) { // where its first use is
+				t.Errorf("%q: %s first used at byte %d, where %q is", c.src, name, off, c.src[off:])
+			}
+		}
+		if c.src == "z := q.a + a + q" && used["a"] != 11 {
+			t.Errorf("%q: a first used at byte %d, want 11 (q.a is a selector)", c.src, used["a"])
+		}
+		if got := keys(uses); !reflect.DeepEqual(got, c.used) {
 			t.Errorf("%q uses %v, want %v", c.src, got, c.used)
 		}
 		if got := keys(declared); !reflect.DeepEqual(got, c.declared) {

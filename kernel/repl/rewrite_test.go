@@ -49,7 +49,7 @@ func TestRangeOverIntRewrite(t *testing.T) {
 		"func f() {\n\tfor i := range m.N {}\n}":      "func f() {\n\tfor i := range __ints(int(m.N)) {}\n}",
 		"for i := range a { for j := range b(i) {} }": "for i := range __ints(int(a)) { for j := range __ints(int(b(i))) {} }",
 	} {
-		got, ok := rangeOverInt(src)
+		got, _, ok := rangeOverInt(src)
 		if want == "" {
 			if ok || got != src {
 				t.Errorf("rangeOverInt(%q) = %q, %v: want it untouched", src, got, ok)

@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
 	"golang.org/x/term"
 	"io"
 	"os"
@@ -272,15 +274,16 @@ func (s *Session) evalInput(ctx context.Context, src string) error {
 	if err != nil && err.Error() == "panic: nil type" {
 		// yaegi cannot compile a range over an integer; nothing ran, so the input runs again
 		// with each range that may be one rewritten (source.go).
-		if alt, ok := rangeOverInt(src); ok {
+		if alt, inserts, ok := rangeOverInt(src); ok {
 			err2 := s.evalSource(ctx, alt)
 			if err2 == nil {
 				s.noteDefined(src)
 			}
 			if err2 == nil || !strings.Contains(err2.Error(), "__ints") {
-				return s.diagnose(alt, err2)
+				return retyped(s.diagnose(ctx, alt, err2), alt, src, inserts)
 			}
-			return fmt.Errorf("%w (yaegi cannot range over an integer n where Go 1.22 can: write for i := 0; i < n; i++)", s.diagnose(src, err))
+			d := s.diagnose(ctx, src, err)
+			return restate(d, msgOf(d)+" (yaegi cannot range over an integer n where Go 1.22 can: write for i := 0; i < n; i++)")
 		}
 	}
 	if err != nil && strings.HasSuffix(err.Error(), "variable definition loop") {
@@ -289,13 +292,13 @@ func (s *Session) evalInput(ctx context.Context, src string) error {
 		if lines, ok := varAsAssignments(src); ok {
 			for _, line := range lines {
 				if err := s.evalInput(ctx, line); err != nil {
-					return err
+					return unplaced(err) // a position in the line the session wrote
 				}
 			}
 			return nil
 		}
 	}
-	return s.diagnose(src, err)
+	return s.diagnose(ctx, src, err)
 }
 
 func (s *Session) evalSource(ctx context.Context, src string) error {
@@ -336,13 +339,14 @@ func (s *Session) evalSource(ctx context.Context, src string) error {
 		if strings.TrimSpace(rest) == "" {
 			return nil
 		}
-		// Then the rest after as many line breaks as the imports took, so that the interpreter's
-		// line numbers are the input's (a file's errors name its lines).
-		_, err = s.eval(ctx, strings.Repeat("\n", strings.Count(src[:len(src)-len(rest)], "\n"))+rest)
+		// Then the rest where it was typed, the imports blanked, so that the interpreter's
+		// positions are the input's (a file's errors name its lines).
+		rest = blank(src[:len(src)-len(rest)]) + rest
+		_, err = s.evalAt(ctx, wrapped{src: rest, text: rest, typed: src})
 		return err
 	}
 	if e, ok := isExpr(src); ok && !quietCall(e) {
-		v, err := s.eval(ctx, "__show.Vals("+exprString(e)+")")
+		v, err := s.evalAt(ctx, exprCall(src, e))
 		if err == nil {
 			s.print(v)
 			return nil
@@ -352,26 +356,46 @@ func (s *Session) evalSource(ctx context.Context, src string) error {
 		}
 		// A call with no results: run it for its effect.
 	}
+	w := verbatim(src)
 	if isCompound(src) {
 		// As a named function, called once: a literal func(){…}() at top level would be run
 		// again by yaegi on every later evaluation.
 		s.stmts++
 		name := fmt.Sprintf("__stmt%d", s.stmts)
-		if _, err := s.eval(ctx, "func "+name+"() {\n"+src+"\n}"); err != nil {
+		head := "func " + name + "() {\n"
+		if _, err := s.evalAt(ctx, wrapped{src: head + src + "\n}", at: len(head), text: src, typed: src}); err != nil {
 			return err
 		}
-		src = name + "()"
+		w = wrapped{src: name + "()"} // an error in running it has no position in the input
 	}
-	if as, ok := parseDefine(src); ok && needsTwoSteps(as) {
-		return s.evalDefine(ctx, as)
+	if as, ok := parseDefine(w.src); ok && needsTwoSteps(as) {
+		return unplaced(s.evalDefine(ctx, as))
 	}
-	_, err := s.eval(ctx, src)
+	_, err := s.evalAt(ctx, w)
 	if yaegiDefineBug(err) {
-		if as, ok := parseDefine(src); ok {
-			return s.evalDefine(ctx, as)
+		if as, ok := parseDefine(w.src); ok {
+			return unplaced(s.evalDefine(ctx, as))
 		}
 	}
 	return err
+}
+
+// evalAt evaluates w.src; its error's positions are in what was typed (position.go).
+func (s *Session) evalAt(ctx context.Context, w wrapped) (reflect.Value, error) {
+	v, err := s.eval(ctx, w.src)
+	return v, w.mapError(err)
+}
+
+// exprCall wraps the expression src in __show.Vals(…), each byte where it was typed (comments
+// blanked) where that parses, else printed again (its positions are then dropped).
+func exprCall(src string, e ast.Expr) wrapped {
+	const call = "__show.Vals("
+	blanked := blankComments(src) // (the positions of what was typed)
+	body := strings.TrimRight(blanked, " \t\r\n")
+	if _, err := parser.ParseExpr(call + body + ")"); err == nil {
+		return wrapped{src: call + body + ")", at: len(call), text: body, typed: blanked}
+	}
+	return wrapped{src: call + exprString(e) + ")"}
 }
 
 func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err error) {
@@ -450,18 +474,18 @@ func (s *Session) LoadSource(ctx context.Context, name, src string) error {
 	}
 	if hasMain || script != src { // a Go file: its declarations in one evaluation
 		if err := s.evalInput(ctx, script); err != nil {
-			return declsError{fmt.Errorf("%s: %w", name, err)}
+			return declsError{inFile(name, 0, err)}
 		}
 		if hasMain {
 			if err := s.evalInput(ctx, mainName+"()"); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+				return fmt.Errorf("%s: %w", name, unplaced(err))
 			}
 		}
 		return nil
 	}
 	// A script: statement by statement, as if typed.
 	var pending strings.Builder
-	line := 0
+	line, first := 0, 1 // the line read, the first of the statement read
 	for _, l := range strings.Split(src, "\n") {
 		line++
 		pending.WriteString(l + "\n")
@@ -469,9 +493,10 @@ func (s *Session) LoadSource(ctx context.Context, name, src string) error {
 			continue
 		}
 		if err := s.evalInput(ctx, pending.String()); err != nil {
-			return fmt.Errorf("%s:%d: %w", name, line, err)
+			return inFile(name, first, err)
 		}
 		pending.Reset()
+		first = line + 1
 	}
 	if strings.TrimSpace(pending.String()) != "" {
 		return fmt.Errorf("%s: input ends inside an unfinished statement", name)

@@ -308,7 +308,7 @@ func TestLoadAfterAFailedLoad(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "1 input(s) failed") {
 		t.Errorf("Script: %v", err)
 	}
-	if got := stderr.String(); !strings.Contains(got, "broken.go: 11:18: undefined: notDefined (the session keeps what the file declared before the error, some of it broken: once the file is fixed, :reset, then :load it)") || strings.Contains(got, "fixed.go") {
+	if got := stderr.String(); !strings.Contains(got, "broken.go:11:18: undefined: notDefined (the session keeps what the file declared before the error, some of it broken: once the file is fixed, :reset, then :load it)") || strings.Contains(got, "fixed.go") {
 		t.Errorf("errors: %q", got)
 	}
 	if got := out.String(); got != "[1 2 3] 3\n" {

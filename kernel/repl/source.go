@@ -180,7 +180,8 @@ func quietCall(e ast.Expr) bool {
 }
 
 // parseInput parses src as typed: as declarations (a file without its package clause), else as
-// statements (inside a function). An offset in fset less len(prefix) is one in src.
+// statements (inside a function; imports before them are read as blanks). An offset in fset
+// less len(prefix) is one in src.
 func parseInput(src string) (fset *token.FileSet, f *ast.File, prefix string, ok bool) {
 	fset = token.NewFileSet()
 	prefix = "package main\n"
@@ -188,6 +189,9 @@ func parseInput(src string) (fset *token.FileSet, f *ast.File, prefix string, ok
 		return fset, f, prefix, true
 	}
 	prefix = "package main\nfunc _() {\n"
+	if _, rest, ok := splitImports(src); ok { // statements after imports: the imports blanked
+		src = blank(src[:len(src)-len(rest)]) + rest
+	}
 	f, err := parser.ParseFile(fset, "", prefix+src+"\n}", 0)
 	return fset, f, prefix, err == nil
 }
@@ -197,17 +201,13 @@ func parseInput(src string) (fset *token.FileSet, f *ast.File, prefix string, ok
 // structs (i is then an int, whatever n's integer type); ok is false when src has no such
 // range. A composite or string literal, a slice expression or a function literal is never an
 // integer and stays. The caller runs the rewritten source only after the original failed to
-// compile, so where nothing ranges over an integer nothing is rewritten.
-func rangeOverInt(src string) (rewritten string, ok bool) {
+// compile, so where nothing ranges over an integer nothing is rewritten. inserts are the texts
+// put in, at their offsets in src, in order.
+func rangeOverInt(src string) (rewritten string, inserts []insert, ok bool) {
 	fset, f, prefix, ok := parseInput(src)
 	if !ok {
-		return src, false
+		return src, nil, false
 	}
-	type insert struct {
-		at   int
-		text string
-	}
-	var inserts []insert
 	ast.Inspect(f, func(n ast.Node) bool {
 		r, isRange := n.(*ast.RangeStmt)
 		if !isRange {
@@ -227,13 +227,20 @@ func rangeOverInt(src string) (rewritten string, ok bool) {
 		return true
 	})
 	if len(inserts) == 0 {
-		return src, false
+		return src, nil, false
 	}
-	sort.SliceStable(inserts, func(i, j int) bool { return inserts[i].at > inserts[j].at })
-	for _, in := range inserts {
+	sort.SliceStable(inserts, func(i, j int) bool { return inserts[i].at < inserts[j].at })
+	for i := len(inserts) - 1; i >= 0; i-- {
+		in := inserts[i]
 		src = src[:in.at] + in.text + src[in.at:]
 	}
-	return src, true
+	return src, inserts, true
+}
+
+// insert is a text the session put in what was typed, at its byte offset there.
+type insert struct {
+	at   int
+	text string
 }
 
 // varAsAssignments rewrites a top-level var declaration with values (var m = n; var k T = n),

@@ -1,0 +1,97 @@
+package repl
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestPositionsAsTyped: an error's line:column is in what was typed, whatever the session and
+// yaegi wrapped it in (position.go); each case's position is where Go puts it.
+func TestPositionsAsTyped(t *testing.T) {
+	s, _ := newTestSession(t)
+	ctx := context.Background()
+	for _, c := range []struct{ src, want string }{
+		{"nopeA", "1:1: undefined: nopeA"},                                                   // an expression, in __show.Vals(…)
+		{"   nopeB", "1:4: undefined: nopeB"},                                                // its leading blanks kept
+		{"nopeC // a comment", "1:1: undefined: nopeC"},                                      // a comment after it
+		{"/* c */ nopeD", "1:9: undefined: nopeD"},                                           // and before it
+		{"y1 := nopeE", "1:7: undefined: nopeE"},                                             // a declaration yaegi runs in two steps
+		{"x1 := 1\ny2 := x1 + \"s\"", "2:7: invalid operation"},                              // two statements
+		{"func g() int { return \"a\" }", "1:23: cannot use \"a\""},                          // a declaration: "package main;" before it
+		{"for i := 0; i < 2; i++ {\n\tfmt.Println(i + \"s\")\n}", "2:14: invalid operation"}, // in a func __stmtN
+		{"  if true { _ = nopeF }", "1:17: undefined: nopeF"},
+		{"for i := range 3 { _ = i + \"s\" }", "1:24: invalid operation"}, // run as range __ints(int(3))
+		{"for i := range 3 {\n\tfor j := range i { _ = j + \"s\" }\n}", "2:25: invalid operation"},
+		{"import \"sort\"\nsort.Ints(nopeG)", "2:11: undefined: nopeG"}, // after an import
+		{"import \"sort\"\ny3 := nopeH", "2:7: undefined: nopeH"},
+		{"1 +", "1:4: expected operand, found the end of the input"}, // past the input
+		{"x4 := (1 +\n  2", "2:4: expected ')', found newline"},
+	} {
+		err := s.Eval(ctx, c.src)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q…", c.src, err, c.want)
+		}
+	}
+	// A script: each statement's lines counted from its first.
+	if err := s.LoadSource(ctx, "s.go", "a := 1\n\n// the ratio\nb := a +\n  \"s\"\n"); err == nil || !strings.HasPrefix(err.Error(), "s.go:4:6: invalid operation") {
+		t.Errorf("a script: %v, want s.go:4:6: invalid operation…", err)
+	}
+	if err := s.LoadSource(ctx, "t.go", "a2 := 1\nfmt.Println(a2.X)\n"); err == nil || !strings.HasPrefix(err.Error(), "t.go:2:13: a2.X undefined (type int has no field or method X)") {
+		t.Errorf("a script's selector: %v", err)
+	}
+}
+
+// TestSelectorSaidAsGo: a field, method or package member that is not there names the
+// receiver's type and what it has; a call short of arguments names the function and what it
+// wants (selector.go).
+func TestSelectorSaidAsGo(t *testing.T) {
+	s, _ := newTestSession(t)
+	ctx := context.Background()
+	evalAll(t, s, `c := eqflib.DiTPresets["tiny"]`, "n := 3", "type pt struct{ X, Y float64 }", "q := pt{1, 2}", "cs := []eqflib.DiTConfig{c}")
+	for _, c := range []struct{ src, want string }{
+		{"c.Dept", "1:1: c.Dept undefined (type eqflib.DiTConfig has no field or method Dept; did you mean Depth?)"},
+		{"c.heads", "c.heads undefined (type eqflib.DiTConfig has no field or method heads, but does have field Heads)"},
+		{"c.tokens()", "but does have method Tokens"},
+		{"cs[0].Dept", "1:1: cs[0].Dept undefined (type eqflib.DiTConfig has no field or method Dept; did you mean Depth?)"},
+		{"q.Z", "q.Z undefined (type struct { X float64; Y float64 } has no field or method Z; it has fields X, Y)"},
+		{"n.Foo", "n.Foo undefined (type int has no field or method Foo)"},
+		// n is the loop's, not the session's int: no type is guessed
+		{"for _, n := range cs { _ = n.Dept }", "1:28: n.Dept undefined (no field or method Dept)"},
+		// a receiver that would run a call is not evaluated again
+		{"eqflib.DiTPresets[\"tiny\"].Dept", "eqflib.DiTPresets[\"tiny\"].Dept undefined (type eqflib.DiTConfig"},
+		{"cs[len(cs)-1].Dept", "cs[len(cs)-1].Dept undefined (no field or method Dept)"},
+		{"eqflib.NoSuchThing", "1:1: undefined: eqflib.NoSuchThing (:doc eqflib lists its names)"},
+		{"eqflib.CFunctionWrap(0.8, 0.01)", "undefined: eqflib.CFunctionWrap (did you mean eqflib.CFunctionWarp?)"},
+		{"eqflib.SD3Warp()", "1:1: not enough arguments in call to eqflib.SD3Warp: want (float64)"},
+		{"x5 := c.Tokens", ""}, // no error
+	} {
+		err := s.Eval(ctx, c.src)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", c.src, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q", c.src, err, c.want)
+		}
+	}
+}
+
+func TestNearest(t *testing.T) {
+	names := []string{"Depth", "Heads", "Hidden", "Tokens"}
+	for name, want := range map[string]string{"Dept": "Depth", "Hiden": "Hidden", "heads": "Heads", "Tok": "", "Hi": "", "Width": ""} {
+		if got := nearest(name, names); got != want {
+			t.Errorf("nearest(%q) = %q, want %q", name, got, want)
+		}
+	}
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{{"", "abc", 3}, {"kitten", "sitting", 3}, {"Depth", "Dept", 1}, {"ab", "ba", 2}} {
+		if got := editDistance(c.a, c.b); got != c.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		}
+	}
+}
