@@ -72,7 +72,7 @@ func (s *Session) diagnose(ctx context.Context, src string, err error) error {
 	if err == nil || errors.Is(err, ErrInterrupted) {
 		return err
 	}
-	if said, ok := s.explainSelector(ctx, src, err); ok {
+	if said, ok := s.explain(ctx, src, err); ok {
 		return said
 	}
 	if m := undefinedName.FindStringSubmatch(err.Error()); m != nil {

@@ -43,8 +43,9 @@ func TestPositionsAsTyped(t *testing.T) {
 }
 
 // TestSelectorSaidAsGo: a field, method or package member that is not there names the
-// receiver's type and what it has; a call short of arguments names the function and what it
-// wants (selector.go).
+// receiver's type and what it has; a call short of arguments or with one too many names the
+// function and what it wants; an assignment of a call's results names the call; calling a
+// value that is no function and indexing past the end say so (explain.go).
 func TestSelectorSaidAsGo(t *testing.T) {
 	s, _ := newTestSession(t)
 	ctx := context.Background()
@@ -65,6 +66,15 @@ func TestSelectorSaidAsGo(t *testing.T) {
 		{"eqflib.CFunctionWrap(0.8, 0.01)", "undefined: eqflib.CFunctionWrap (did you mean eqflib.CFunctionWarp?)"},
 		{"eqflib.SD3Warp()", "1:1: not enough arguments in call to eqflib.SD3Warp: want (float64)"},
 		{"x5 := c.Tokens", ""}, // no error
+		{"a, b := c.Tokens()", "1:1: assignment mismatch: 2 variables but c.Tokens() returns 1 value"},
+		{"var a2, b2 = c.Tokens()", "assignment mismatch: 2 variables but c.Tokens() returns 1 value"},
+		{"c.Tokens(3)", "1:10: too many arguments in call to c.Tokens: 1 given, want ()"},
+		{"eqflib.SD3Warp(1, 2)", "1:19: too many arguments in call to eqflib.SD3Warp: 2 given, want (float64)"},
+		{"eqflib.SD3Warp(\"a\")", "1:16: cannot convert"}, // a wrong type, not one too many: yaegi's words stand
+		{"fmt.Sprint(1, 2, 3)", ""}, // variadic
+		{"c()", "panic: cannot call non-function c (of type eqflib.DiTConfig)"},
+		{"cs[3]", "panic: runtime error: index out of range [3] with length 1, in cs[3]"},
+		{"_ = cs[n].Depth", "panic: runtime error: index out of range [3] with length 1, in cs[n]"},
 	} {
 		err := s.Eval(ctx, c.src)
 		if c.want == "" {

@@ -1,0 +1,497 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// yaegi's errors about a value, said as Go says them, with what the value has.
+//
+// For r.Experiment where r's type has no such field or method, yaegi says "undefined method:
+// Experiment" (or "undefined selector: B", "undefined selector B"); Go says "r.Experiment
+// undefined (type *paper.Result has no field or method Experiment)". For eqflib.NoSuch yaegi
+// says `package eqflib "…/eqflib" has no symbol NoSuch`, Go "undefined: eqflib.NoSuch". yaegi
+// leaves a method's name out of "not enough arguments in call to " and a function's out of
+// "assignment mismatch: 2 variables but  returns 1 values", says "too many arguments" without
+// naming the call, and for a method value given an argument too many, "cannot convert untyped
+// int to eqflib.DiTConfig" (its receiver's type). Calling a value that is no function and
+// indexing past a slice's end panic in reflect's words ("reflect: call of reflect.Value.Call
+// on struct Value", "reflect: slice index out of range"). The session says each as Go does and
+// adds what a researcher exploring a value wants next: for a name not there, the one spelled
+// alike (Go's "but does have field Name"), else the nearest ("did you mean Depth?"), else the
+// type's fields and methods; for a call, the parameters it wants; for an index, the length.
+//
+// A value's type is read from the value, which the session evaluates again only where that
+// runs nothing: a name, or fields, indexes and dereferences of one, whose name the input does
+// not declare itself (a loop's variable is not the session's variable of that name).
+
+var (
+	undefinedSelector = regexp.MustCompile(`^undefined (?:method|selector):? (\w+)$`)
+	noSymbol          = regexp.MustCompile(`^package (\w+) "[^"]+" has no symbol (\w+)$`)
+	shortCall         = regexp.MustCompile(`^not enough arguments in call to (\S*)$`)
+	nameless          = regexp.MustCompile(`^assignment mismatch: (\d+) variables? but  ?returns (\d+) values?$`)
+	longCall          = regexp.MustCompile(`^(too many arguments|cannot convert .* to .*|cannot use .*)$`)
+	nonFunction       = regexp.MustCompile(`^panic: reflect: call of reflect\.Value\.Call on \w+ Value$`)
+	pastEnd           = regexp.MustCompile(`^panic: reflect: (slice|array|string) index out of range$`)
+)
+
+// explain returns err said as Go says it when it is one of the errors above (ok), at the
+// position err has in src (what was typed), else at the expression it is about; a panic keeps
+// its word and names the expression instead (something ran before it).
+func (s *Session) explain(ctx context.Context, src string, err error) (error, bool) {
+	msg := msgOf(err)
+	if m := noSymbol.FindStringSubmatch(msg); m != nil {
+		pkg, name := m[1], m[2]
+		s.mu.Lock()
+		path := s.imports[pkg]
+		s.mu.Unlock()
+		index()
+		hint := fmt.Sprintf(":doc %s lists its names", pkg)
+		if near := nearest(name, pkgNames[path]); near != "" {
+			hint = "did you mean " + pkg + "." + near + "?"
+		}
+		return restate(err, fmt.Sprintf("undefined: %s.%s (%s) [yaegi: %s]", pkg, name, hint, msg)), true
+	}
+	in, ok := parseTyped(src)
+	if !ok {
+		return err, false
+	}
+	for _, say := range []func(context.Context, typed, error, string) (string, ast.Node){
+		s.saySelector, s.sayShortCall, s.sayLongCall, s.sayMismatch, s.sayNonFunction, s.sayPastEnd,
+	} {
+		said, at := say(ctx, in, err, msg)
+		switch {
+		case said == "":
+			continue
+		case strings.HasPrefix(said, "panic: "):
+			return restate(err, said+" [yaegi: "+strings.TrimPrefix(msg, "panic: ")+"]"), true
+		}
+		return in.restate(err, at, said+" [yaegi: "+msg+"]"), true
+	}
+	return err, false
+}
+
+// saySelector: x.Name where x's type has no field or method Name.
+func (s *Session) saySelector(ctx context.Context, in typed, err error, msg string) (string, ast.Node) {
+	m := undefinedSelector.FindStringSubmatch(msg)
+	if m == nil {
+		return "", nil
+	}
+	sel, _ := in.find(err, func(n ast.Node) bool {
+		e, is := n.(*ast.SelectorExpr)
+		return is && e.Sel.Name == m[1]
+	}).(*ast.SelectorExpr)
+	if sel == nil {
+		return "", nil
+	}
+	if v, ok := s.valueOf(ctx, in, sel.X); ok {
+		return fmt.Sprintf("%s undefined (type %s has no field or method %s%s)", in.text(sel), v.Type(), m[1], s.membersHint(v.Type(), m[1])), sel
+	}
+	return fmt.Sprintf("%s undefined (no field or method %s)", in.text(sel), m[1]), sel
+}
+
+// sayShortCall: a call with too few arguments, the function named, with what it wants.
+func (s *Session) sayShortCall(ctx context.Context, in typed, err error, msg string) (string, ast.Node) {
+	m := shortCall.FindStringSubmatch(msg)
+	if m == nil {
+		return "", nil
+	}
+	call, _ := in.find(err, func(n ast.Node) bool {
+		c, is := n.(*ast.CallExpr)
+		return is && (m[1] == "" || in.text(c.Fun) == m[1])
+	}).(*ast.CallExpr)
+	if call == nil {
+		return "", nil
+	}
+	said := "not enough arguments in call to " + in.text(call.Fun)
+	if v, ok := s.valueOf(ctx, in, call.Fun); ok && v.Kind() == reflect.Func {
+		said += ": want " + params(v.Type())
+	}
+	return said, call
+}
+
+// sayLongCall: a call with an argument too many (the error is at that argument).
+func (s *Session) sayLongCall(ctx context.Context, in typed, err error, msg string) (string, ast.Node) {
+	at, placed := err.(*posError)
+	if !longCall.MatchString(msg) || !placed || at.line == 0 {
+		return "", nil
+	}
+	want, _ := offsetOf(in.src, at.line, at.col)
+	var call *ast.CallExpr
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		if c, is := n.(*ast.CallExpr); is {
+			for _, a := range c.Args {
+				if in.offset(a.Pos()) == want {
+					call = c // (the innermost: visited last)
+				}
+			}
+		}
+		return true
+	})
+	if call == nil {
+		return "", nil
+	}
+	said := "too many arguments in call to " + in.text(call.Fun)
+	if v, ok := s.valueOf(ctx, in, call.Fun); ok && v.Kind() == reflect.Func {
+		if t := v.Type(); t.IsVariadic() || len(call.Args) <= t.NumIn() {
+			return "", nil // not too many: yaegi's words stand
+		}
+		return fmt.Sprintf("%s: %d given, want %s", said, len(call.Args), params(v.Type())), call
+	}
+	if msg != "too many arguments" {
+		return "", nil // a conversion error that may be one
+	}
+	return said, call
+}
+
+// sayMismatch: an assignment of a call's results that names no call.
+func (s *Session) sayMismatch(ctx context.Context, in typed, err error, msg string) (string, ast.Node) {
+	m := nameless.FindStringSubmatch(msg)
+	if m == nil {
+		return "", nil
+	}
+	var call ast.Node
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		var rhs []ast.Expr
+		switch x := n.(type) {
+		case *ast.AssignStmt:
+			rhs = x.Rhs
+		case *ast.ValueSpec:
+			rhs = x.Values
+		}
+		if len(rhs) == 1 && call == nil {
+			if c, is := unparen(rhs[0]).(*ast.CallExpr); is && strconv.Itoa(len(lhsOf(n))) == m[1] {
+				call = c
+			}
+		}
+		return true
+	})
+	if call == nil {
+		return "", nil
+	}
+	return fmt.Sprintf("assignment mismatch: %s variable%s but %s returns %s value%s", m[1], plural(m[1]), in.text(call), m[2], plural(m[2])), call
+}
+
+// lhsOf is an assignment's or a var declaration's left side.
+func lhsOf(n ast.Node) []ast.Expr {
+	switch x := n.(type) {
+	case *ast.AssignStmt:
+		return x.Lhs
+	case *ast.ValueSpec:
+		out := make([]ast.Expr, len(x.Names))
+		for i, id := range x.Names {
+			out[i] = id
+		}
+		return out
+	}
+	return nil
+}
+
+func plural(n string) string {
+	if n == "1" {
+		return ""
+	}
+	return "s"
+}
+
+// sayNonFunction: a call of a value that is no function (Go does not compile it; yaegi runs
+// up to it).
+func (s *Session) sayNonFunction(ctx context.Context, in typed, err error, msg string) (string, ast.Node) {
+	if !nonFunction.MatchString(msg) {
+		return "", nil
+	}
+	var said string
+	var at ast.Node
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		if c, is := n.(*ast.CallExpr); is && said == "" {
+			if v, ok := s.valueOf(ctx, in, c.Fun); ok && v.Kind() != reflect.Func {
+				said, at = fmt.Sprintf("panic: cannot call non-function %s (of type %s)", in.text(c.Fun), v.Type()), c
+			}
+		}
+		return true
+	})
+	return said, at
+}
+
+// sayPastEnd: an index past a slice's, array's or string's end, with the index and the length
+// as Go's runtime gives them.
+func (s *Session) sayPastEnd(ctx context.Context, in typed, err error, msg string) (string, ast.Node) {
+	if !pastEnd.MatchString(msg) {
+		return "", nil
+	}
+	var said string
+	var at ast.Node
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		ix, is := n.(*ast.IndexExpr)
+		if !is || said != "" {
+			return true
+		}
+		x, ok1 := s.valueOf(ctx, in, ix.X)
+		i, ok2 := s.valueOf(ctx, in, ix.Index)
+		if !ok1 || !ok2 || !i.CanInt() {
+			return true
+		}
+		switch x.Kind() {
+		case reflect.Slice, reflect.Array, reflect.String:
+			if k := i.Int(); k < 0 || k >= int64(x.Len()) {
+				said, at = fmt.Sprintf("panic: runtime error: index out of range [%d] with length %d, in %s", k, x.Len(), in.text(ix)), ix
+			}
+		}
+		return true
+	})
+	return said, at
+}
+
+// restate is a new message for err at err's position, or at n's where err has none (its
+// source was the session's: a declaration run in two steps).
+func (in typed) restate(err error, n ast.Node, msg string) error {
+	pe := restate(err, msg).(*posError)
+	if pe.line == 0 {
+		pe.line, pe.col = lineCol(in.src, in.offset(n.Pos()))
+	}
+	return pe
+}
+
+// typed is an input parsed: its source, and its syntax tree with positions in a file that
+// starts with prefix.
+type typed struct {
+	src, prefix string
+	fset        *token.FileSet
+	root        ast.Node
+}
+
+func parseTyped(src string) (typed, bool) {
+	fset, root, prefix, ok := parseInput(src)
+	return typed{src, prefix, fset, root}, ok
+}
+
+// offset is pos's byte offset in the input.
+func (in typed) offset(pos token.Pos) int { return in.fset.Position(pos).Offset - len(in.prefix) }
+
+// text is n as typed.
+func (in typed) text(n ast.Node) string { return in.src[in.offset(n.Pos()):in.offset(n.End())] }
+
+// find is the node match holds for that starts at err's position, else the first it holds
+// for; nil where there is none.
+func (in typed) find(err error, match func(ast.Node) bool) ast.Node {
+	want := -1
+	if at, ok := err.(*posError); ok && at.line > 0 {
+		want, _ = offsetOf(in.src, at.line, at.col)
+	}
+	var first, there ast.Node
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		if n != nil && match(n) {
+			if first == nil {
+				first = n
+			}
+			if there == nil && in.offset(n.Pos()) == want {
+				there = n
+			}
+		}
+		return true
+	})
+	if there != nil {
+		return there
+	}
+	return first
+}
+
+// valueOf evaluates e where that runs nothing (see above): its value, the value held where
+// its type is an interface.
+func (s *Session) valueOf(ctx context.Context, in typed, e ast.Expr) (reflect.Value, bool) {
+	if !inert(e) {
+		return reflect.Value{}, false
+	}
+	root := e
+	for {
+		switch x := root.(type) {
+		case *ast.SelectorExpr:
+			root = x.X
+			continue
+		case *ast.IndexExpr:
+			root = x.X
+			continue
+		case *ast.StarExpr:
+			root = x.X
+			continue
+		case *ast.ParenExpr:
+			root = x.X
+			continue
+		}
+		break
+	}
+	if id, ok := root.(*ast.Ident); ok && identDeclared(in.src, id.Name) {
+		return reflect.Value{}, false // the input's own, not the session's
+	}
+	v, err := s.eval(ctx, in.text(e))
+	if err != nil || !v.IsValid() {
+		return reflect.Value{}, false
+	}
+	if v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return reflect.Value{}, false
+		}
+		v = v.Elem()
+	}
+	return v, true
+}
+
+// identDeclared reports whether src declares name itself.
+func identDeclared(src, name string) bool {
+	_, declared := identifiers(src)
+	return declared[name]
+}
+
+// inert reports whether evaluating e runs nothing: a literal, a name, fields and dereferences
+// of one, indexes by a literal or a name.
+func inert(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.Ident, *ast.BasicLit:
+		return true
+	case *ast.SelectorExpr:
+		return inert(x.X)
+	case *ast.StarExpr:
+		return inert(x.X)
+	case *ast.ParenExpr:
+		return inert(x.X)
+	case *ast.IndexExpr:
+		switch x.Index.(type) {
+		case *ast.BasicLit, *ast.Ident:
+			return inert(x.X)
+		}
+	}
+	return false
+}
+
+// membersHint is what t has instead of name: "; but does have field Name" (Go's words, for a
+// name spelled alike but for case), "; did you mean Depth?" (the nearest name), else its
+// fields and methods and where to read about them.
+func (s *Session) membersHint(t reflect.Type, name string) string {
+	fields, methods := members(t)
+	all := append(append([]string(nil), fields...), methods...)
+	for _, f := range fields {
+		if strings.EqualFold(f, name) {
+			return ", but does have field " + f
+		}
+	}
+	for _, m := range methods {
+		if strings.EqualFold(m, name) {
+			return ", but does have method " + m
+		}
+	}
+	if near := nearest(name, all); near != "" {
+		return "; did you mean " + near + "?"
+	}
+	if len(all) == 0 {
+		return ""
+	}
+	hint := "; it has"
+	if len(fields) > 0 {
+		hint += " fields " + list(fields)
+	}
+	if len(methods) > 0 {
+		if len(fields) > 0 {
+			hint += " and"
+		}
+		hint += " methods " + list(methods)
+	}
+	named := t
+	if named.Kind() == reflect.Pointer {
+		named = named.Elem()
+	}
+	if pkg, _, ok := strings.Cut(named.String(), "."); ok && named.Name() != "" {
+		s.mu.Lock()
+		_, imported := s.imports[pkg]
+		s.mu.Unlock()
+		if imported {
+			hint += " (:doc " + named.String() + ")"
+		}
+	}
+	return hint
+}
+
+// members lists t's exported fields (promoted ones too) in order and its methods, those of a
+// pointer to it too, sorted.
+func members(t reflect.Type) (fields, methods []string) {
+	st := t
+	if st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	if st.Kind() == reflect.Struct {
+		for _, f := range reflect.VisibleFields(st) {
+			if f.IsExported() && !(f.Anonymous && len(f.Index) == 1 && f.Type.Kind() != reflect.Struct && f.Type.Kind() != reflect.Pointer) {
+				fields = append(fields, f.Name)
+			}
+		}
+	}
+	mt := t
+	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
+		mt = reflect.PointerTo(t)
+	}
+	for i := 0; i < mt.NumMethod(); i++ {
+		methods = append(methods, mt.Method(i).Name)
+	}
+	sort.Strings(methods)
+	return fields, methods
+}
+
+// list joins names with commas, the first 12 and "…" after them.
+func list(names []string) string {
+	if len(names) > 12 {
+		return strings.Join(names[:12], ", ") + ", …"
+	}
+	return strings.Join(names, ", ")
+}
+
+// nearest is the name in names at the least edit distance from name, where that distance is at
+// most 2 and less than half name's length; "" where none is.
+func nearest(name string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(n)); d < bestD && 2*d < len(name) {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// params is a function type's parameters as Go writes them: (float64, ...int).
+func params(t reflect.Type) string {
+	var ps []string
+	for i := 0; i < t.NumIn(); i++ {
+		if t.IsVariadic() && i == t.NumIn()-1 {
+			ps = append(ps, "..."+t.In(i).Elem().String())
+		} else {
+			ps = append(ps, t.In(i).String())
+		}
+	}
+	return "(" + strings.Join(ps, ", ") + ")"
+}
