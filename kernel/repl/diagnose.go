@@ -129,6 +129,7 @@ func (s *Session) noteDefined(src string) {
 	for name := range declared {
 		s.defined[name] = true
 	}
+	s.noteTypes(src)
 }
 
 // importable lists the quoted import paths of the packages named name that the session can

@@ -7,9 +7,11 @@ import (
 	"go/token"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // yaegi's errors about a value, said as Go says them, with what the value has.
@@ -92,7 +94,9 @@ func (s *Session) saySelector(ctx context.Context, in typed, err error, msg stri
 		return "", nil
 	}
 	if v, ok := s.valueOf(ctx, in, sel.X); ok {
-		return fmt.Sprintf("%s undefined (type %s has no field or method %s%s)", in.text(sel), v.Type(), m[1], s.membersHint(v.Type(), m[1])), sel
+		if d := s.describe(v.Type()); d.name != "" {
+			return fmt.Sprintf("%s undefined (type %s has no field or method %s%s)", in.text(sel), d.name, m[1], d.hint(m[1])), sel
+		}
 	}
 	return fmt.Sprintf("%s undefined (no field or method %s)", in.text(sel), m[1]), sel
 }
@@ -370,11 +374,132 @@ func inert(e ast.Expr) bool {
 	return false
 }
 
-// membersHint is what t has instead of name: "; but does have field Name" (Go's words, for a
-// name spelled alike but for case), "; did you mean Depth?" (the nearest name), else its
-// fields and methods and where to read about them.
-func (s *Session) membersHint(t reflect.Type, name string) string {
-	fields, methods := members(t)
+// typeInfo is a type as Go names it, what it has, and the :doc argument that describes it ("" if
+// none).
+type typeInfo struct {
+	name, doc       string
+	fields, methods []string
+}
+
+// describe is t as Go names it: a compiled type's name, fields and methods; for the unnamed
+// struct type the interpreter made of a type declared in the session, that type's name, fields
+// and methods as its source has them (the type declared with these fields; where two are, the
+// struct type itself, without a list).
+func (s *Session) describe(t reflect.Type) typeInfo {
+	st, star := t, ""
+	if st.Kind() == reflect.Pointer {
+		st, star = st.Elem(), "*"
+	}
+	if st.Kind() == reflect.Struct && st.Name() == "" && st.PkgPath() == "" {
+		var fields []string
+		for i := 0; i < st.NumField(); i++ {
+			fields = append(fields, unexported(st.Field(i).Name))
+		}
+		var found typeInfo
+		for name, d := range s.types {
+			if slices.Equal(d.fields, fields) {
+				if found.name != "" {
+					return typeInfo{name: t.String()} // two alike: which is unknown
+				}
+				found = typeInfo{name: star + name, fields: d.fields, methods: d.methods}
+			}
+		}
+		if found.name != "" {
+			return found
+		}
+	}
+	d := typeInfo{name: t.String()}
+	d.fields, d.methods = members(t)
+	if pkg, _, ok := strings.Cut(st.String(), "."); ok && st.Name() != "" {
+		s.mu.Lock()
+		_, imported := s.imports[pkg]
+		s.mu.Unlock()
+		if imported {
+			d.doc = st.String()
+		}
+	}
+	return d
+}
+
+// unexported is a field's name as declared: the interpreter exports a field it makes by putting
+// "X" before its name (a field n reads Xn).
+func unexported(name string) string {
+	if len(name) > 1 && name[0] == 'X' && unicode.IsLower(rune(name[1])) {
+		return name[1:]
+	}
+	return name
+}
+
+// sessionType is a struct type declared in the session: its fields and methods as declared.
+type sessionType struct{ fields, methods []string }
+
+// noteTypes records the struct types and the methods src declares at top level.
+func (s *Session) noteTypes(src string) {
+	_, f, prefix, ok := parseInput(src)
+	if !ok || prefix != "package main\n" { // statements: nothing declared at top level
+		return
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				ts, isType := sp.(*ast.TypeSpec)
+				if !isType {
+					continue
+				}
+				st, isStruct := ts.Type.(*ast.StructType)
+				if !isStruct {
+					delete(s.types, ts.Name.Name)
+					continue
+				}
+				t := &sessionType{}
+				for _, fl := range st.Fields.List {
+					for _, n := range fl.Names {
+						t.fields = append(t.fields, n.Name)
+					}
+					if len(fl.Names) == 0 { // embedded: named by its type
+						t.fields = append(t.fields, embeddedName(fl.Type))
+					}
+				}
+				s.types[ts.Name.Name] = t
+			}
+		case *ast.FuncDecl:
+			if d.Recv == nil || len(d.Recv.List) != 1 {
+				continue
+			}
+			recv := d.Recv.List[0].Type
+			if star, ok := recv.(*ast.StarExpr); ok {
+				recv = star.X
+			}
+			if id, ok := recv.(*ast.Ident); ok && s.types[id.Name] != nil {
+				t := s.types[id.Name]
+				if !slices.Contains(t.methods, d.Name.Name) {
+					t.methods = append(t.methods, d.Name.Name)
+					sort.Strings(t.methods)
+				}
+			}
+		}
+	}
+}
+
+// embeddedName is the field name of an embedded type: T, *T, pkg.T.
+func embeddedName(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.StarExpr:
+		return embeddedName(x.X)
+	case *ast.SelectorExpr:
+		return x.Sel.Name
+	case *ast.Ident:
+		return x.Name
+	}
+	return ""
+}
+
+// hint is what d has instead of name: ", but does have field Name" (Go's words, for a name
+// spelled alike but for case), "; did you mean Depth?" (the nearest name), else its fields and
+// methods and where to read about them.
+func (d typeInfo) hint(name string) string {
+	fields, methods := d.fields, d.methods
 	all := append(append([]string(nil), fields...), methods...)
 	for _, f := range fields {
 		if strings.EqualFold(f, name) {
@@ -402,17 +527,8 @@ func (s *Session) membersHint(t reflect.Type, name string) string {
 		}
 		hint += " methods " + list(methods)
 	}
-	named := t
-	if named.Kind() == reflect.Pointer {
-		named = named.Elem()
-	}
-	if pkg, _, ok := strings.Cut(named.String(), "."); ok && named.Name() != "" {
-		s.mu.Lock()
-		_, imported := s.imports[pkg]
-		s.mu.Unlock()
-		if imported {
-			hint += " (:doc " + named.String() + ")"
-		}
+	if d.doc != "" {
+		hint += " (:doc " + d.doc + ")"
 	}
 	return hint
 }
@@ -451,11 +567,11 @@ func list(names []string) string {
 }
 
 // nearest is the name in names at the least edit distance from name, where that distance is at
-// most 2 and less than half name's length; "" where none is.
+// most 2 and at most half name's length; "" where none is.
 func nearest(name string, names []string) string {
 	best, bestD := "", 3
 	for _, n := range names {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(n)); d < bestD && 2*d < len(name) {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(n)); d < bestD && 2*d <= len(name) {
 			best, bestD = n, d
 		}
 	}

@@ -49,13 +49,18 @@ func TestPositionsAsTyped(t *testing.T) {
 func TestSelectorSaidAsGo(t *testing.T) {
 	s, _ := newTestSession(t)
 	ctx := context.Background()
-	evalAll(t, s, `c := eqflib.DiTPresets["tiny"]`, "n := 3", "type pt struct{ X, Y float64 }", "q := pt{1, 2}", "cs := []eqflib.DiTConfig{c}")
+	evalAll(t, s, `c := eqflib.DiTPresets["tiny"]`, "n := 3", "type pt struct{ X, Y float64 }", "q := pt{1, 2}", "cs := []eqflib.DiTConfig{c}",
+		"type acc struct{ n int }", "func (a *acc) add(k int) { a.n += k }", "var ac acc",
+		"pac := &ac", "anon := struct{ V int }{1}")
 	for _, c := range []struct{ src, want string }{
 		{"c.Dept", "1:1: c.Dept undefined (type eqflib.DiTConfig has no field or method Dept; did you mean Depth?)"},
 		{"c.heads", "c.heads undefined (type eqflib.DiTConfig has no field or method heads, but does have field Heads)"},
 		{"c.tokens()", "but does have method Tokens"},
 		{"cs[0].Dept", "1:1: cs[0].Dept undefined (type eqflib.DiTConfig has no field or method Dept; did you mean Depth?)"},
-		{"q.Z", "q.Z undefined (type struct { X float64; Y float64 } has no field or method Z; it has fields X, Y)"},
+		{"q.Z", "q.Z undefined (type pt has no field or method Z; it has fields X, Y)"},
+		{"ac.ad(3)", "1:1: ac.ad undefined (type acc has no field or method ad; did you mean add?)"},
+		{"pac.N", "pac.N undefined (type *acc has no field or method N, but does have field n)"},
+		{"anon.W", "anon.W undefined (type struct { V int } has no field or method W; it has fields V)"},
 		{"n.Foo", "n.Foo undefined (type int has no field or method Foo)"},
 		// n is the loop's, not the session's int: no type is guessed
 		{"for _, n := range cs { _ = n.Dept }", "1:28: n.Dept undefined (no field or method Dept)"},
@@ -91,7 +96,7 @@ func TestSelectorSaidAsGo(t *testing.T) {
 
 func TestNearest(t *testing.T) {
 	names := []string{"Depth", "Heads", "Hidden", "Tokens"}
-	for name, want := range map[string]string{"Dept": "Depth", "Hiden": "Hidden", "heads": "Heads", "Tok": "", "Hi": "", "Width": ""} {
+	for name, want := range map[string]string{"Dept": "Depth", "Hiden": "Hidden", "heads": "Heads", "Tok": "", "Hi": "", "Width": "", "ad": "", "Tokns": "Tokens"} {
 		if got := nearest(name, names); got != want {
 			t.Errorf("nearest(%q) = %q, want %q", name, got, want)
 		}

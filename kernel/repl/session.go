@@ -82,6 +82,9 @@ type Session struct {
 	// types, and cannot be read after some failed inputs); dotImport is whether one imported a package with "." (its names are unknown).
 	defined   map[string]bool
 	dotImport bool
+	// types are the struct types inputs declared at top level, with their fields and methods
+	// (explain.go: the interpreter makes them unnamed struct types, without their methods).
+	types map[string]*sessionType
 	// globalNames are the interpreter's globals as of the last completion made while no
 	// evaluation ran.
 	globalNames []string
@@ -184,7 +187,7 @@ func (s *Session) Reset() error {
 	if _, err := in.Eval(helpers); err != nil {
 		return fmt.Errorf("repl: preloading helpers: %w", err)
 	}
-	s.defined, s.dotImport = map[string]bool{}, false
+	s.defined, s.dotImport, s.types = map[string]bool{}, false, map[string]*sessionType{}
 	s.noteDefined(helpers)
 	s.mu.Lock()
 	s.in = in
