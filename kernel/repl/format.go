@@ -33,6 +33,7 @@ const DefaultSlicePreview = 10
 //   - an experiment's *paper.Result: its table beside the paper's and notes (Markdown), saved
 //     with its figures into the session folder as `eqf paper` saves it;
 //   - errors as "error: …"; Stringers by String();
+//   - a package's struct without exported fields by its type and methods (opaqueValue);
 //   - everything else by formatValue: structs with field names (inside maps too), long slices
 //     and maps cut to their first DefaultSlicePreview elements, functions by signature; cut at
 //     DefaultMaxPrint bytes.
@@ -68,7 +69,46 @@ func (s *Session) Format(x any) string {
 	case fmt.Stringer:
 		return cut(safeString(v))
 	}
+	if opaque := s.opaqueValue(reflect.ValueOf(x)); opaque != "" {
+		return opaque
+	}
 	return cut(formatValue(reflect.ValueOf(x), 0))
+}
+
+// opaqueValue is how a value of a package's struct type without exported fields prints (a
+// world, a model's parts: all of it implementation state, which would print as &{}): its type
+// and methods, and the :doc that describes them where the session imports its package; "" for
+// any other value (and for yaegi's own wrappers, which formatValue opens).
+func (s *Session) opaqueValue(v reflect.Value) string {
+	t := v.Type()
+	st, amp := t, ""
+	if st.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return ""
+		}
+		st, amp = st.Elem(), "&"
+	}
+	if st.Kind() != reflect.Struct || st.Name() == "" || st.PkgPath() == "" || st.NumField() == 0 ||
+		strings.HasPrefix(st.PkgPath(), "github.com/traefik/yaegi/") {
+		return ""
+	}
+	for i := range st.NumField() {
+		if st.Field(i).IsExported() {
+			return ""
+		}
+	}
+	out := amp + st.String() + "{…}"
+	if _, methods := members(t); len(methods) > 0 {
+		out += " with methods " + list(methods)
+	}
+	pkg, _, _ := strings.Cut(st.String(), ".")
+	s.mu.Lock()
+	imported := s.imports[pkg] == st.PkgPath()
+	s.mu.Unlock()
+	if imported {
+		out += " (:doc " + st.String() + ")"
+	}
+	return out
 }
 
 // showResult is r's Markdown (title, numbers beside the paper's, notes) without blank lines,
