@@ -31,8 +31,8 @@ import (
 // type's fields and methods; for a call, the parameters it wants; for an index, the length.
 //
 // A value's type is read from the value, which the session evaluates again only where that
-// runs nothing: a name, or fields, indexes and dereferences of one, whose name the input does
-// not declare itself (a loop's variable is not the session's variable of that name).
+// runs nothing: a name, or fields, indexes and dereferences of one, with no name in it that the
+// input declares itself (a loop's variable is not the session's variable of that name).
 
 var (
 	undefinedSelector = regexp.MustCompile(`^undefined (?:method|selector):? (\w+)$`)
@@ -313,26 +313,24 @@ func (s *Session) valueOf(ctx context.Context, in typed, e ast.Expr) (reflect.Va
 	if !inert(e) {
 		return reflect.Value{}, false
 	}
-	root := e
-	for {
-		switch x := root.(type) {
+	_, declared := identifiers(in.src)
+	own := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch x := n.(type) {
 		case *ast.SelectorExpr:
-			root = x.X
-			continue
-		case *ast.IndexExpr:
-			root = x.X
-			continue
-		case *ast.StarExpr:
-			root = x.X
-			continue
-		case *ast.ParenExpr:
-			root = x.X
-			continue
+			ast.Inspect(x.X, func(m ast.Node) bool { // (x.Sel names a field, not a variable)
+				id, is := m.(*ast.Ident)
+				own = own || is && declared[id.Name]
+				return true
+			})
+			return false
+		case *ast.Ident:
+			own = own || declared[x.Name]
 		}
-		break
-	}
-	if id, ok := root.(*ast.Ident); ok && identDeclared(in.src, id.Name) {
-		return reflect.Value{}, false // the input's own, not the session's
+		return true
+	})
+	if own {
+		return reflect.Value{}, false // a name the input declares: its own, not the session's
 	}
 	v, err := s.eval(ctx, in.text(e))
 	if err != nil || !v.IsValid() {
@@ -345,12 +343,6 @@ func (s *Session) valueOf(ctx context.Context, in typed, e ast.Expr) (reflect.Va
 		v = v.Elem()
 	}
 	return v, true
-}
-
-// identDeclared reports whether src declares name itself.
-func identDeclared(src, name string) bool {
-	_, declared := identifiers(src)
-	return declared[name]
 }
 
 // inert reports whether evaluating e runs nothing: a literal, a name, fields and dereferences

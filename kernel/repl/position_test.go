@@ -51,7 +51,7 @@ func TestSelectorSaidAsGo(t *testing.T) {
 	ctx := context.Background()
 	evalAll(t, s, `c := eqflib.DiTPresets["tiny"]`, "n := 3", "type pt struct{ X, Y float64 }", "q := pt{1, 2}", "cs := []eqflib.DiTConfig{c}",
 		"type acc struct{ n int }", "func (a *acc) add(k int) { a.n += k }", "var ac acc",
-		"pac := &ac", "anon := struct{ V int }{1}")
+		"pac := &ac", "anon := struct{ V int }{1}", "vals := []any{c, 3}", "k0 := 1")
 	for _, c := range []struct{ src, want string }{
 		{"c.Dept", "1:1: c.Dept undefined (type eqflib.DiTConfig has no field or method Dept; did you mean Depth?)"},
 		{"c.heads", "c.heads undefined (type eqflib.DiTConfig has no field or method heads, but does have field Heads)"},
@@ -64,6 +64,8 @@ func TestSelectorSaidAsGo(t *testing.T) {
 		{"n.Foo", "n.Foo undefined (type int has no field or method Foo)"},
 		// n is the loop's, not the session's int: no type is guessed
 		{"for _, n := range cs { _ = n.Dept }", "1:28: n.Dept undefined (no field or method Dept)"},
+		// nor an index that is the loop's (the session's k0 would read vals[1], an int)
+		{"for k0 := range 1 { _ = vals[k0].Dept }", "1:25: vals[k0].Dept undefined (no field or method Dept)"},
 		// a receiver that would run a call is not evaluated again
 		{"eqflib.DiTPresets[\"tiny\"].Dept", "eqflib.DiTPresets[\"tiny\"].Dept undefined (type eqflib.DiTConfig"},
 		{"cs[len(cs)-1].Dept", "cs[len(cs)-1].Dept undefined (no field or method Dept)"},
