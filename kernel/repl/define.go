@@ -16,6 +16,8 @@ import (
 //	c := eqflib.DiTPresets["tiny"]       → "constant definition loop"
 //	d, ok := eqflib.DiTPresets["tiny"]   → panic "nil type"
 //	p := eqflib.DiTPresets["tiny"].Depth → panic (nil pointer) in its compiler
+//	s := Map[int, string](xs, f)         → "not a generic type" (a session's generic function
+//	                                        given its type arguments)
 //
 // while `var c eqflib.DiTConfig; c = …` works. When a declaration fails to compile with one of
 // these, the session evaluates the right side once, reads the values' types, declares the
@@ -28,7 +30,8 @@ func yaegiDefineBug(err error) bool {
 	}
 	m := err.Error()
 	return strings.Contains(m, "constant definition loop") || strings.Contains(m, "nil type") ||
-		strings.Contains(m, "invalid memory address or nil pointer dereference")
+		strings.Contains(m, "invalid memory address or nil pointer dereference") ||
+		strings.Contains(m, "not a generic type")
 }
 
 // parseDefine parses src as one short variable declaration `a, b := x, y` with identifiers on

@@ -67,6 +67,7 @@ func (s *Session) explain(ctx context.Context, src string, err error) (error, bo
 	}
 	for _, say := range []func(context.Context, typed, error, string) (string, ast.Node){
 		s.saySelector, s.sayShortCall, s.sayLongCall, s.sayMismatch, s.sayNonFunction, s.sayPastEnd,
+		s.sayInferred,
 	} {
 		said, at := say(ctx, in, err, msg)
 		switch {
@@ -74,6 +75,8 @@ func (s *Session) explain(ctx context.Context, src string, err error) (error, bo
 			continue
 		case strings.HasPrefix(said, "panic: "):
 			return restate(err, said+" [yaegi: "+strings.TrimPrefix(msg, "panic: ")+"]"), true
+		case strings.HasPrefix(said, msg+" ("): // yaegi's words with a hint after them
+			return in.restate(err, at, said), true
 		}
 		return in.restate(err, at, said+" [yaegi: "+msg+"]"), true
 	}
@@ -181,6 +184,37 @@ func (s *Session) sayMismatch(ctx context.Context, in typed, err error, msg stri
 		return "", nil
 	}
 	return fmt.Sprintf("assignment mismatch: %s variable%s but %s returns %s value%s", m[1], plural(m[1]), in.text(call), m[2], plural(m[2])), call
+}
+
+// sayInferred: a call of a generic function declared in the session, without its type
+// arguments, that fails to type-check: yaegi v0.16.1 infers them wrongly where they differ
+// (Map([]int{1}, func(int) string {…}) reads "cannot use type func(int) string as type func(int)
+// int"), and takes them when given.
+func (s *Session) sayInferred(ctx context.Context, in typed, err error, msg string) (string, ast.Node) {
+	if !strings.HasPrefix(msg, "cannot use ") {
+		return "", nil
+	}
+	off := -1 // where err is, if it says (a declaration run in two steps does not)
+	if at, placed := err.(*posError); placed && at.line > 0 {
+		off, _ = offsetOf(in.src, at.line, at.col)
+	}
+	var call *ast.CallExpr
+	var params []string
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		c, is := n.(*ast.CallExpr)
+		if !is || off >= 0 && (off < in.offset(c.Pos()) || off >= in.offset(c.End())) || off < 0 && call != nil {
+			return true
+		}
+		if id, isName := c.Fun.(*ast.Ident); isName && s.generics[id.Name] != nil {
+			call, params = c, s.generics[id.Name] // (around err: the innermost, visited last)
+		}
+		return true
+	})
+	if call == nil {
+		return "", nil
+	}
+	name := in.text(call.Fun)
+	return fmt.Sprintf("%s (yaegi v0.16.1 infers %s's type parameters wrongly here: write them out, %s[%s](…))", msg, name, name, strings.Join(params, ", ")), call
 }
 
 // lhsOf is an assignment's or a var declaration's left side.
@@ -456,6 +490,17 @@ func (s *Session) noteTypes(src string) {
 				s.types[ts.Name.Name] = t
 			}
 		case *ast.FuncDecl:
+			if d.Recv == nil && d.Type.TypeParams != nil {
+				var names []string
+				for _, f := range d.Type.TypeParams.List {
+					for _, n := range f.Names {
+						names = append(names, n.Name)
+					}
+				}
+				s.generics[d.Name.Name] = names
+				continue
+			}
+			delete(s.generics, d.Name.Name)
 			if d.Recv == nil || len(d.Recv.List) != 1 {
 				continue
 			}

@@ -51,7 +51,8 @@ func TestSelectorSaidAsGo(t *testing.T) {
 	ctx := context.Background()
 	evalAll(t, s, `c := eqflib.DiTPresets["tiny"]`, "n := 3", "type pt struct{ X, Y float64 }", "q := pt{1, 2}", "cs := []eqflib.DiTConfig{c}",
 		"type acc struct{ n int }", "func (a *acc) add(k int) { a.n += k }", "var ac acc",
-		"pac := &ac", "anon := struct{ V int }{1}", "vals := []any{c, 3}", "k0 := 1")
+		"pac := &ac", "anon := struct{ V int }{1}", "vals := []any{c, 3}", "k0 := 1",
+		"func Map[T, U any](xs []T, f func(T) U) []U { var out []U; for _, x := range xs { out = append(out, f(x)) }; return out }")
 	for _, c := range []struct{ src, want string }{
 		{"c.Dept", "1:1: c.Dept undefined (type eqflib.DiTConfig has no field or method Dept; did you mean Depth?)"},
 		{"c.heads", "c.heads undefined (type eqflib.DiTConfig has no field or method heads, but does have field Heads)"},
@@ -73,6 +74,10 @@ func TestSelectorSaidAsGo(t *testing.T) {
 		{"eqflib.CFunctionWrap(0.8, 0.01)", "undefined: eqflib.CFunctionWrap (did you mean eqflib.CFunctionWarp?)"},
 		{"eqflib.SD3Warp()", "1:1: not enough arguments in call to eqflib.SD3Warp: want (float64)"},
 		{"x5 := c.Tokens", ""}, // no error
+		{"Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i) })", "1:18: cannot use type func(int) string as type func(int) int (yaegi v0.16.1 infers Map's type parameters wrongly here: write them out, Map[T, U](…))"},
+		{"strs := Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i) })", "1:9: cannot use type func(int) string as type func(int) int (yaegi v0.16.1 infers Map's type parameters wrongly here: write them out, Map[T, U](…))"},
+		{"strs := Map[int, string]([]int{1, 2}, func(i int) string { return fmt.Sprint(i) })", ""},
+		{"var bad int = \"s\"", "1:15: cannot convert \"s\" to int"}, // no generic call: no hint
 		{"a, b := c.Tokens()", "1:1: assignment mismatch: 2 variables but c.Tokens() returns 1 value"},
 		{"var a2, b2 = c.Tokens()", "assignment mismatch: 2 variables but c.Tokens() returns 1 value"},
 		{"c.Tokens(3)", "1:10: too many arguments in call to c.Tokens: 1 given, want ()"},

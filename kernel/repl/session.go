@@ -85,6 +85,8 @@ type Session struct {
 	// types are the struct types inputs declared at top level, with their fields and methods
 	// (explain.go: the interpreter makes them unnamed struct types, without their methods).
 	types map[string]*sessionType
+	// generics are the generic functions inputs declared, with their type parameters' names.
+	generics map[string][]string
 	// globalNames are the interpreter's globals as of the last completion made while no
 	// evaluation ran.
 	globalNames []string
@@ -187,7 +189,8 @@ func (s *Session) Reset() error {
 	if _, err := in.Eval(helpers); err != nil {
 		return fmt.Errorf("repl: preloading helpers: %w", err)
 	}
-	s.defined, s.dotImport, s.types = map[string]bool{}, false, map[string]*sessionType{}
+	s.defined, s.dotImport = map[string]bool{}, false
+	s.types, s.generics = map[string]*sessionType{}, map[string][]string{}
 	s.noteDefined(helpers)
 	s.mu.Lock()
 	s.in = in
