@@ -18,8 +18,9 @@ import (
 // the session wraps some inputs again (an expression in __show.Vals(…) to print it, a compound
 // statement in a function __stmtN). yaegi's positions are in that made-up file: an undefined x
 // typed at column 1 read "1:40: undefined: x", and an error on the first line of a for loop
-// read "2:…". The session maps each position back into what was typed, as Go would give it
-// (line:column, from 1), and drops one that falls in code yaegi or the session added, or in a
+// read "2:…". The session maps each position back into what was typed, in Go's form
+// (line:column, from 1; the node yaegi names, so a binary operation's first operand where Go's
+// compiler names the operator), and drops one that falls in code yaegi or the session added, or in a
 // part of a line the session rewrote: no position rather than a wrong one. A parse error past
 // the end of the input (yaegi's closing brace) is put at the end of the input, which is where
 // Go would find it.

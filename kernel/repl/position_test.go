@@ -7,7 +7,8 @@ import (
 )
 
 // TestPositionsAsTyped: an error's line:column is in what was typed, whatever the session and
-// yaegi wrapped it in (position.go); each case's position is where Go puts it.
+// yaegi wrapped it in (position.go): the start of the node yaegi names, counted in the typed text
+// (for a binary operation that is its first operand, where Go's compiler names the operator).
 func TestPositionsAsTyped(t *testing.T) {
 	s, _ := newTestSession(t)
 	ctx := context.Background()
