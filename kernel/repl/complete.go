@@ -120,28 +120,15 @@ func (s *Session) members(owner string) []string {
 	return out
 }
 
-// valueMembers lists the methods and exported fields of the global variable owner.
+// valueMembers lists the exported fields and the methods of the global variable owner.
 func valueMembers(in *interp.Interpreter, owner string) []string {
 	g, _ := globals(in)
 	v, ok := g[owner]
 	if !ok || !v.IsValid() {
 		return nil
 	}
-	var out []string
-	t := v.Type()
-	for i := 0; i < t.NumMethod(); i++ {
-		out = append(out, t.Method(i).Name)
-	}
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() == reflect.Struct {
-		for i := 0; i < t.NumField(); i++ {
-			if f := t.Field(i); f.IsExported() {
-				out = append(out, f.Name)
-			}
-		}
-	}
+	fields, methods := members(v.Type()) // (explain.go: promoted fields and a pointer's methods too)
+	out := append(fields, methods...)
 	if v.Kind() == reflect.Interface && !v.IsNil() { // a value held in an interface
 		et := v.Elem().Type()
 		for i := 0; i < et.NumMethod(); i++ {
