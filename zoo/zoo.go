@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -197,6 +198,22 @@ func (z *Zoo) ModelDir(name string) string {
 
 // TrainSeed is the zoo's training run (1 for the first).
 func (z *Zoo) TrainSeed() int { return z.Recipe.trainSeed() }
+
+// TrainSeedsFound are the training runs the zoo's folder holds something of, in order: 1 (whose
+// models lie in Dir itself) and every k in [2, MaxTrainSeeds] with a folder <Dir>/seed-<k>,
+// e.g. a seed trained alone with `eqf models -seed 3`.
+func (z *Zoo) TrainSeedsFound() []int {
+	seeds := []int{1}
+	entries, _ := os.ReadDir(z.Dir) // a zoo not built yet holds no seed folder
+	for _, e := range entries {
+		var k int
+		if _, err := fmt.Sscanf(e.Name(), "seed-%d", &k); err == nil && e.IsDir() && e.Name() == fmt.Sprintf("seed-%d", k) && k >= 2 && k <= MaxTrainSeeds {
+			seeds = append(seeds, k)
+		}
+	}
+	slices.Sort(seeds)
+	return seeds
+}
 
 // configHash is what a model's card must carry to count as trained with this recipe: a hash of
 // the spec and of the recipe settings the model depends on (a longer backbone run does not

@@ -311,3 +311,23 @@ func TestNotTrainedSaysWhere(t *testing.T) {
 		t.Errorf("training seed 3: Load(\"fm\") = %v, want ErrNotTrained with %q", err, want)
 	}
 }
+
+// TrainSeedsFound reads the training seeds from the zoo's folder: 1 always, and k ≥ 2 only for
+// a folder named seed-k exactly with k in range (not a file, not seed-03 or seed-1).
+func TestTrainSeedsFound(t *testing.T) {
+	z := &Zoo{Recipe: Recipes["quick"], Dir: filepath.Join(t.TempDir(), "zoo")}
+	if got := z.TrainSeedsFound(); !slices.Equal(got, []int{1}) {
+		t.Errorf("a zoo folder not made yet: TrainSeedsFound() = %v, want [1]", got)
+	}
+	for _, d := range []string{"seed-3", "seed-12", "seed-2", "seed-1", "seed-03", "seed-101", "seed-x", "fm"} {
+		if err := os.MkdirAll(filepath.Join(z.Dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(z.Dir, "seed-5"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := z.TrainSeedsFound(), []int{1, 2, 3, 12}; !slices.Equal(got, want) {
+		t.Errorf("TrainSeedsFound() = %v, want %v", got, want)
+	}
+}

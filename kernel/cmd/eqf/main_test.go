@@ -334,6 +334,20 @@ func TestModelsList(t *testing.T) {
 	if out, err := list(); err != nil || strings.Count(out, "not trained") != len(zoo.Specs) {
 		t.Errorf("eqf models -list lists %d models not trained (%v), want all %d:\n%s", strings.Count(out, "not trained"), err, len(zoo.Specs), out)
 	}
+	// Without -seeds or -seed, -list lists what the zoo's folder holds: a seed trained alone too.
+	if err := os.MkdirAll(filepath.Join(dir, "seed-3", "fm"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for args, want := range map[string][]string{"fm": {"fm 1", "fm 3"}, "-seeds 2 fm": {"fm 1", "fm 2"}, "-seed 2 fm": {"fm 2"}} {
+		out, err := list(strings.Fields(args)...)
+		var models []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+			models = append(models, strings.Join(strings.Fields(line)[:2], " "))
+		}
+		if err != nil || !slices.Equal(models, want) {
+			t.Errorf("with seed-3 in the zoo, eqf models -list %s lists %q (%v), want %q:\n%s", args, models, err, want, out)
+		}
+	}
 	if out, err := list("fm", "bogus"); err == nil || !strings.Contains(err.Error(), `"bogus"`) || out != "" {
 		t.Errorf("eqf models -list fm bogus: %v, output %q; want an error naming \"bogus\" and nothing listed", err, out)
 	}

@@ -20,7 +20,7 @@ func runModels(args []string) error {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
 	recipe := fs.String("recipe", zoo.DefaultRecipe, "recipe: paper (the zoo the paper's experiments read, ~30 min per training seed on 2 cores), paper-8 (the same on 8-frame windows, C = H = 4), paper-3.5k, paper-14k and paper-70k (the paper recipe's backbones trained for 3,500, 14,000 and 70,000 steps), cpu (trained for guided rollouts), demo, or quick (tiny models, minutes)")
 	seeds := fs.Int("seeds", 1, fmt.Sprintf("training seeds 1…N of every model but the shared action net, in [1, %d]", zoo.MaxTrainSeeds))
-	only := fs.Int("seed", 0, "train (or list) only this training seed (0: all of 1…seeds)")
+	only := fs.Int("seed", 0, "train (or list) only this training seed (0: all of 1…seeds; -list without -seeds or -seed lists 1 and every seed in the zoo's folder)")
 	dir := fs.String("dir", "", "zoo folder (default out/models, or out/models-<recipe>)")
 	list := fs.Bool("list", false, "list the models (those named, or all) with their cards, or how far their training has got, instead of training")
 	noWait := fs.Bool("no-wait", false, "fail at once when another process is building a model this needs (default: wait for it)")
@@ -75,6 +75,9 @@ func runModels(args []string) error {
 		}
 	}
 	if *list {
+		if set := given(fs); !set["seeds"] && !set["seed"] {
+			runs = z.TrainSeedsFound() // what is on disk: a seed trained alone (-seed 3) too
+		}
 		return listModels(z, runs, names)
 	}
 	z.Log, z.NoWait = os.Stdout, *noWait
