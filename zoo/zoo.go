@@ -301,10 +301,40 @@ func (z *Zoo) missing(name string) error {
 	case p.Checkpoint != "":
 		msg = fmt.Sprintf("%s yet: stopped at %s (%s): run `%s` to resume it%s", where, p.at(), filepath.Base(p.Checkpoint), cmd, also)
 	}
+	if ks := z.trainedInOtherSeeds(name); len(ks) > 0 {
+		seeds := fmt.Sprint(ks[0])
+		for _, k := range ks[1:] {
+			seeds += fmt.Sprintf(", %d", k)
+		}
+		msg += fmt.Sprintf("; trained in this zoo for training seed %s (`-train-seed %d`, `WithTrainSeed(%d)`)", seeds, ks[0], ks[0])
+	}
 	if _, found := root(); !found {
 		msg += fmt.Sprintf(" (in the eqf repository; outside it, set %s to the folder whose out/ holds the zoo)", EnvRoot)
 	}
 	return notTrained(msg)
+}
+
+// trainedInOtherSeeds are the other training seeds in the zoo's folder whose model name is
+// trained with this recipe (its card carries the configuration's hash), for the error that says
+// it is not trained in this one.
+func (z *Zoo) trainedInOtherSeeds(name string) []int {
+	s, err := SpecByName(name)
+	if err != nil || s.Kind == "action-net" { // one action net for all seeds
+		return nil
+	}
+	var ks []int
+	for _, k := range z.TrainSeedsFound() {
+		if k == z.TrainSeed() {
+			continue
+		}
+		other := z.WithTrainSeed(k)
+		b, err := os.ReadFile(filepath.Join(other.dir(s.Name), "card.json"))
+		var c Card
+		if err == nil && json.Unmarshal(b, &c) == nil && c.Hash == other.configHash(s) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // ErrNotTrained is what errors.Is finds in the error of loading a model that is not trained in

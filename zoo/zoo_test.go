@@ -2,6 +2,7 @@ package zoo
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -309,6 +310,31 @@ func TestNotTrainedSaysWhere(t *testing.T) {
 	want := "model \"fm\" of training seed 3 is not trained in " + filepath.Join(z.Dir, "seed-3") + ": run `eqf models -recipe quick -seed 3 fm` first (`QUICK=1 make models SEEDS=3` trains every model of training seeds 1…3)"
 	if !errors.Is(err, ErrNotTrained) || !strings.Contains(err.Error(), want) {
 		t.Errorf("training seed 3: Load(\"fm\") = %v, want ErrNotTrained with %q", err, want)
+	}
+	// A model trained for other seeds only says which: seed 3's card is this recipe's, seed 2's
+	// another configuration's, and the action net has no seeds of its own.
+	z.Dir = t.TempDir()
+	for k, hash := range map[int]string{2: "another", 3: z.WithTrainSeed(3).configHash(Specs[1])} {
+		d := z.WithTrainSeed(k).ModelDir(Specs[1].Name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(Card{Name: Specs[1].Name, Hash: hash})
+		if err := os.WriteFile(filepath.Join(d, "card.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, want := range map[int]string{1: "for training seed 3 (`-train-seed 3`", 4: "for training seed 3 (`-train-seed 3`", 3: ""} {
+		_, err := z.WithTrainSeed(k).Load(Specs[1].Name)
+		if k == 3 {
+			if err != nil && strings.Contains(err.Error(), "for training seed") {
+				t.Errorf("training seed 3 has %s: Load = %v, names another seed", Specs[1].Name, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrNotTrained) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "seed 2 (") {
+			t.Errorf("training seed %d: Load(%q) = %v, want ErrNotTrained naming only seed 3: %q", k, Specs[1].Name, err, want)
+		}
 	}
 }
 
