@@ -96,8 +96,8 @@ func (s *Session) saySelector(ctx context.Context, in typed, err error, msg stri
 	if sel == nil {
 		return "", nil
 	}
-	if v, ok := s.valueOf(ctx, in, sel.X); ok {
-		if d := s.describe(v.Type()); d.name != "" {
+	if t, ok := s.typeOf(ctx, in, sel.X, 0); ok {
+		if d := s.describe(t); d.name != "" {
 			return fmt.Sprintf("%s undefined (type %s has no field or method %s%s)", in.text(sel), d.name, m[1], d.hint(m[1])), sel
 		}
 	}
@@ -377,6 +377,124 @@ func (s *Session) valueOf(ctx context.Context, in typed, e ast.Expr) (reflect.Va
 		v = v.Elem()
 	}
 	return v, true
+}
+
+// typeOf is e's type where e is made of names, fields, dereferences, indexes and slices (none
+// evaluated but inert ones, see above) and its names are the session's or variables of the
+// input's range loops, whose types come from their range expression's type, so that
+// `for _, n := range r.Numbers[1:] { _ = n.Mean }` names n's type without running anything.
+func (s *Session) typeOf(ctx context.Context, in typed, e ast.Expr, depth int) (reflect.Type, bool) {
+	if depth > 16 {
+		return nil, false
+	}
+	if v, ok := s.valueOf(ctx, in, e); ok {
+		return v.Type(), true
+	}
+	var t reflect.Type
+	switch x := e.(type) {
+	case *ast.ParenExpr:
+		return s.typeOf(ctx, in, x.X, depth+1)
+	case *ast.Ident:
+		loop, key := in.rangeOf(x)
+		if loop == nil {
+			return nil, false
+		}
+		if c, is := loop.X.(*ast.CallExpr); is && key && fmt.Sprint(c.Fun) == "__ints" {
+			return reflect.TypeFor[int](), true // a range over an integer, rewritten (source.go)
+		}
+		if t, ok := s.typeOf(ctx, in, loop.X, depth+1); ok {
+			return rangeElem(t, key)
+		}
+	case *ast.SelectorExpr:
+		if t, _ = s.typeOf(ctx, in, x.X, depth+1); t == nil {
+			return nil, false
+		}
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() == reflect.Struct {
+			for _, name := range []string{x.Sel.Name, "X" + x.Sel.Name} { // (a session type's field n is Xn)
+				if f, ok := t.FieldByName(name); ok {
+					return f.Type, true
+				}
+			}
+		}
+	case *ast.StarExpr:
+		if t, _ = s.typeOf(ctx, in, x.X, depth+1); t != nil && t.Kind() == reflect.Pointer {
+			return t.Elem(), true
+		}
+	case *ast.IndexExpr: // (the index is not evaluated: the type needs only x.X's)
+		if t, _ = s.typeOf(ctx, in, x.X, depth+1); t != nil && t.Kind() != reflect.String {
+			return rangeElem(t, false)
+		}
+	case *ast.SliceExpr:
+		if t, _ = s.typeOf(ctx, in, x.X, depth+1); t == nil {
+			return nil, false
+		}
+		if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Array {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Array:
+			return reflect.SliceOf(t.Elem()), true
+		case reflect.Slice, reflect.String:
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// rangeOf is the range loop of the input that declares id (where id is in its body), the
+// innermost where loops nest, and whether id is its key (else its value).
+func (in typed) rangeOf(id *ast.Ident) (loop *ast.RangeStmt, key bool) {
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		r, is := n.(*ast.RangeStmt)
+		if !is || r.Tok != token.DEFINE || id.Pos() < r.Body.Pos() || id.Pos() >= r.Body.End() {
+			return true
+		}
+		for i, v := range []ast.Expr{r.Key, r.Value} {
+			if v, is := v.(*ast.Ident); is && v.Name == id.Name {
+				loop, key = r, i == 0
+			}
+		}
+		return true
+	})
+	return loop, key
+}
+
+// rangeElem is the type of a range loop's key (key) or value over a value of type t, as Go's
+// spec gives it; false where it is an interface (the type a value holds is not known) or t
+// cannot be ranged over.
+func rangeElem(t reflect.Type, key bool) (reflect.Type, bool) {
+	if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Array {
+		t = t.Elem()
+	}
+	var e reflect.Type
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		e = t.Elem()
+		if key {
+			e = reflect.TypeFor[int]()
+		}
+	case reflect.Map:
+		e = t.Elem()
+		if key {
+			e = t.Key()
+		}
+	case reflect.String:
+		e = reflect.TypeFor[rune]()
+		if key {
+			e = reflect.TypeFor[int]()
+		}
+	case reflect.Chan:
+		e = t.Elem()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		e = t
+	default:
+		return nil, false
+	}
+	return e, e.Kind() != reflect.Interface
 }
 
 // inert reports whether evaluating e runs nothing: a literal, a name, fields and dereferences

@@ -53,6 +53,7 @@ func TestSelectorSaidAsGo(t *testing.T) {
 	evalAll(t, s, `c := eqflib.DiTPresets["tiny"]`, "n := 3", "type pt struct{ X, Y float64 }", "q := pt{1, 2}", "cs := []eqflib.DiTConfig{c}",
 		"type acc struct{ n int }", "func (a *acc) add(k int) { a.n += k }", "var ac acc",
 		"pac := &ac", "anon := struct{ V int }{1}", "vals := []any{c, 3}", "k0 := 1",
+		"type bag struct{ items []pt }", "bg := bag{[]pt{q, q}}", "nest := [][]bag{{bg}}", "pa := &[2]int{}",
 		"func Map[T, U any](xs []T, f func(T) U) []U { var out []U; for _, x := range xs { out = append(out, f(x)) }; return out }")
 	for _, c := range []struct{ src, want string }{
 		{"c.Dept", "1:1: c.Dept undefined (type eqflib.DiTConfig has no field or method Dept; did you mean Depth?)"},
@@ -64,13 +65,28 @@ func TestSelectorSaidAsGo(t *testing.T) {
 		{"pac.N", "pac.N undefined (type *acc has no field or method N, but does have field n)"},
 		{"anon.W", "anon.W undefined (type struct { V int } has no field or method W; it has fields V)"},
 		{"n.Foo", "n.Foo undefined (type int has no field or method Foo)"},
-		// n is the loop's, not the session's int: no type is guessed
-		{"for _, n := range cs { _ = n.Dept }", "1:28: n.Dept undefined (no field or method Dept)"},
+		// n is the loop's, not the session's int: its type is cs's element type
+		{"for _, n := range cs { _ = n.Dept }", "1:28: n.Dept undefined (type eqflib.DiTConfig has no field or method Dept; did you mean Depth?)"},
+		{"for n := range cs { _ = n.Dept }", "n.Dept undefined (type int has no field or method Dept)"},
+		{"for k, v := range eqflib.DiTPresets { _ = k.X; _ = v }", "k.X undefined (type string has no field or method X)"},
+		{"for _, v := range eqflib.DiTPresets { _ = v.Dept }", "v.Dept undefined (type eqflib.DiTConfig has no field"},
+		{"for _, r := range \"ab\" { _ = r.X }", "r.X undefined (type int32 has no field or method X)"},
+		{"for _, p := range bg.items[1:] { _ = p.Z }", "p.Z undefined (type pt has no field or method Z; it has fields X, Y)"},
+		{"for _, xs := range nest { for _, x := range xs[0].items { _ = x.W } }", "x.W undefined (type pt has no field"},
+		{"for _, x := range cs { for _, x := range x.Dept { _ = x } }", "x.Dept undefined (type eqflib.DiTConfig has no field"}, // the outer x
+		{"for _, r := range pa { _ = r.X }", "r.X undefined (type int has no field or method X)"},
+		{"for i := range 3 { _ = i.X }", "1:24: i.X undefined (type int has no field or method X)"},
+		{"for i := range n { for j := range i { _ = j.X } }", "1:43: j.X undefined (type int has no field or method X)"},
+		// a loop's element held in an interface: its type is not known without running the loop,
+		{"for _, v := range vals { _ = v.Dept }", "v.Dept undefined (no field or method Dept)"},
+		// nor from a call, which is not run again
+		{"for _, v := range append(cs, c) { _ = v.Dept }", "v.Dept undefined (no field or method Dept)"},
 		// nor an index that is the loop's (the session's k0 would read vals[1], an int)
 		{"for k0 := range 1 { _ = vals[k0].Dept }", "1:25: vals[k0].Dept undefined (no field or method Dept)"},
-		// a receiver that would run a call is not evaluated again
+		// a receiver that would run a call is not evaluated again; its type needs none
 		{"eqflib.DiTPresets[\"tiny\"].Dept", "eqflib.DiTPresets[\"tiny\"].Dept undefined (type eqflib.DiTConfig"},
-		{"cs[len(cs)-1].Dept", "cs[len(cs)-1].Dept undefined (no field or method Dept)"},
+		{"cs[len(cs)-1].Dept", "cs[len(cs)-1].Dept undefined (type eqflib.DiTConfig has no field"},
+		{"cs[len(cs)-1:][0].Dept", "undefined (type eqflib.DiTConfig has no field"},
 		{"eqflib.NoSuchThing", "1:1: undefined: eqflib.NoSuchThing (:doc eqflib lists its names)"},
 		{"eqflib.CFunctionWrap(0.8, 0.01)", "undefined: eqflib.CFunctionWrap (did you mean eqflib.CFunctionWarp?)"},
 		{"eqflib.SD3Warp()", "1:1: not enough arguments in call to eqflib.SD3Warp: want (float64)"},
