@@ -91,7 +91,7 @@ func (a *compareArgs) useZoo(set map[string]bool) error {
 	}
 	for _, m := range []string{"action-net", "fm", "eqf"} {
 		if _, err := z.Card(m); err != nil {
-			return flagErr("recipe", err)
+			return err // it names the recipe, the seed and the command that trains it
 		}
 	}
 	a.fm, a.eqf = z.ModelDir("fm"), z.ModelDir("eqf")
