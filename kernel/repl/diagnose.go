@@ -109,6 +109,9 @@ func (s *Session) diagnose(ctx context.Context, src string, err error) error {
 	}
 	s.mu.Unlock()
 	if len(undefined) == 0 {
+		if said, ok := constantError(src, err); ok {
+			return said
+		}
 		return err
 	}
 	sort.Strings(undefined)
@@ -256,4 +259,34 @@ func (f lineFilter) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return f.w.Write(p)
+}
+
+// constantError is Go's error for a constant declaration yaegi rejects as a "constant definition
+// loop" that is none (const k = 1 + "a"; const b int8 = 300): go/types checks src, declarations
+// that need nothing of the session's, and says what is wrong where Go says it. ok is false for
+// anything else, or where src reads a name only the session has (go/types would call it
+// undefined).
+func constantError(src string, err error) (error, bool) {
+	if !strings.HasSuffix(err.Error(), "constant definition loop") {
+		return nil, false
+	}
+	fset, f, prefix, ok := parseInput(src)
+	if !ok || prefix != "package main\n" { // declarations only
+		return nil, false
+	}
+	var first *types.Error
+	conf := types.Config{Error: func(e error) {
+		if te, is := e.(types.Error); is && !te.Soft && first == nil {
+			first = &te
+		}
+	}}
+	if _, cerr := conf.Check("main", fset, []*ast.File{f}, nil); cerr == nil || first == nil ||
+		strings.HasPrefix(first.Msg, "undefined:") || strings.Contains(first.Msg, "could not import") {
+		return nil, false
+	}
+	pe := &posError{msg: fmt.Sprintf("%s [yaegi: %s]", first.Msg, words(err)), err: err}
+	if off := fset.Position(first.Pos).Offset - len(prefix); off >= 0 && off <= len(src) {
+		pe.line, pe.col = lineCol(src, off)
+	}
+	return pe, true
 }

@@ -47,6 +47,32 @@ func TestPanicsSaidAsGo(t *testing.T) {
 // A name nothing defines is "undefined: NAME", where yaegi says "incomplete type" or "constant
 // definition loop"; Go 1.21's builtins that yaegi lacks and packages not imported say so; a Go
 // file's errors name its own lines, whatever it imports.
+// A constant yaegi rejects as a "constant definition loop" that is none says what Go says, where
+// it says it; one that reads the session's constants keeps yaegi's words (go/types cannot see
+// them), and one that reads an undefined name says that.
+func TestConstantSaidAsGo(t *testing.T) {
+	s, _ := newTestSession(t)
+	ctx := context.Background()
+	evalAll(t, s, "const one = 1")
+	for _, c := range []struct{ src, want string }{
+		{`const k = 1 + "a"`, `1:11: invalid operation: 1 + "a" (mismatched types untyped int and untyped string) [yaegi: constant definition loop]`},
+		{`const k int = "a"`, `1:15: cannot use "a" (untyped string constant) as int value in constant declaration`},
+		{"const (\n\ta = 2\n\tb int8 = 300\n)", "3:11: cannot use 300 (untyped int constant) as int8 value in constant declaration (overflows)"},
+		{"const (\n\ta2 = 2\n\tb2 = a2 + \"x\"\n)", "3:7: invalid operation: a2 + \"x\" (mismatched types untyped int and untyped string)"},
+		{"const d = 1 / 0", "1:15: invalid operation: division by zero"},
+		{`const e = one + "s"`, "1:7: constant definition loop"},
+		{"const u = nothere + 1", "undefined: nothere [yaegi: constant definition loop]"},
+	} {
+		err := s.Eval(ctx, c.src)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want an error saying %q", c.src, err, c.want)
+		}
+	}
+	if err := s.Eval(ctx, "const fine = one + 2"); err != nil {
+		t.Errorf("const fine = one + 2: %v", err)
+	}
+}
+
 func TestUndefinedSaidAsGo(t *testing.T) {
 	s, _ := newTestSession(t)
 	ctx := context.Background()
