@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"io"
 	"log"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,7 +111,7 @@ func (s *Session) diagnose(ctx context.Context, src string, err error) error {
 	}
 	s.mu.Unlock()
 	if len(undefined) == 0 {
-		if said, ok := constantError(src, err); ok {
+		if said, ok := constantError(src, s.consts, err); ok {
 			return said
 		}
 		return err
@@ -133,6 +135,38 @@ func (s *Session) noteDefined(src string) {
 		s.defined[name] = true
 	}
 	s.noteTypes(src)
+	s.noteConsts(src, declared)
+}
+
+// noteConsts records src's top-level constant declarations, each name's group as typed, and
+// forgets every recorded group a name of which src declares again (a group with iota reads its
+// place in the group).
+func (s *Session) noteConsts(src string, declared map[string]bool) {
+	for name := range declared {
+		if g, ok := s.consts[name]; ok {
+			for n, h := range s.consts {
+				if h == g {
+					delete(s.consts, n)
+				}
+			}
+		}
+	}
+	fset, f, prefix, ok := parseInput(src)
+	if !ok || prefix != "package main\n" { // statements: nothing declared at top level
+		return
+	}
+	for _, d := range f.Decls {
+		if g, is := d.(*ast.GenDecl); is && g.Tok == token.CONST {
+			text := src[fset.Position(g.Pos()).Offset-len(prefix) : fset.Position(g.End()).Offset-len(prefix)]
+			for _, sp := range g.Specs {
+				for _, n := range sp.(*ast.ValueSpec).Names {
+					if n.Name != "_" {
+						s.consts[n.Name] = text
+					}
+				}
+			}
+		}
+	}
 }
 
 // importable lists the quoted import paths of the packages named name that the session can
@@ -266,27 +300,73 @@ func (f lineFilter) Write(p []byte) (int, error) {
 // that need nothing of the session's, and says what is wrong where Go says it. ok is false for
 // anything else, or where src reads a name only the session has (go/types would call it
 // undefined).
-func constantError(src string, err error) (error, bool) {
+func constantError(src string, consts map[string]string, err error) (error, bool) {
 	if !strings.HasSuffix(err.Error(), "constant definition loop") {
 		return nil, false
 	}
-	fset, f, prefix, ok := parseInput(src)
-	if !ok || prefix != "package main\n" { // declarations only
+	first, pe := checkTypes(src, consts, true)
+	if first == nil || strings.HasPrefix(first.Msg, "undefined:") || strings.Contains(first.Msg, "could not import") {
 		return nil, false
+	}
+	pe.msg += " [yaegi: " + words(err) + "]"
+	pe.err = err
+	return pe, true
+}
+
+// overflowError is Go's error for a constant that overflows the type it is given, which yaegi
+// accepts where the constant is an expression and wraps it without a word (const b int8 = 2 * 200
+// read -112; var n uint8 = 255 + 1 read 0): go/types checks src before it runs, knowing only
+// literals and predeclared names, so a constant that reads a session's name is not checked.
+func overflowError(src string, consts map[string]string) (error, bool) {
+	if first, pe := checkTypes(src, consts, false); first != nil && strings.Contains(first.Msg, "overflows") {
+		return pe, true
+	}
+	return nil, false
+}
+
+// checkTypes type-checks src as typed (declarations, else statements) with go/types, which knows
+// of the session's names only its constants (consts, as noteConsts records them; a group one
+// of whose names src declares left out), and returns its first error in src (with declarations
+// false, its first that says a constant overflows), with that error at its position in src.
+func checkTypes(src string, consts map[string]string, declarations bool) (*types.Error, *posError) {
+	fset, f, prefix, ok := parseInput(src)
+	if !ok || declarations && prefix != "package main\n" {
+		return nil, nil
+	}
+	files := []*ast.File{f}
+	_, declared := identifiers(src)
+	again := map[string]bool{} // a group src declares a name of again is left out whole
+	for name, g := range consts {
+		again[g] = again[g] || declared[name]
+	}
+	var groups []string
+	for _, g := range consts {
+		if !again[g] && !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+	}
+	sort.Strings(groups)
+	const session = "session.go"
+	if len(groups) > 0 {
+		if sf, err := parser.ParseFile(fset, session, "package main\n"+strings.Join(groups, "\n"), 0); err == nil {
+			files = append(files, sf)
+		}
 	}
 	var first *types.Error
 	conf := types.Config{Error: func(e error) {
-		if te, is := e.(types.Error); is && !te.Soft && first == nil {
+		te, is := e.(types.Error)
+		if is && !te.Soft && first == nil && te.Fset.Position(te.Pos).Filename != session &&
+			(declarations || strings.Contains(te.Msg, "overflows")) {
 			first = &te
 		}
 	}}
-	if _, cerr := conf.Check("main", fset, []*ast.File{f}, nil); cerr == nil || first == nil ||
-		strings.HasPrefix(first.Msg, "undefined:") || strings.Contains(first.Msg, "could not import") {
-		return nil, false
+	conf.Check("main", fset, files, nil) // errors go to conf.Error
+	if first == nil {
+		return nil, nil
 	}
-	pe := &posError{msg: fmt.Sprintf("%s [yaegi: %s]", first.Msg, words(err)), err: err}
+	pe := &posError{msg: first.Msg}
 	if off := fset.Position(first.Pos).Offset - len(prefix); off >= 0 && off <= len(src) {
 		pe.line, pe.col = lineCol(src, off)
 	}
-	return pe, true
+	return first, pe
 }

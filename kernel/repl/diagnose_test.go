@@ -48,28 +48,54 @@ func TestPanicsSaidAsGo(t *testing.T) {
 // definition loop"; Go 1.21's builtins that yaegi lacks and packages not imported say so; a Go
 // file's errors name its own lines, whatever it imports.
 // A constant yaegi rejects as a "constant definition loop" that is none says what Go says, where
-// it says it; one that reads the session's constants keeps yaegi's words (go/types cannot see
-// them), and one that reads an undefined name says that.
+// it says it, the session's constants known; one that reads an undefined name says that. A
+// constant that overflows its type, which yaegi wraps without a word, is refused before it runs.
 func TestConstantSaidAsGo(t *testing.T) {
 	s, _ := newTestSession(t)
 	ctx := context.Background()
-	evalAll(t, s, "const one = 1")
+	evalAll(t, s, "const one = 1", "const (\n\tk0 = iota\n\tk1\n)", "const gone = 7", "gone := 100", "var n8 int8 = 100",
+		`import "math"`, "const tiny = math.SmallestNonzeroFloat64") // a constant go/types cannot read here
 	for _, c := range []struct{ src, want string }{
 		{`const k = 1 + "a"`, `1:11: invalid operation: 1 + "a" (mismatched types untyped int and untyped string) [yaegi: constant definition loop]`},
 		{`const k int = "a"`, `1:15: cannot use "a" (untyped string constant) as int value in constant declaration`},
 		{"const (\n\ta = 2\n\tb int8 = 300\n)", "3:11: cannot use 300 (untyped int constant) as int8 value in constant declaration (overflows)"},
 		{"const (\n\ta2 = 2\n\tb2 = a2 + \"x\"\n)", "3:7: invalid operation: a2 + \"x\" (mismatched types untyped int and untyped string)"},
 		{"const d = 1 / 0", "1:15: invalid operation: division by zero"},
-		{`const e = one + "s"`, "1:7: constant definition loop"},
+		{`const e = one + "s"`, `1:11: invalid operation: one + "s" (mismatched types untyped int and untyped string) [yaegi: constant definition loop]`},
 		{"const u = nothere + 1", "undefined: nothere [yaegi: constant definition loop]"},
+		// overflows yaegi would wrap (const b int8 = 2 * 200 read -112)
+		{"const b int8 = 2 * 200", "1:16: cannot use 2 * 200 (untyped int constant 400) as int8 value in constant declaration (overflows)"},
+		{"var v8 int8 = one * 200", "1:15: cannot use one * 200 (untyped int constant 200) as int8 value in variable declaration (overflows)"},
+		{"x8 := uint8(0)\nx8 += k1 << 8", "2:7: k1 << 8 (untyped int constant 256) overflows uint8"},
+		{"func f8() int8 { return one * 128 }", "1:25: cannot use one * 128 (untyped int constant 128) as int8 value in return statement (overflows)"},
+		{"for i := 0; i < 1; i++ {\n\tvar q uint8 = 1 << 9\n\t_ = q\n}", "2:16: cannot use 1 << 9 (untyped int constant 512) as uint8 value in variable declaration (overflows)"},
 	} {
 		err := s.Eval(ctx, c.src)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want an error saying %q", c.src, err, c.want)
 		}
 	}
-	if err := s.Eval(ctx, "const fine = one + 2"); err != nil {
-		t.Errorf("const fine = one + 2: %v", err)
+	// What Go accepts runs: a constant that fits, a name the session declared again as a variable
+	// (gone), a constant declared again (one, here 300), arithmetic on variables (n8 * 2 wraps at
+	// run time in Go too).
+	for _, src := range []string{"const fine = one + 2", "var g8 int8 = int8(gone) * 100", "t2 := tiny * 2", "const one = 300\nvar i16 int16 = one * 100", "w8 := n8 * 2", "var k8 uint8 = k1 << 7"} {
+		if err := s.Eval(ctx, src); err != nil {
+			t.Errorf("%q: %v", src, err)
+		}
+	}
+	if err := s.Eval(ctx, "var o8 int8 = one"); err == nil || !strings.Contains(err.Error(), "cannot use one (untyped int constant 300) as int8 value") {
+		t.Errorf("var o8 int8 = one after const one = 300: %v, want the overflow", err)
+	}
+}
+
+// checkTypes reports errors in what was typed, never in the session's constants it declares.
+func TestCheckTypesBlamesTheInput(t *testing.T) {
+	consts := map[string]string{"bad": "const bad int8 = 1000", "k": "const k = 3"}
+	if first, _ := checkTypes("const ok2 = k + 1", consts, true); first != nil {
+		t.Errorf("an error in a session constant blamed on the input: %v", first)
+	}
+	if first, pe := checkTypes("var b8 int8 = k * 50", consts, false); first == nil || pe.Error() != "1:15: cannot use k * 50 (untyped int constant 150) as int8 value in variable declaration (overflows)" {
+		t.Errorf("var b8 int8 = k * 50: %v, want its overflow at 1:15", pe)
 	}
 }
 

@@ -87,6 +87,9 @@ type Session struct {
 	types map[string]*sessionType
 	// generics are the generic functions inputs declared, with their type parameters' names.
 	generics map[string][]string
+	// consts are the constant declarations inputs made at top level: each name's group as
+	// typed (diagnose.go's checkTypes declares them for go/types).
+	consts map[string]string
 	// globalNames are the interpreter's globals as of the last completion made while no
 	// evaluation ran.
 	globalNames []string
@@ -190,7 +193,7 @@ func (s *Session) Reset() error {
 		return fmt.Errorf("repl: preloading helpers: %w", err)
 	}
 	s.defined, s.dotImport = map[string]bool{}, false
-	s.types, s.generics = map[string]*sessionType{}, map[string][]string{}
+	s.types, s.generics, s.consts = map[string]*sessionType{}, map[string][]string{}, map[string]string{}
 	s.noteDefined(helpers)
 	s.mu.Lock()
 	s.in = in
@@ -273,6 +276,9 @@ func (s *Session) Eval(ctx context.Context, src string) error {
 // evalInput is Eval with evalMu held; an error whose words are yaegi's and mislead comes back
 // as Go would say it (diagnose.go).
 func (s *Session) evalInput(ctx context.Context, src string) error {
+	if err, ok := overflowError(src, s.consts); ok && !s.dotImport { // nothing runs (diagnose.go)
+		return err
+	}
 	err := s.evalSource(ctx, src)
 	if err == nil {
 		s.noteDefined(src)
