@@ -133,6 +133,7 @@ func (s *Session) noteDefined(src string) {
 	_, declared := identifiers(src)
 	for name := range declared {
 		s.defined[name] = true
+		delete(s.ghosts, name)
 	}
 	s.noteTypes(src)
 	s.noteConsts(src, declared)

@@ -90,6 +90,9 @@ type Session struct {
 	// consts are the constant declarations inputs made at top level: each name's group as
 	// typed (diagnose.go's checkTypes declares them for go/types).
 	consts map[string]string
+	// ghosts are the names inputs that failed declared and nothing had defined, with the
+	// error (ghost.go: the interpreter keeps them, with their zero values).
+	ghosts map[string]string
 	// globalNames are the interpreter's globals as of the last completion made while no
 	// evaluation ran.
 	globalNames []string
@@ -193,7 +196,7 @@ func (s *Session) Reset() error {
 		return fmt.Errorf("repl: preloading helpers: %w", err)
 	}
 	s.defined, s.dotImport = map[string]bool{}, false
-	s.types, s.generics, s.consts = map[string]*sessionType{}, map[string][]string{}, map[string]string{}
+	s.types, s.generics, s.consts, s.ghosts = map[string]*sessionType{}, map[string][]string{}, map[string]string{}, map[string]string{}
 	s.noteDefined(helpers)
 	s.mu.Lock()
 	s.in = in
@@ -273,9 +276,22 @@ func (s *Session) Eval(ctx context.Context, src string) error {
 	return s.evalInput(ctx, src)
 }
 
-// evalInput is Eval with evalMu held; an error whose words are yaegi's and mislead comes back
-// as Go would say it (diagnose.go).
+// evalInput is Eval with evalMu held: an input that reads a name whose declaration failed is
+// refused, and one that fails leaves the names it declared as such (ghost.go).
 func (s *Session) evalInput(ctx context.Context, src string) error {
+	if err := s.ghostUse(src); err != nil {
+		return err
+	}
+	err := s.evalChecked(ctx, src)
+	if err != nil {
+		s.noteFailed(src, err)
+	}
+	return err
+}
+
+// evalChecked evaluates src; an error whose words are yaegi's and mislead comes back as Go
+// would say it (diagnose.go).
+func (s *Session) evalChecked(ctx context.Context, src string) error {
 	if err, ok := overflowError(src, s.consts); ok && !s.dotImport { // nothing runs (diagnose.go)
 		return err
 	}

@@ -1,0 +1,122 @@
+package repl
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Ghosts. yaegi v0.16.1 declares an input's names before it runs the input, and keeps them when
+// the input fails: after `var y int8 = "s"` (a compile error) y reads 0, and after `w := g()`
+// where g panics, or a loop interrupted with Ctrl-C, w reads its zero value; after
+// `func f() int { return "a" }`, calling f panics with an index out of range. In Go none of them
+// would exist. The session records such a name (one the failed input declared at its top level,
+// no input had defined, and that holds its zero value), and refuses an input that reads it before it runs, saying whose
+// declaration failed; declaring the name again, without an error, lays the ghost.
+
+// noteFailed records the names src declares at its top level, which nothing had defined, as
+// ghosts of err.
+func (s *Session) noteFailed(src string, err error) {
+	said := "interrupted"
+	if !errors.Is(err, ErrInterrupted) {
+		said, _, _ = strings.Cut(err.Error(), "\n")
+	}
+	s.mu.Lock()
+	g, _ := globals(s.in)
+	s.mu.Unlock()
+	for _, name := range topLevelNames(src) {
+		if v, ok := g[name]; ok && v.IsValid() && !v.IsZero() {
+			continue // assigned before the input failed (a statement that ran): it exists
+		}
+		if !s.defined[name] {
+			s.ghosts[name] = said
+		}
+	}
+}
+
+// ghostUse is the error of an input that reads a ghost it does not declare itself: "undefined"
+// as Go would say it, with the failed declaration's error, at the first use; nil if none.
+func (s *Session) ghostUse(src string) error {
+	if len(s.ghosts) == 0 {
+		return nil
+	}
+	used, declared := identifiers(src)
+	var names []string
+	first := len(src)
+	for name, off := range used {
+		if _, ghost := s.ghosts[name]; ghost && !declared[name] {
+			names = append(names, name)
+			first = min(first, off)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	why := fmt.Sprintf("its declaration failed: %s", s.ghosts[names[0]])
+	if len(names) > 1 {
+		why = fmt.Sprintf("their declarations failed; %s's: %s", names[0], s.ghosts[names[0]])
+	}
+	pe := &posError{msg: fmt.Sprintf("undefined: %s (%s)", strings.Join(names, ", "), why)}
+	pe.line, pe.col = lineCol(src, first)
+	return pe
+}
+
+// topLevelNames are the names src declares at its top level: the variables, constants, types
+// and functions of declarations, or the variables and constants of statements (not those of
+// a block or function inside them).
+func topLevelNames(src string) []string {
+	_, f, prefix, ok := parseInput(src)
+	if !ok {
+		return nil
+	}
+	var names []string
+	specs := func(g *ast.GenDecl) {
+		for _, sp := range g.Specs {
+			switch sp := sp.(type) {
+			case *ast.ValueSpec:
+				for _, n := range sp.Names {
+					names = append(names, n.Name)
+				}
+			case *ast.TypeSpec:
+				names = append(names, sp.Name.Name)
+			}
+		}
+	}
+	if prefix == "package main\n" { // declarations
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.GenDecl:
+				specs(d)
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					names = append(names, d.Name.Name)
+				}
+			}
+		}
+	} else if len(f.Decls) > 0 {
+		if fn, is := f.Decls[len(f.Decls)-1].(*ast.FuncDecl); is && fn.Body != nil {
+			for _, st := range fn.Body.List {
+				switch st := st.(type) {
+				case *ast.AssignStmt:
+					if st.Tok == token.DEFINE {
+						for _, l := range st.Lhs {
+							if id, is := l.(*ast.Ident); is {
+								names = append(names, id.Name)
+							}
+						}
+					}
+				case *ast.DeclStmt:
+					if g, is := st.Decl.(*ast.GenDecl); is {
+						specs(g)
+					}
+				}
+			}
+		}
+	}
+	return slices.DeleteFunc(names, func(n string) bool { return n == "_" })
+}
