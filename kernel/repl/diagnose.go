@@ -77,6 +77,9 @@ func (s *Session) diagnose(ctx context.Context, src string, err error) error {
 	if said, ok := s.explain(ctx, src, err); ok {
 		return said
 	}
+	if said, ok := s.goWords(src, err); ok {
+		return said
+	}
 	if m := undefinedName.FindStringSubmatch(err.Error()); m != nil {
 		if missingBuiltins[m[1]] {
 			return restate(err, fmt.Sprintf("%s (%s)", msgOf(err), builtinsHint))
@@ -298,41 +301,85 @@ func (f lineFilter) Write(p []byte) (int, error) {
 
 // constantError is Go's error for a constant declaration yaegi rejects as a "constant definition
 // loop" that is none (const k = 1 + "a"; const b int8 = 300): go/types checks src, declarations
-// that need nothing of the session's, and says what is wrong where Go says it. ok is false for
-// anything else, or where src reads a name only the session has (go/types would call it
-// undefined).
+// that need nothing of the session's but its constants, and says what is wrong where Go says
+// it. ok is false for anything else, or where src reads a name go/types does not know.
 func constantError(src string, consts map[string]string, err error) (error, bool) {
 	if !strings.HasSuffix(err.Error(), "constant definition loop") {
 		return nil, false
 	}
-	first, pe := checkTypes(src, consts, true)
-	if first == nil || strings.HasPrefix(first.Msg, "undefined:") || strings.Contains(first.Msg, "could not import") {
+	errs := typeErrors(src, consts)
+	if len(errs) == 0 || !errs[0].declarations || unknownName(errs[0].msg) {
 		return nil, false
 	}
+	pe := errs[0].posError
 	pe.msg += " [yaegi: " + words(err) + "]"
 	pe.err = err
-	return pe, true
+	return &pe, true
 }
 
 // overflowError is Go's error for a constant that overflows the type it is given, which yaegi
 // accepts where the constant is an expression and wraps it without a word (const b int8 = 2 * 200
-// read -112; var n uint8 = 255 + 1 read 0): go/types checks src before it runs, knowing only
-// literals and predeclared names, so a constant that reads a session's name is not checked.
+// read -112; var n uint8 = 255 + 1 read 0): go/types checks src before it runs, knowing of the
+// session's names only its constants.
 func overflowError(src string, consts map[string]string) (error, bool) {
-	if first, pe := checkTypes(src, consts, false); first != nil && strings.Contains(first.Msg, "overflows") {
-		return pe, true
+	for _, e := range typeErrors(src, consts) {
+		if strings.Contains(e.msg, "overflows") {
+			return &e.posError, true
+		}
 	}
 	return nil, false
 }
 
-// checkTypes type-checks src as typed (declarations, else statements) with go/types, which knows
+// goWords is err, a compile error of yaegi's, in Go's words where go/types finds an error at
+// the same position (yaegi: `cannot use "a" (type stringT) as type intT in return argument`;
+// Go: `cannot use "a" (untyped string constant) as int value in return statement`), with
+// yaegi's after it; where yaegi's compiler itself panicked (`if 1 {}`: "CFG post-order panic:
+// reflect: call of reflect.Value.Bool on int64 Value"), go/types' first error wherever it is.
+// go/types knows the session's constants but not its other names, so an error about a name it
+// does not know is left to yaegi.
+func (s *Session) goWords(src string, err error) (error, bool) {
+	at, ok := err.(*posError)
+	crash := ok && strings.HasPrefix(at.msg, "panic: CFG post-order panic: reflect") // the interpreter's own
+	if !ok || at.line == 0 || at.file != "" || strings.HasPrefix(at.msg, "panic: ") && !crash || s.dotImport {
+		return nil, false
+	}
+	for i, e := range typeErrors(src, s.consts) {
+		if crash && i > 0 || !crash && (e.line != at.line || e.col != at.col) {
+			continue
+		}
+		if e.msg == at.msg || unknownName(e.msg) || strings.Contains(e.msg, "not used") {
+			return nil, false
+		}
+		pe := e.posError
+		pe.msg += " [yaegi: " + words(err) + "]"
+		pe.err = err
+		return &pe, true
+	}
+	return nil, false
+}
+
+// unknownName reports whether a go/types error is about a name it does not know: the session's
+// (other than its constants) or an import's.
+func unknownName(msg string) bool {
+	return strings.HasPrefix(msg, "undefined:") || strings.Contains(msg, "could not import")
+}
+
+// typeError is an error go/types finds in an input, at its position there; declarations is
+// whether the input is declarations (else statements).
+type typeError struct {
+	posError
+	declarations bool
+}
+
+// typeErrors type-checks src as typed (declarations, else statements) with go/types, which knows
 // of the session's names only its constants (consts, as noteConsts records them; a group one
-// of whose names src declares left out), and returns its first error in src (with declarations
-// false, its first that says a constant overflows), with that error at its position in src.
-func checkTypes(src string, consts map[string]string, declarations bool) (*types.Error, *posError) {
+// of whose names src declares left out), and returns its errors in src, in go/types' order (it
+// checks package-level declarations before function bodies), soft ones (unused variables and
+// imports) left out.
+func typeErrors(src string, consts map[string]string) []typeError {
 	fset, f, prefix, ok := parseInput(src)
-	if !ok || declarations && prefix != "package main\n" {
-		return nil, nil
+	if !ok {
+		return nil
 	}
 	files := []*ast.File{f}
 	_, declared := identifiers(src)
@@ -353,21 +400,18 @@ func checkTypes(src string, consts map[string]string, declarations bool) (*types
 			files = append(files, sf)
 		}
 	}
-	var first *types.Error
+	var errs []typeError
 	conf := types.Config{Error: func(e error) {
 		te, is := e.(types.Error)
-		if is && !te.Soft && first == nil && te.Fset.Position(te.Pos).Filename != session &&
-			(declarations || strings.Contains(te.Msg, "overflows")) {
-			first = &te
+		if !is || te.Soft || te.Fset.Position(te.Pos).Filename == session {
+			return
 		}
+		t := typeError{posError{msg: te.Msg}, prefix == "package main\n"}
+		if off := fset.Position(te.Pos).Offset - len(prefix); off >= 0 && off <= len(src) {
+			t.line, t.col = lineCol(src, off)
+		}
+		errs = append(errs, t)
 	}}
 	conf.Check("main", fset, files, nil) // errors go to conf.Error
-	if first == nil {
-		return nil, nil
-	}
-	pe := &posError{msg: first.Msg}
-	if off := fset.Position(first.Pos).Offset - len(prefix); off >= 0 && off <= len(src) {
-		pe.line, pe.col = lineCol(src, off)
-	}
-	return first, pe
+	return errs
 }

@@ -63,6 +63,7 @@ func TestConstantSaidAsGo(t *testing.T) {
 		{"const d = 1 / 0", "1:15: invalid operation: division by zero"},
 		{`const e = one + "s"`, `1:11: invalid operation: one + "s" (mismatched types untyped int and untyped string) [yaegi: constant definition loop]`},
 		{"const u = nothere + 1", "undefined: nothere [yaegi: constant definition loop]"},
+		{`const cg = gone + "s"`, "1:7: constant definition loop"}, // gone is a variable, not unknown
 		// overflows yaegi would wrap (const b int8 = 2 * 200 read -112)
 		{"const b int8 = 2 * 200", "1:16: cannot use 2 * 200 (untyped int constant 400) as int8 value in constant declaration (overflows)"},
 		{"var v8 int8 = one * 200", "1:15: cannot use one * 200 (untyped int constant 200) as int8 value in variable declaration (overflows)"},
@@ -88,14 +89,41 @@ func TestConstantSaidAsGo(t *testing.T) {
 	}
 }
 
-// checkTypes reports errors in what was typed, never in the session's constants it declares.
-func TestCheckTypesBlamesTheInput(t *testing.T) {
-	consts := map[string]string{"bad": "const bad int8 = 1000", "k": "const k = 3"}
-	if first, _ := checkTypes("const ok2 = k + 1", consts, true); first != nil {
-		t.Errorf("an error in a session constant blamed on the input: %v", first)
+// A compile error go/types finds at the same position is said in Go's words, yaegi's after
+// them; one about a session name go/types does not know keeps yaegi's.
+func TestGoWords(t *testing.T) {
+	s, _ := newTestSession(t)
+	ctx := context.Background()
+	evalAll(t, s, "f64 := 1.5", "const lim = 3")
+	for _, c := range []struct{ src, want string }{
+		{`func f() int { return "a" }`, `1:23: cannot use "a" (untyped string constant) as int value in return statement [yaegi: cannot use "a" (type stringT) as type intT in return argument]`},
+		{`var y int8 = "s"`, `1:14: cannot use "s" (untyped string constant) as int8 value in variable declaration [yaegi: cannot convert "s" to int8]`},
+		{"func k() { var m map[string]int; m[1] = 2 }", "1:36: cannot use 1 (untyped int constant) as string value in map index [yaegi: cannot convert 1 to string]"},
+		{"var q float32 = 1.5; var r int = q", "1:34: cannot use q (variable of type float32) as int value in variable declaration [yaegi: "},
+		{"if 1 { }", "1:4: non-boolean condition in if statement [yaegi: panic: CFG post-order panic: reflect"},
+		{"for i := lim; i; i++ {}", "1:15: non-boolean condition in for statement [yaegi: non-bool used as for condition]"},
+		// go/types' first error is another (it checks package-level variables before function
+		// bodies): the one at yaegi's position is said
+		{`func f3() int { return "a" }; var v3 int8 = "s"`, `1:24: cannot use "a" (untyped string constant) as int value in return statement [yaegi: cannot use "a" (type stringT)`},
+		// f64 is the session's: go/types does not know it, yaegi's words stay
+		{"var g float32 = f64", "1:17: cannot use type float64 as type float32 in assignment"},
+	} {
+		err := s.Eval(ctx, c.src)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q…", c.src, err, c.want)
+		}
 	}
-	if first, pe := checkTypes("var b8 int8 = k * 50", consts, false); first == nil || pe.Error() != "1:15: cannot use k * 50 (untyped int constant 150) as int8 value in variable declaration (overflows)" {
-		t.Errorf("var b8 int8 = k * 50: %v, want its overflow at 1:15", pe)
+}
+
+// typeErrors reports errors in what was typed, never in the session's constants it declares.
+func TestTypeErrorsBlameTheInput(t *testing.T) {
+	consts := map[string]string{"bad": "const bad int8 = 1000", "k": "const k = 3"}
+	if errs := typeErrors("const ok2 = k + 1", consts); len(errs) != 0 {
+		t.Errorf("an error in a session constant blamed on the input: %v", errs)
+	}
+	errs := typeErrors("var b8 int8 = k * 50", consts)
+	if len(errs) != 1 || errs[0].Error() != "1:15: cannot use k * 50 (untyped int constant 150) as int8 value in variable declaration (overflows)" || !errs[0].declarations {
+		t.Errorf("var b8 int8 = k * 50: %v, want its overflow at 1:15", errs)
 	}
 }
 

@@ -24,6 +24,9 @@ func (s *Session) noteFailed(src string, err error) {
 	said := "interrupted"
 	if !errors.Is(err, ErrInterrupted) {
 		said, _, _ = strings.Cut(err.Error(), "\n")
+		if i := strings.LastIndex(said, " [yaegi: "); i > 0 && strings.HasSuffix(said, "]") {
+			said = said[:i] // Go's words are enough here
+		}
 	}
 	s.mu.Lock()
 	g, _ := globals(s.in)

@@ -28,7 +28,7 @@ func TestGhosts(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ src, want string }{
-		{"y", `1:1: undefined: y (its declaration failed: 1:14: cannot convert "s" to int8)`},
+		{"y", `1:1: undefined: y (its declaration failed: 1:14: cannot use "s" (untyped string constant) as int8 value in variable declaration)`},
 		{"w", "1:1: undefined: w (its declaration failed: panic: boom"},
 		{"b + 1", "1:1: undefined: b (its declaration failed: panic: boom"},
 		{"z := 2 * w + int(y)", "1:10: undefined: w, y (their declarations failed; w's: panic: boom"},

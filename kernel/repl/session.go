@@ -88,7 +88,7 @@ type Session struct {
 	// generics are the generic functions inputs declared, with their type parameters' names.
 	generics map[string][]string
 	// consts are the constant declarations inputs made at top level: each name's group as
-	// typed (diagnose.go's checkTypes declares them for go/types).
+	// typed (diagnose.go's typeErrors declares them for go/types).
 	consts map[string]string
 	// ghosts are the names inputs that failed declared and nothing had defined, with the
 	// error (ghost.go: the interpreter keeps them, with their zero values).
