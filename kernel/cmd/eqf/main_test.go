@@ -290,6 +290,16 @@ func TestPaperPool(t *testing.T) {
 		!strings.Contains(pooled.Notes[len(pooled.Notes)-1], "Left out: ") {
 		t.Errorf("pooled: seeds %v, first number %+v, printed %q, last note %q", pooled.TrainSeeds, fvd, printed, pooled.Notes[len(pooled.Notes)-1])
 	}
+	// Its run.txt says how it was pooled, from what, with each result's own run.txt.
+	run := paper.Run(filepath.Join(out, "minecraft_main"))
+	for _, want := range []string{"minecraft_main on the paper recipe, training seeds 1, 2, 3, 4: pooled from 2 results",
+		"command: eqf paper -out " + out + " pool " + committed + " " + filepath.Dir(fourth),
+		"result 1: " + committed + ", training seeds 1, 2, 3\n  " + strings.SplitN(paper.Run(committed), "\n", 2)[0],
+		"result 2: " + fourth + ", training seed 4\n  (no run.txt)"} {
+		if !strings.Contains(run, want) {
+			t.Errorf("the pooled result's run.txt lacks %q:\n%s", want, run)
+		}
+	}
 	out2 := t.TempDir() // the file itself, first
 	if err := runPaper([]string{"-out", out2, "pool", filepath.Join(fourth, "results.json"), committed}); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/equilibriumforcing/eqf/internal/fsutil"
 	"github.com/equilibriumforcing/eqf/paper"
 	"github.com/equilibriumforcing/eqf/zoo"
 )
@@ -278,8 +279,44 @@ func poolRuns(args []string, out string) error {
 	if err := r.Save(dir); err != nil {
 		return err
 	}
+	if err := fsutil.WriteFileAtomic(filepath.Join(dir, "run.txt"), []byte(pooledRun(r, parts, dirs, args, out))); err != nil {
+		return err
+	}
 	fmt.Printf("%s: training seeds %s pooled from %d results: %d numbers -> %s\n", r.Name, strings.Trim(fmt.Sprint(r.TrainSeeds), "[]"), len(parts), len(r.Numbers), filepath.Join(dir, "results.md"))
 	return nil
+}
+
+// pooledRun is a pooled result's run.txt: how it was pooled, from which results (each with its
+// training seeds and its own run.txt, where it has one), so that where and how each seed ran
+// stays with the result.
+func pooledRun(r *paper.Result, parts []*paper.Result, dirs, args []string, out string) string {
+	seeds := func(ks []int) string {
+		if len(ks) == 1 {
+			return fmt.Sprintf("training seed %d", ks[0])
+		}
+		return "training seeds " + strings.Trim(strings.ReplaceAll(fmt.Sprint(ks), " ", ", "), "[]")
+	}
+	var b strings.Builder
+	recipe := r.Recipe
+	if recipe == "" {
+		recipe = zoo.DefaultRecipe
+	}
+	fmt.Fprintf(&b, "%s on the %s recipe, %s: pooled from %d results on disjoint training seeds\n", r.Name, recipe, seeds(r.TrainSeeds), len(parts))
+	fmt.Fprintf(&b, "command: eqf paper -out %s pool %s (%s UTC)\n", out, strings.Join(args, " "), time.Now().UTC().Format("2006-01-02 15:04"))
+	b.WriteString("paper.PoolTrainingSeeds: each number's per-seed values side by side, its mean, standard error, 95 % interval\n" +
+		"and verdict computed again over all the seeds: the numbers one run of all of them gives (a seed's rollouts\n" +
+		"depend on its own models and the evaluation seeds alone)\n")
+	for i, p := range parts {
+		fmt.Fprintf(&b, "\nresult %d: %s, %s\n", i+1, dirs[i], seeds(p.TrainSeeds))
+		run := paper.Run(dirs[i])
+		if run == "" {
+			run = "(no run.txt)"
+		}
+		for _, line := range strings.Split(run, "\n") {
+			b.WriteString(strings.TrimRight("  "+line, " ") + "\n")
+		}
+	}
+	return b.String()
 }
 
 // sameDir says whether two paths name one folder.
