@@ -169,7 +169,16 @@ func RecipeByName(name string) (Recipe, error) {
 			names = append(names, fmt.Sprintf("%q", n))
 		}
 		sort.Strings(names)
-		return Recipe{}, fmt.Errorf("zoo: recipe %q unknown: must be one of %s", name, strings.Join(names, ", "))
+		hint := ""
+		bare := func(n string) string {
+			return strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(n))
+		}
+		for n := range Recipes {
+			if bare(n) == bare(name) {
+				hint = fmt.Sprintf(" (did you mean %q?)", n) // paper70k, Paper-70K
+			}
+		}
+		return Recipe{}, fmt.Errorf("zoo: recipe %q unknown%s: must be one of %s", name, hint, strings.Join(names, ", "))
 	}
 	return r, nil
 }

@@ -226,6 +226,9 @@ func (z *Zoo) Card(name string) (*Card, error) {
 	if err != nil {
 		return nil, err
 	}
+	if k := z.Recipe.TrainSeed; k < 0 || k > MaxTrainSeeds {
+		return nil, fmt.Errorf("zoo: training seed %d (WithTrainSeed) out of range: must be in [1, %d]", k, MaxTrainSeeds)
+	}
 	name = s.Name
 	b, err := os.ReadFile(filepath.Join(z.dir(name), "card.json"))
 	if err != nil {

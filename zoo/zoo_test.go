@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -355,5 +356,24 @@ func TestTrainSeedsFound(t *testing.T) {
 	}
 	if got, want := z.TrainSeedsFound(), []int{1, 2, 3, 12}; !slices.Equal(got, want) {
 		t.Errorf("TrainSeedsFound() = %v, want %v", got, want)
+	}
+}
+
+// A recipe written without its dash or in another case is refused, naming the one meant; a
+// training seed out of range is refused by name, not read as the first.
+func TestOpenAndLoadRefuseBadInput(t *testing.T) {
+	for name, want := range map[string]string{"paper70k": `(did you mean "paper-70k"?)`, "Paper-3.5K": `(did you mean "paper-3.5k"?)`, "nope": `unknown: must be one of "cpu"`} {
+		if _, err := Open(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Open(%q) = %v, want an error with %q", name, err, want)
+		}
+	}
+	z, err := Open("quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{-2, MaxTrainSeeds + 1} {
+		if _, err := z.WithTrainSeed(k).Load("eqf"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("training seed %d (WithTrainSeed) out of range: must be in [1, %d]", k, MaxTrainSeeds)) {
+			t.Errorf("WithTrainSeed(%d).Load = %v, want the seed refused", k, err)
+		}
 	}
 }
