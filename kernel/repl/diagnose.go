@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"go/types"
 	"io"
 	"log"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -114,7 +112,7 @@ func (s *Session) diagnose(ctx context.Context, src string, err error) error {
 	}
 	s.mu.Unlock()
 	if len(undefined) == 0 {
-		if said, ok := constantError(src, s.consts, err); ok {
+		if said, ok := constantError(src, s.known(), err); ok {
 			return said
 		}
 		return err
@@ -140,37 +138,6 @@ func (s *Session) noteDefined(src string) {
 	}
 	s.noteTypes(src)
 	s.noteConsts(src, declared)
-}
-
-// noteConsts records src's top-level constant declarations, each name's group as typed, and
-// forgets every recorded group a name of which src declares again (a group with iota reads its
-// place in the group).
-func (s *Session) noteConsts(src string, declared map[string]bool) {
-	for name := range declared {
-		if g, ok := s.consts[name]; ok {
-			for n, h := range s.consts {
-				if h == g {
-					delete(s.consts, n)
-				}
-			}
-		}
-	}
-	fset, f, prefix, ok := parseInput(src)
-	if !ok || prefix != "package main\n" { // statements: nothing declared at top level
-		return
-	}
-	for _, d := range f.Decls {
-		if g, is := d.(*ast.GenDecl); is && g.Tok == token.CONST {
-			text := src[fset.Position(g.Pos()).Offset-len(prefix) : fset.Position(g.End()).Offset-len(prefix)]
-			for _, sp := range g.Specs {
-				for _, n := range sp.(*ast.ValueSpec).Names {
-					if n.Name != "_" {
-						s.consts[n.Name] = text
-					}
-				}
-			}
-		}
-	}
 }
 
 // importable lists the quoted import paths of the packages named name that the session can
@@ -297,121 +264,4 @@ func (f lineFilter) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return f.w.Write(p)
-}
-
-// constantError is Go's error for a constant declaration yaegi rejects as a "constant definition
-// loop" that is none (const k = 1 + "a"; const b int8 = 300): go/types checks src, declarations
-// that need nothing of the session's but its constants, and says what is wrong where Go says
-// it. ok is false for anything else, or where src reads a name go/types does not know.
-func constantError(src string, consts map[string]string, err error) (error, bool) {
-	if !strings.HasSuffix(err.Error(), "constant definition loop") {
-		return nil, false
-	}
-	errs := typeErrors(src, consts)
-	if len(errs) == 0 || !errs[0].declarations || unknownName(errs[0].msg) {
-		return nil, false
-	}
-	pe := errs[0].posError
-	pe.msg += " [yaegi: " + words(err) + "]"
-	pe.err = err
-	return &pe, true
-}
-
-// overflowError is Go's error for a constant that overflows the type it is given, which yaegi
-// accepts where the constant is an expression and wraps it without a word (const b int8 = 2 * 200
-// read -112; var n uint8 = 255 + 1 read 0): go/types checks src before it runs, knowing of the
-// session's names only its constants.
-func overflowError(src string, consts map[string]string) (error, bool) {
-	for _, e := range typeErrors(src, consts) {
-		if strings.Contains(e.msg, "overflows") {
-			return &e.posError, true
-		}
-	}
-	return nil, false
-}
-
-// goWords is err, a compile error of yaegi's, in Go's words where go/types finds an error at
-// the same position (yaegi: `cannot use "a" (type stringT) as type intT in return argument`;
-// Go: `cannot use "a" (untyped string constant) as int value in return statement`), with
-// yaegi's after it; where yaegi's compiler itself panicked (`if 1 {}`: "CFG post-order panic:
-// reflect: call of reflect.Value.Bool on int64 Value"), go/types' first error wherever it is.
-// go/types knows the session's constants but not its other names, so an error about a name it
-// does not know is left to yaegi.
-func (s *Session) goWords(src string, err error) (error, bool) {
-	at, ok := err.(*posError)
-	crash := ok && strings.HasPrefix(at.msg, "panic: CFG post-order panic: reflect") // the interpreter's own
-	if !ok || at.line == 0 || at.file != "" || strings.HasPrefix(at.msg, "panic: ") && !crash || s.dotImport {
-		return nil, false
-	}
-	for i, e := range typeErrors(src, s.consts) {
-		if crash && i > 0 || !crash && (e.line != at.line || e.col != at.col) {
-			continue
-		}
-		if e.msg == at.msg || unknownName(e.msg) || strings.Contains(e.msg, "not used") {
-			return nil, false
-		}
-		pe := e.posError
-		pe.msg += " [yaegi: " + words(err) + "]"
-		pe.err = err
-		return &pe, true
-	}
-	return nil, false
-}
-
-// unknownName reports whether a go/types error is about a name it does not know: the session's
-// (other than its constants) or an import's.
-func unknownName(msg string) bool {
-	return strings.HasPrefix(msg, "undefined:") || strings.Contains(msg, "could not import")
-}
-
-// typeError is an error go/types finds in an input, at its position there; declarations is
-// whether the input is declarations (else statements).
-type typeError struct {
-	posError
-	declarations bool
-}
-
-// typeErrors type-checks src as typed (declarations, else statements) with go/types, which knows
-// of the session's names only its constants (consts, as noteConsts records them; a group one
-// of whose names src declares left out), and returns its errors in src, in go/types' order (it
-// checks package-level declarations before function bodies), soft ones (unused variables and
-// imports) left out.
-func typeErrors(src string, consts map[string]string) []typeError {
-	fset, f, prefix, ok := parseInput(src)
-	if !ok {
-		return nil
-	}
-	files := []*ast.File{f}
-	_, declared := identifiers(src)
-	again := map[string]bool{} // a group src declares a name of again is left out whole
-	for name, g := range consts {
-		again[g] = again[g] || declared[name]
-	}
-	var groups []string
-	for _, g := range consts {
-		if !again[g] && !slices.Contains(groups, g) {
-			groups = append(groups, g)
-		}
-	}
-	sort.Strings(groups)
-	const session = "session.go"
-	if len(groups) > 0 {
-		if sf, err := parser.ParseFile(fset, session, "package main\n"+strings.Join(groups, "\n"), 0); err == nil {
-			files = append(files, sf)
-		}
-	}
-	var errs []typeError
-	conf := types.Config{Error: func(e error) {
-		te, is := e.(types.Error)
-		if !is || te.Soft || te.Fset.Position(te.Pos).Filename == session {
-			return
-		}
-		t := typeError{posError{msg: te.Msg}, prefix == "package main\n"}
-		if off := fset.Position(te.Pos).Offset - len(prefix); off >= 0 && off <= len(src) {
-			t.line, t.col = lineCol(src, off)
-		}
-		errs = append(errs, t)
-	}}
-	conf.Check("main", fset, files, nil) // errors go to conf.Error
-	return errs
 }

@@ -3,11 +3,14 @@ package repl
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A panic in interpreted code comes back once, in Go's words where yaegi's are reflect's, and
@@ -63,7 +66,7 @@ func TestConstantSaidAsGo(t *testing.T) {
 		{"const d = 1 / 0", "1:15: invalid operation: division by zero"},
 		{`const e = one + "s"`, `1:11: invalid operation: one + "s" (mismatched types untyped int and untyped string) [yaegi: constant definition loop]`},
 		{"const u = nothere + 1", "undefined: nothere [yaegi: constant definition loop]"},
-		{`const cg = gone + "s"`, "1:7: constant definition loop"}, // gone is a variable, not unknown
+		{`const cg = gone + "s"`, `1:12: invalid operation: gone + "s" (mismatched types int and untyped string)`}, // gone is a variable now
 		// overflows yaegi would wrap (const b int8 = 2 * 200 read -112)
 		{"const b int8 = 2 * 200", "1:16: cannot use 2 * 200 (untyped int constant 400) as int8 value in constant declaration (overflows)"},
 		{"var v8 int8 = one * 200", "1:15: cannot use one * 200 (untyped int constant 200) as int8 value in variable declaration (overflows)"},
@@ -89,39 +92,55 @@ func TestConstantSaidAsGo(t *testing.T) {
 	}
 }
 
-// A compile error go/types finds at the same position is said in Go's words, yaegi's after
-// them; one about a session name go/types does not know keeps yaegi's.
+// An input whose value Go would refuse to give its type is refused before it runs, in Go's words
+// (the session's constants and variables of predeclared types known): yaegi converted it without
+// a word, or said so oddly. Another compile error go/types finds where yaegi does is said in Go's
+// words, yaegi's after them; one about a name go/types does not know keeps yaegi's.
 func TestGoWords(t *testing.T) {
-	s, _ := newTestSession(t)
+	s, out := newTestSession(t)
 	ctx := context.Background()
-	evalAll(t, s, "f64 := 1.5", "const lim = 3")
+	evalAll(t, s, "f64 := 1.5", "const lim = 3", "n := 1", "xs := []float64{2.5}", "var e any = 1", "c := eqflib.DiTPresets[\"tiny\"]")
 	for _, c := range []struct{ src, want string }{
-		{`func f() int { return "a" }`, `1:23: cannot use "a" (untyped string constant) as int value in return statement [yaegi: cannot use "a" (type stringT) as type intT in return argument]`},
-		{`var y int8 = "s"`, `1:14: cannot use "s" (untyped string constant) as int8 value in variable declaration [yaegi: cannot convert "s" to int8]`},
-		{"func k() { var m map[string]int; m[1] = 2 }", "1:36: cannot use 1 (untyped int constant) as string value in map index [yaegi: cannot convert 1 to string]"},
-		{"var q float32 = 1.5; var r int = q", "1:34: cannot use q (variable of type float32) as int value in variable declaration [yaegi: "},
+		// what yaegi ran, converting: -56, 2, 4, 5 (Go: refused)
+		{"var v int8 = n * 200", "1:14: cannot use n * 200 (value of type int) as int8 value in variable declaration"},
+		{"var w float32 = n + 1", "1:17: cannot use n + 1 (value of type int) as float32 value in variable declaration"},
+		{"var i int = f64 * 2", "1:13: cannot use f64 * 2 (value of type float64) as int value in variable declaration"},
+		{"var j int = xs[0] * 2", "1:13: cannot use xs[0] * 2 (value of type float64) as int value in variable declaration"},
+		{"var k int = e", "1:13: cannot use e (variable of interface type any) as int value in variable declaration: need type assertion"},
+		// what yaegi refused in its words
+		{`func f() int { return "a" }`, `1:23: cannot use "a" (untyped string constant) as int value in return statement`},
+		{`var y int8 = "s"`, `1:14: cannot use "s" (untyped string constant) as int8 value in variable declaration`},
+		{"func k() { var m map[string]int; m[1] = 2 }", "1:36: cannot use 1 (untyped int constant) as string value in map index"},
+		{"var g float32 = f64", "1:17: cannot use f64 (variable of type float64) as float32 value in variable declaration"},
+		{`func f3() int { return "a" }; var v3 int8 = "s"`, `1:24: cannot use "a" (untyped string constant) as int value in return statement`}, // the first by position
 		{"if 1 { }", "1:4: non-boolean condition in if statement [yaegi: panic: CFG post-order panic: reflect"},
 		{"for i := lim; i; i++ {}", "1:15: non-boolean condition in for statement [yaegi: non-bool used as for condition]"},
-		// go/types' first error is another (it checks package-level variables before function
-		// bodies): the one at yaegi's position is said
-		{`func f3() int { return "a" }; var v3 int8 = "s"`, `1:24: cannot use "a" (untyped string constant) as int value in return statement [yaegi: cannot use "a" (type stringT)`},
-		// f64 is the session's: go/types does not know it, yaegi's words stay
-		{"var g float32 = f64", "1:17: cannot use type float64 as type float32 in assignment"},
 	} {
 		err := s.Eval(ctx, c.src)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q…", c.src, err, c.want)
 		}
 	}
+	// What Go takes runs: an any takes any value, a variable declared again takes its new type, a
+	// field of a package's type is not known to go/types and stays yaegi's to judge.
+	out.Reset()
+	for _, src := range []string{`e = "s"`, "e", `n := "now a string"`, "var m string = n", "m", "var d int = c.Depth * 2", "d"} {
+		if err := s.Eval(ctx, src); err != nil {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
+	if got, want := strings.Fields(out.String()), []string{"s", "now", "a", "string", "4"}; !slices.Equal(got, want) {
+		t.Errorf("printed %q, want %q", got, want)
+	}
 }
 
 // typeErrors reports errors in what was typed, never in the session's constants it declares.
 func TestTypeErrorsBlameTheInput(t *testing.T) {
 	consts := map[string]string{"bad": "const bad int8 = 1000", "k": "const k = 3"}
-	if errs := typeErrors("const ok2 = k + 1", consts); len(errs) != 0 {
+	if errs := typeErrors("const ok2 = k + 1", known{consts: consts}); len(errs) != 0 {
 		t.Errorf("an error in a session constant blamed on the input: %v", errs)
 	}
-	errs := typeErrors("var b8 int8 = k * 50", consts)
+	errs := typeErrors("var b8 int8 = k * 50", known{consts: consts})
 	if len(errs) != 1 || errs[0].Error() != "1:15: cannot use k * 50 (untyped int constant 150) as int8 value in variable declaration (overflows)" || !errs[0].declarations {
 		t.Errorf("var b8 int8 = k * 50: %v, want its overflow at 1:15", errs)
 	}
@@ -236,5 +255,27 @@ func TestLineFilter(t *testing.T) {
 			t.Errorf("passed %q, want %q", got, want)
 		}
 		b.Reset()
+	}
+}
+
+// goType writes the types go/types can be told without a package, and no other.
+func TestGoType(t *testing.T) {
+	type named int
+	for _, c := range []struct {
+		t    reflect.Type
+		want string
+	}{
+		{reflect.TypeFor[int8](), "int8"}, {reflect.TypeFor[[]float64](), "[]float64"},
+		{reflect.TypeFor[map[string][]int](), "map[string][]int"}, {reflect.TypeFor[*[3]bool](), "*[3]bool"},
+		{reflect.TypeFor[func(int) string](), "func(int) string"}, {reflect.TypeFor[any](), "any"},
+		{reflect.TypeFor[error](), "error"}, {reflect.TypeFor[chan rune](), "chan int32"},
+		{reflect.TypeFor[named](), ""}, {reflect.TypeFor[[]named](), ""}, {reflect.TypeFor[time.Duration](), ""},
+		{reflect.TypeFor[struct{ A int }](), ""}, {reflect.TypeFor[fmt.Stringer](), ""}, {reflect.TypeFor[map[named]int](), ""},
+		{reflect.TypeFor[func() named](), ""},
+	} {
+		got, ok := goType(c.t)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("goType(%v) = %q, %v; want %q", c.t, got, ok, c.want)
+		}
 	}
 }

@@ -88,7 +88,7 @@ type Session struct {
 	// generics are the generic functions inputs declared, with their type parameters' names.
 	generics map[string][]string
 	// consts are the constant declarations inputs made at top level: each name's group as
-	// typed (diagnose.go's typeErrors declares them for go/types).
+	// typed (gotypes.go tells go/types of them).
 	consts map[string]string
 	// ghosts are the names inputs that failed declared and nothing had defined, with the
 	// error (ghost.go: the interpreter keeps them, with their zero values).
@@ -292,7 +292,7 @@ func (s *Session) evalInput(ctx context.Context, src string) error {
 // evalChecked evaluates src; an error whose words are yaegi's and mislead comes back as Go
 // would say it (diagnose.go).
 func (s *Session) evalChecked(ctx context.Context, src string) error {
-	if err, ok := overflowError(src, s.consts); ok && !s.dotImport { // nothing runs (diagnose.go)
+	if err, ok := silentError(src, s.known()); ok && !s.dotImport { // nothing runs (gotypes.go)
 		return err
 	}
 	err := s.evalSource(ctx, src)

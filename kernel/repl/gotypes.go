@@ -1,0 +1,245 @@
+package repl
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// go/types beside yaegi. yaegi v0.16.1 accepts some inputs Go rejects, and converts without a
+// word where Go would refuse (a := 1; var v int8 = a * 200 read -56; f := 2.5; var i int = f * 2
+// read 4; const b int8 = 2 * 200 read -112), and words some errors oddly or not at all. The
+// session type-checks each input with go/types, which knows the session's constants (as typed)
+// and its variables whose types need no package (int, []float64, map[string]int, any, error,
+// …): an input whose value Go would refuse to convert is refused before it runs (silentError),
+// and yaegi's errors are said in Go's words where go/types finds the same (constantError,
+// goWords). A name go/types does not know (the session's functions and types, packages) makes
+// it say nothing of what uses it, so it never refuses what Go would take.
+
+// known is what go/types is told of the session: its constant declarations as typed (name →
+// group) and its variables' types as Go writes them (name → type).
+type known struct{ consts, vars map[string]string }
+
+// known is the session's constants and the variables whose types go/types can be told.
+func (s *Session) known() known {
+	k := known{consts: s.consts, vars: map[string]string{}}
+	s.mu.Lock()
+	g, _ := globals(s.in)
+	s.mu.Unlock()
+	for name, v := range g {
+		if strings.HasPrefix(name, "__") || !v.IsValid() {
+			continue
+		}
+		if t, ok := goType(v.Type()); ok {
+			k.vars[name] = t
+		}
+	}
+	return k
+}
+
+// goType is t as Go writes it where that needs no package: predeclared types, any, error, and
+// slices, arrays, maps, pointers, channels and functions of them.
+func goType(t reflect.Type) (string, bool) {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Pointer, reflect.Chan:
+		if _, ok := goType(t.Elem()); !ok || t.Name() != "" {
+			return "", false
+		}
+	case reflect.Map:
+		_, kok := goType(t.Key())
+		_, vok := goType(t.Elem())
+		if !kok || !vok || t.Name() != "" {
+			return "", false
+		}
+	case reflect.Func:
+		for i := 0; i < t.NumIn(); i++ {
+			if _, ok := goType(t.In(i)); !ok {
+				return "", false
+			}
+		}
+		for i := 0; i < t.NumOut(); i++ {
+			if _, ok := goType(t.Out(i)); !ok {
+				return "", false
+			}
+		}
+		if t.Name() != "" {
+			return "", false
+		}
+	case reflect.Interface:
+		switch {
+		case t == reflect.TypeFor[error]():
+			return "error", true
+		case t.Name() == "" && t.NumMethod() == 0:
+			return "any", true
+		}
+		return "", false
+	case reflect.Struct, reflect.UnsafePointer, reflect.Invalid:
+		return "", false
+	default: // a basic kind: predeclared if it has a name and no package
+		if t.Name() == "" || t.PkgPath() != "" {
+			return "", false
+		}
+	}
+	return t.String(), true
+}
+
+// noteConsts records src's top-level constant declarations, each name's group as typed, and
+// forgets every recorded group a name of which src declares again (a group with iota reads its
+// place in the group).
+func (s *Session) noteConsts(src string, declared map[string]bool) {
+	for name := range declared {
+		if g, ok := s.consts[name]; ok {
+			for n, h := range s.consts {
+				if h == g {
+					delete(s.consts, n)
+				}
+			}
+		}
+	}
+	fset, f, prefix, ok := parseInput(src)
+	if !ok || prefix != "package main\n" { // statements: nothing declared at top level
+		return
+	}
+	for _, d := range f.Decls {
+		if g, is := d.(*ast.GenDecl); is && g.Tok == token.CONST {
+			text := src[fset.Position(g.Pos()).Offset-len(prefix) : fset.Position(g.End()).Offset-len(prefix)]
+			for _, sp := range g.Specs {
+				for _, n := range sp.(*ast.ValueSpec).Names {
+					if n.Name != "_" {
+						s.consts[n.Name] = text
+					}
+				}
+			}
+		}
+	}
+}
+
+// constantError is Go's error for a constant declaration yaegi rejects as a "constant definition
+// loop" that is none (const k = 1 + "a"; const b int8 = 300): go/types checks src, declarations
+// that need nothing of the session's but its constants, and says what is wrong where Go says
+// it. ok is false for anything else, or where src reads a name go/types does not know.
+func constantError(src string, k known, err error) (error, bool) {
+	if !strings.HasSuffix(err.Error(), "constant definition loop") {
+		return nil, false
+	}
+	errs := typeErrors(src, k)
+	if len(errs) == 0 || !errs[0].declarations || unknownName(errs[0].msg) {
+		return nil, false
+	}
+	pe := errs[0].posError
+	pe.msg += " [yaegi: " + words(err) + "]"
+	pe.err = err
+	return &pe, true
+}
+
+// silentError is Go's error for an input whose value Go would refuse to give the type it is
+// given and yaegi converts without a word: a constant that overflows it (const b int8 = 2 * 200
+// read -112; var n uint8 = 255 + 1 read 0), or a value of another type (var i int = f * 2 read
+// 4 for f = 2.5; var w float32 = a + 1). go/types checks src before it runs.
+func silentError(src string, k known) (error, bool) {
+	for _, e := range typeErrors(src, k) {
+		if strings.Contains(e.msg, "overflows") || strings.Contains(e.msg, "truncated") ||
+			strings.HasPrefix(e.msg, "cannot use ") && strings.Contains(e.msg, " value in ") {
+			return &e.posError, true
+		}
+	}
+	return nil, false
+}
+
+// goWords is err, a compile error of yaegi's, in Go's words where go/types finds an error at
+// the same position (yaegi: `cannot use "a" (type stringT) as type intT in return argument`;
+// Go: `cannot use "a" (untyped string constant) as int value in return statement`), with
+// yaegi's after it; where yaegi's compiler itself panicked (`if 1 {}`: "CFG post-order panic:
+// reflect: call of reflect.Value.Bool on int64 Value"), go/types' first error wherever it is.
+// go/types knows the session's constants but not its other names, so an error about a name it
+// does not know is left to yaegi.
+func (s *Session) goWords(src string, err error) (error, bool) {
+	at, ok := err.(*posError)
+	crash := ok && strings.HasPrefix(at.msg, "panic: CFG post-order panic: reflect") // the interpreter's own
+	if !ok || at.line == 0 || at.file != "" || strings.HasPrefix(at.msg, "panic: ") && !crash || s.dotImport {
+		return nil, false
+	}
+	for i, e := range typeErrors(src, s.known()) {
+		if crash && i > 0 || !crash && (e.line != at.line || e.col != at.col) {
+			continue
+		}
+		if e.msg == at.msg || unknownName(e.msg) || strings.Contains(e.msg, "not used") {
+			return nil, false
+		}
+		pe := e.posError
+		pe.msg += " [yaegi: " + words(err) + "]"
+		pe.err = err
+		return &pe, true
+	}
+	return nil, false
+}
+
+// unknownName reports whether a go/types error is about a name it does not know: the session's
+// (other than its constants) or an import's.
+func unknownName(msg string) bool {
+	return strings.HasPrefix(msg, "undefined:") || strings.Contains(msg, "could not import")
+}
+
+// typeError is an error go/types finds in an input, at its position there; declarations is
+// whether the input is declarations (else statements).
+type typeError struct {
+	posError
+	declarations bool
+}
+
+// typeErrors type-checks src as typed (declarations, else statements) with go/types, told of the
+// session what k holds (a constant group or variable src declares again left out), and returns
+// its errors in src in the order of their positions, soft ones (unused variables and imports)
+// left out.
+func typeErrors(src string, k known) []typeError {
+	fset, f, prefix, ok := parseInput(src)
+	if !ok {
+		return nil
+	}
+	files := []*ast.File{f}
+	_, declared := identifiers(src)
+	again := map[string]bool{} // a group src declares a name of again is left out whole
+	for name, g := range k.consts {
+		again[g] = again[g] || declared[name]
+	}
+	var decls []string
+	for _, g := range k.consts {
+		if !again[g] && !slices.Contains(decls, g) {
+			decls = append(decls, g)
+		}
+	}
+	for name, t := range k.vars {
+		if _, isConst := k.consts[name]; !declared[name] && !isConst {
+			decls = append(decls, "var "+name+" "+t)
+		}
+	}
+	sort.Strings(decls)
+	const session = "session.go"
+	if len(decls) > 0 {
+		if sf, err := parser.ParseFile(fset, session, "package main\n"+strings.Join(decls, "\n"), 0); err == nil {
+			files = append(files, sf)
+		}
+	}
+	var errs []typeError
+	conf := types.Config{Error: func(e error) {
+		te, is := e.(types.Error)
+		if !is || te.Soft || te.Fset.Position(te.Pos).Filename == session {
+			return
+		}
+		t := typeError{posError{msg: te.Msg}, prefix == "package main\n"}
+		if off := fset.Position(te.Pos).Offset - len(prefix); off >= 0 && off <= len(src) {
+			t.line, t.col = lineCol(src, off)
+		}
+		errs = append(errs, t)
+	}}
+	conf.Check("main", fset, files, nil) // errors go to conf.Error
+	sort.SliceStable(errs, func(i, j int) bool { // as Go's compiler lists them
+		return errs[i].line < errs[j].line || errs[i].line == errs[j].line && errs[i].col < errs[j].col
+	})
+	return errs
+}
