@@ -136,6 +136,9 @@ func (s *Session) noteDefined(src string) {
 		s.defined[name] = true
 		delete(s.ghosts, name)
 	}
+	for _, name := range topLevelNames(src) {
+		s.top[name] = true
+	}
 	s.noteTypes(src)
 	s.noteConsts(src, declared)
 }

@@ -15,11 +15,12 @@ import (
 // where g panics, or a loop interrupted with Ctrl-C, w reads its zero value; after
 // `func f() int { return "a" }`, calling f panics with an index out of range. In Go none of them
 // would exist. The session records such a name (one the failed input declared at its top level,
-// no input had defined, and that holds its zero value), and refuses an input that reads it before it runs, saying whose
-// declaration failed; declaring the name again, without an error, lays the ghost.
+// no input had declared at its top level, and that holds its zero value), and refuses an input
+// that reads it before it runs, saying whose declaration failed; declaring the name again,
+// without an error, lays the ghost.
 
-// noteFailed records the names src declares at its top level, which nothing had defined, as
-// ghosts of err.
+// noteFailed records the names src declares at its top level, which no input had, as ghosts of
+// err.
 func (s *Session) noteFailed(src string, err error) {
 	said := "interrupted"
 	if !errors.Is(err, ErrInterrupted) {
@@ -35,7 +36,7 @@ func (s *Session) noteFailed(src string, err error) {
 		if v, ok := g[name]; ok && v.IsValid() && !v.IsZero() {
 			continue // assigned before the input failed (a statement that ran): it exists
 		}
-		if !s.defined[name] {
+		if !s.top[name] {
 			s.ghosts[name] = said
 		}
 	}

@@ -18,6 +18,7 @@ func TestGhosts(t *testing.T) {
 		"n0 := nothere",       // n0 existed, with its zero value
 		`var y int8 = "s"`,    // compile error: y would read 0
 		"w := boom()",         // a panic: w would read 0
+		"n := boom()",         // n, a parameter's name in the session's helpers, is no variable of it
 		"a := 1; b := boom()", // a ran: a is 1
 		`func f() int { return "a" }`,
 		`type T struct{ A int }; var t T = 3`,
@@ -30,6 +31,7 @@ func TestGhosts(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"y", `1:1: undefined: y (its declaration failed: 1:14: cannot use "s" (untyped string constant) as int8 value in variable declaration)`},
 		{"w", "1:1: undefined: w (its declaration failed: panic: boom"},
+		{"n", "1:1: undefined: n (its declaration failed: panic: boom"},
 		{"b + 1", "1:1: undefined: b (its declaration failed: panic: boom"},
 		{"z := 2 * w + int(y)", "1:10: undefined: w, y (their declarations failed; w's: panic: boom"},
 		{"f()", "1:1: undefined: f (its declaration failed: 1:23: cannot use"},

@@ -238,7 +238,8 @@ func typeErrors(src string, k known) []typeError {
 		errs = append(errs, t)
 	}}
 	conf.Check("main", fset, files, nil) // errors go to conf.Error
-	sort.SliceStable(errs, func(i, j int) bool { // as Go's compiler lists them
+	// in the order of their positions, as Go's compiler lists them
+	sort.SliceStable(errs, func(i, j int) bool {
 		return errs[i].line < errs[j].line || errs[i].line == errs[j].line && errs[i].col < errs[j].col
 	})
 	return errs

@@ -90,9 +90,10 @@ type Session struct {
 	// consts are the constant declarations inputs made at top level: each name's group as
 	// typed (gotypes.go tells go/types of them).
 	consts map[string]string
-	// ghosts are the names inputs that failed declared and nothing had defined, with the
-	// error (ghost.go: the interpreter keeps them, with their zero values).
+	// ghosts are the names inputs that failed declared and no input had declared at its top
+	// level (top), with the error (ghost.go: the interpreter keeps them, with their zero values).
 	ghosts map[string]string
+	top    map[string]bool
 	// globalNames are the interpreter's globals as of the last completion made while no
 	// evaluation ran.
 	globalNames []string
@@ -197,6 +198,7 @@ func (s *Session) Reset() error {
 	}
 	s.defined, s.dotImport = map[string]bool{}, false
 	s.types, s.generics, s.consts, s.ghosts = map[string]*sessionType{}, map[string][]string{}, map[string]string{}, map[string]string{}
+	s.top = map[string]bool{}
 	s.noteDefined(helpers)
 	s.mu.Lock()
 	s.in = in
