@@ -140,7 +140,7 @@ func (s *Session) noteDefined(src string) {
 		s.top[name] = true
 	}
 	s.noteTypes(src)
-	s.noteConsts(src, declared)
+	s.noteDecls(src, declared)
 }
 
 // importable lists the quoted import paths of the packages named name that the session can

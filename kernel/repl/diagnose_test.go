@@ -99,13 +99,20 @@ func TestConstantSaidAsGo(t *testing.T) {
 func TestGoWords(t *testing.T) {
 	s, out := newTestSession(t)
 	ctx := context.Background()
-	evalAll(t, s, "f64 := 1.5", "const lim = 3", "n := 1", "xs := []float64{2.5}", "var e any = 1", "c := eqflib.DiTPresets[\"tiny\"]")
+	evalAll(t, s, "f64 := 1.5", "const lim = 3", "n := 1", "xs := []float64{2.5}", "var e any = 1", "c := eqflib.DiTPresets[\"tiny\"]",
+		"func half(x float64) float64 { return x / 2 }", "type pt struct{ x float64 }", "func (q *pt) twice() float64 { return q.x * 2 }", "func twice(k int) int { return 2 * k }",
+		"p := pt{2.5}", "pp := &p", "func mid(x int) int { return x / 2 }", "func mid(x float64) float64 { return x / 2 }")
 	for _, c := range []struct{ src, want string }{
 		// what yaegi ran, converting: -56, 2, 4, 5 (Go: refused)
 		{"var v int8 = n * 200", "1:14: cannot use n * 200 (value of type int) as int8 value in variable declaration"},
 		{"var w float32 = n + 1", "1:17: cannot use n + 1 (value of type int) as float32 value in variable declaration"},
 		{"var i int = f64 * 2", "1:13: cannot use f64 * 2 (value of type float64) as int value in variable declaration"},
 		{"var j int = xs[0] * 2", "1:13: cannot use xs[0] * 2 (value of type float64) as int value in variable declaration"},
+		// the session's functions, types, methods and variables of its types (yaegi: 2, 4, 5, 2)
+		{"var h int = half(3) * 2", "1:13: cannot use half(3) * 2 (value of type float64) as int value in variable declaration"},
+		{"var px int = p.x * 2", "1:14: cannot use p.x * 2 (value of type float64) as int value in variable declaration"},
+		{"var pt2 int = pp.twice()", "1:15: cannot use pp.twice() (value of type float64) as int value in variable declaration"},
+		{"var md int = mid(5)", "1:14: cannot use mid(5) (value of type float64) as int value in variable declaration"}, // mid declared again
 		{"var k int = e", "1:13: cannot use e (variable of interface type any) as int value in variable declaration: need type assertion"},
 		// what yaegi refused in its words
 		{`func f() int { return "a" }`, `1:23: cannot use "a" (untyped string constant) as int value in return statement`},
@@ -124,12 +131,13 @@ func TestGoWords(t *testing.T) {
 	// What Go takes runs: an any takes any value, a variable declared again takes its new type, a
 	// field of a package's type is not known to go/types and stays yaegi's to judge.
 	out.Reset()
-	for _, src := range []string{`e = "s"`, "e", `n := "now a string"`, "var m string = n", "m", "var d int = c.Depth * 2", "d"} {
+	for _, src := range []string{`e = "s"`, "e", `n := "now a string"`, "var m string = n", "m", "var d int = c.Depth * 2", "d",
+		"type pt struct{ x int }", "var px2 int = pt{3}.x * 2", "px2"} {
 		if err := s.Eval(ctx, src); err != nil {
 			t.Errorf("%s: %v", src, err)
 		}
 	}
-	if got, want := strings.Fields(out.String()), []string{"s", "now", "a", "string", "4"}; !slices.Equal(got, want) {
+	if got, want := strings.Fields(out.String()), []string{"s", "now", "a", "string", "4", "6"}; !slices.Equal(got, want) {
 		t.Errorf("printed %q, want %q", got, want)
 	}
 }
@@ -137,10 +145,10 @@ func TestGoWords(t *testing.T) {
 // typeErrors reports errors in what was typed, never in the session's constants it declares.
 func TestTypeErrorsBlameTheInput(t *testing.T) {
 	consts := map[string]string{"bad": "const bad int8 = 1000", "k": "const k = 3"}
-	if errs := typeErrors("const ok2 = k + 1", known{consts: consts}); len(errs) != 0 {
+	if errs := typeErrors("const ok2 = k + 1", known{decls: consts}); len(errs) != 0 {
 		t.Errorf("an error in a session constant blamed on the input: %v", errs)
 	}
-	errs := typeErrors("var b8 int8 = k * 50", known{consts: consts})
+	errs := typeErrors("var b8 int8 = k * 50", known{decls: consts})
 	if len(errs) != 1 || errs[0].Error() != "1:15: cannot use k * 50 (untyped int constant 150) as int8 value in variable declaration (overflows)" || !errs[0].declarations {
 		t.Errorf("var b8 int8 = k * 50: %v, want its overflow at 1:15", errs)
 	}

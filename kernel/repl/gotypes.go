@@ -14,20 +14,22 @@ import (
 // go/types beside yaegi. yaegi v0.16.1 accepts some inputs Go rejects, and converts without a
 // word where Go would refuse (a := 1; var v int8 = a * 200 read -56; f := 2.5; var i int = f * 2
 // read 4; const b int8 = 2 * 200 read -112), and words some errors oddly or not at all. The
-// session type-checks each input with go/types, which knows the session's constants (as typed)
-// and its variables whose types need no package (int, []float64, map[string]int, any, error,
-// …): an input whose value Go would refuse to convert is refused before it runs (silentError),
-// and yaegi's errors are said in Go's words where go/types finds the same (constantError,
-// goWords). A name go/types does not know (the session's functions and types, packages) makes
-// it say nothing of what uses it, so it never refuses what Go would take.
+// session type-checks each input with go/types, which knows the session's declarations of
+// constants, types and functions (as typed) and its variables whose types need no package (int,
+// []float64, map[string]int, any, error, …, or a struct type it declared): an input whose value
+// Go would refuse to convert is refused before it runs (silentError), and yaegi's errors are
+// said in Go's words where go/types finds the same (constantError, goWords). A name go/types
+// does not know (a package's, or a variable of a package's type) makes it say nothing of what
+// uses it, so it never refuses what Go would take.
 
-// known is what go/types is told of the session: its constant declarations as typed (name →
-// group) and its variables' types as Go writes them (name → type).
-type known struct{ consts, vars map[string]string }
+// known is what go/types is told of the session: its declarations of constants, types,
+// functions and methods as typed (name → declaration) and its variables' types as Go writes them
+// (name → type).
+type known struct{ decls, vars map[string]string }
 
-// known is the session's constants and the variables whose types go/types can be told.
+// known is the session's declarations and the variables whose types go/types can be told.
 func (s *Session) known() known {
-	k := known{consts: s.consts, vars: map[string]string{}}
+	k := known{decls: s.decls, vars: map[string]string{}}
 	s.mu.Lock()
 	g, _ := globals(s.in)
 	s.mu.Unlock()
@@ -37,9 +39,29 @@ func (s *Session) known() known {
 		}
 		if t, ok := goType(v.Type()); ok {
 			k.vars[name] = t
+		} else if t, ok := s.sessionTypeOf(v.Type()); ok {
+			k.vars[name] = t
 		}
 	}
 	return k
+}
+
+// sessionTypeOf names the type of a variable of a struct type the session declared (the
+// interpreter makes it an unnamed struct type, describe's "type declared with these fields"),
+// or a pointer to one, where its declaration is recorded for go/types.
+func (s *Session) sessionTypeOf(t reflect.Type) (string, bool) {
+	st := t
+	if st.Kind() == reflect.Pointer {
+		st = st.Elem()
+	}
+	if st.Kind() != reflect.Struct || st.Name() != "" {
+		return "", false
+	}
+	d := s.describe(t)
+	if _, ok := s.decls[strings.TrimPrefix(d.name, "*")]; !ok || d.fields == nil {
+		return "", false
+	}
+	return d.name, true
 }
 
 // goType is t as Go writes it where that needs no package: predeclared types, any, error, and
@@ -88,15 +110,17 @@ func goType(t reflect.Type) (string, bool) {
 	return t.String(), true
 }
 
-// noteConsts records src's top-level constant declarations, each name's group as typed, and
-// forgets every recorded group a name of which src declares again (a group with iota reads its
-// place in the group).
-func (s *Session) noteConsts(src string, declared map[string]bool) {
+// noteDecls records src's top-level declarations of constants, types, functions and methods,
+// each as typed, under the names it declares (a method as Type.Method), and forgets every
+// recorded declaration a name of which src declares again (with it a constant group, whose iota
+// reads its place in the group). Variables are not recorded: the interpreter's globals give
+// their types.
+func (s *Session) noteDecls(src string, declared map[string]bool) {
 	for name := range declared {
-		if g, ok := s.consts[name]; ok {
-			for n, h := range s.consts {
-				if h == g {
-					delete(s.consts, n)
+		if g, ok := s.decls[name]; ok {
+			for n, h := range s.decls {
+				if h == g || strings.HasPrefix(n, name+".") { // a type's methods go with it
+					delete(s.decls, n)
 				}
 			}
 		}
@@ -105,16 +129,33 @@ func (s *Session) noteConsts(src string, declared map[string]bool) {
 	if !ok || prefix != "package main\n" { // statements: nothing declared at top level
 		return
 	}
+	text := func(n ast.Node) string {
+		return src[fset.Position(n.Pos()).Offset-len(prefix) : fset.Position(n.End()).Offset-len(prefix)]
+	}
 	for _, d := range f.Decls {
-		if g, is := d.(*ast.GenDecl); is && g.Tok == token.CONST {
-			text := src[fset.Position(g.Pos()).Offset-len(prefix) : fset.Position(g.End()).Offset-len(prefix)]
-			for _, sp := range g.Specs {
-				for _, n := range sp.(*ast.ValueSpec).Names {
-					if n.Name != "_" {
-						s.consts[n.Name] = text
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			if d.Tok != token.CONST && d.Tok != token.TYPE {
+				continue
+			}
+			for _, sp := range d.Specs {
+				switch sp := sp.(type) {
+				case *ast.ValueSpec:
+					for _, n := range sp.Names {
+						if n.Name != "_" {
+							s.decls[n.Name] = text(d)
+						}
 					}
+				case *ast.TypeSpec:
+					s.decls[sp.Name.Name] = text(d)
 				}
 			}
+		case *ast.FuncDecl:
+			name := d.Name.Name
+			if d.Recv != nil && len(d.Recv.List) == 1 {
+				name = embeddedName(d.Recv.List[0].Type) + "." + name // (*T) and T alike: T
+			}
+			s.decls[name] = text(d)
 		}
 	}
 }
@@ -193,7 +234,7 @@ type typeError struct {
 }
 
 // typeErrors type-checks src as typed (declarations, else statements) with go/types, told of the
-// session what k holds (a constant group or variable src declares again left out), and returns
+// session what k holds (a declaration or variable src declares again left out), and returns
 // its errors in src in the order of their positions, soft ones (unused variables and imports)
 // left out.
 func typeErrors(src string, k known) []typeError {
@@ -203,18 +244,18 @@ func typeErrors(src string, k known) []typeError {
 	}
 	files := []*ast.File{f}
 	_, declared := identifiers(src)
-	again := map[string]bool{} // a group src declares a name of again is left out whole
-	for name, g := range k.consts {
-		again[g] = again[g] || declared[name]
+	again := map[string]bool{} // a declaration src declares a name of again is left out whole
+	for name, g := range k.decls {
+		again[g] = again[g] || declared[name] || declared[strings.SplitN(name, ".", 2)[0]]
 	}
 	var decls []string
-	for _, g := range k.consts {
+	for _, g := range k.decls {
 		if !again[g] && !slices.Contains(decls, g) {
 			decls = append(decls, g)
 		}
 	}
 	for name, t := range k.vars {
-		if _, isConst := k.consts[name]; !declared[name] && !isConst {
+		if _, isDecl := k.decls[name]; !declared[name] && !isDecl {
 			decls = append(decls, "var "+name+" "+t)
 		}
 	}

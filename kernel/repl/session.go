@@ -87,9 +87,9 @@ type Session struct {
 	types map[string]*sessionType
 	// generics are the generic functions inputs declared, with their type parameters' names.
 	generics map[string][]string
-	// consts are the constant declarations inputs made at top level: each name's group as
-	// typed (gotypes.go tells go/types of them).
-	consts map[string]string
+	// decls are the declarations of constants, types, functions and methods inputs made at
+	// top level, as typed, under each name they declare (gotypes.go tells go/types of them).
+	decls map[string]string
 	// ghosts are the names inputs that failed declared and no input had declared at its top
 	// level (top), with the error (ghost.go: the interpreter keeps them, with their zero values).
 	ghosts map[string]string
@@ -197,7 +197,7 @@ func (s *Session) Reset() error {
 		return fmt.Errorf("repl: preloading helpers: %w", err)
 	}
 	s.defined, s.dotImport = map[string]bool{}, false
-	s.types, s.generics, s.consts, s.ghosts = map[string]*sessionType{}, map[string][]string{}, map[string]string{}, map[string]string{}
+	s.types, s.generics, s.decls, s.ghosts = map[string]*sessionType{}, map[string][]string{}, map[string]string{}, map[string]string{}
 	s.top = map[string]bool{}
 	s.noteDefined(helpers)
 	s.mu.Lock()
