@@ -136,11 +136,12 @@ func (s *Session) noteDefined(src string) {
 		s.defined[name] = true
 		delete(s.ghosts, name)
 	}
+	top := map[string]bool{}
 	for _, name := range topLevelNames(src) {
-		s.top[name] = true
+		s.top[name], top[name] = true, true
 	}
 	s.noteTypes(src)
-	s.noteDecls(src, declared)
+	s.noteDecls(src, top)
 }
 
 // importable lists the quoted import paths of the packages named name that the session can

@@ -100,7 +100,7 @@ func TestGoWords(t *testing.T) {
 	s, out := newTestSession(t)
 	ctx := context.Background()
 	evalAll(t, s, "f64 := 1.5", "const lim = 3", "n := 1", "xs := []float64{2.5}", "var e any = 1", "c := eqflib.DiTPresets[\"tiny\"]",
-		"func half(x float64) float64 { return x / 2 }", "type pt struct{ x float64 }", "func (q *pt) twice() float64 { return q.x * 2 }", "func twice(k int) int { return 2 * k }",
+		"func half(x float64) float64 { return x / 2 }", "type pt struct{ x float64 }", "func (q *pt) twice() float64 { return q.x * 2 }", "func twice(k int) int { return 2 * k }", "func unrelated(half int) int { return half }", // a parameter named half does not forget half
 		"p := pt{2.5}", "pp := &p", "func mid(x int) int { return x / 2 }", "func mid(x float64) float64 { return x / 2 }")
 	for _, c := range []struct{ src, want string }{
 		// what yaegi ran, converting: -56, 2, 4, 5 (Go: refused)

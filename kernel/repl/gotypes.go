@@ -112,11 +112,11 @@ func goType(t reflect.Type) (string, bool) {
 
 // noteDecls records src's top-level declarations of constants, types, functions and methods,
 // each as typed, under the names it declares (a method as Type.Method), and forgets every
-// recorded declaration a name of which src declares again (with it a constant group, whose iota
-// reads its place in the group). Variables are not recorded: the interpreter's globals give
-// their types.
-func (s *Session) noteDecls(src string, declared map[string]bool) {
-	for name := range declared {
+// recorded declaration a name of which src declares again at its top level (top; with it a
+// constant group, whose iota reads its place in the group). Variables are not recorded: the
+// interpreter's globals give their types.
+func (s *Session) noteDecls(src string, top map[string]bool) {
+	for name := range top {
 		if g, ok := s.decls[name]; ok {
 			for n, h := range s.decls {
 				if h == g || strings.HasPrefix(n, name+".") { // a type's methods go with it
