@@ -134,11 +134,11 @@ func (s *Session) noteDefined(src string) {
 	_, declared := identifiers(src)
 	for name := range declared {
 		s.defined[name] = true
-		delete(s.ghosts, name)
 	}
 	top := map[string]bool{}
 	for _, name := range topLevelNames(src) {
 		s.top[name], top[name] = true, true
+		delete(s.ghosts, name) // declared again: it exists now
 	}
 	s.noteTypes(src)
 	s.noteDecls(src, top)

@@ -42,19 +42,25 @@ func (s *Session) noteFailed(src string, err error) {
 	}
 }
 
-// ghostUse is the error of an input that reads a ghost it does not declare itself: "undefined"
-// as Go would say it, with the failed declaration's error, at the first use; nil if none.
+// ghostUse is the error of an input that reads a ghost (a name it uses that nothing in it
+// declares in scope: one go/parser leaves unresolved): "undefined" as Go would say it, with the
+// failed declaration's error, at the first use; nil if none.
 func (s *Session) ghostUse(src string) error {
 	if len(s.ghosts) == 0 {
 		return nil
 	}
-	used, declared := identifiers(src)
+	fset, f, prefix, ok := parseInput(src)
+	if !ok {
+		return nil
+	}
 	var names []string
 	first := len(src)
-	for name, off := range used {
-		if _, ghost := s.ghosts[name]; ghost && !declared[name] {
-			names = append(names, name)
-			first = min(first, off)
+	for _, id := range f.Unresolved {
+		if _, ghost := s.ghosts[id.Name]; ghost {
+			if !slices.Contains(names, id.Name) {
+				names = append(names, id.Name)
+			}
+			first = min(first, fset.Position(id.Pos()).Offset-len(prefix))
 		}
 	}
 	if len(names) == 0 {
@@ -66,7 +72,9 @@ func (s *Session) ghostUse(src string) error {
 		why = fmt.Sprintf("their declarations failed; %s's: %s", names[0], s.ghosts[names[0]])
 	}
 	pe := &posError{msg: fmt.Sprintf("undefined: %s (%s)", strings.Join(names, ", "), why)}
-	pe.line, pe.col = lineCol(src, first)
+	if first >= 0 && first <= len(src) {
+		pe.line, pe.col = lineCol(src, first)
+	}
 	return pe
 }
 

@@ -38,13 +38,14 @@ func TestGhosts(t *testing.T) {
 		{"t.A", "1:1: undefined: t (its declaration failed:"},
 		{"_ = T{}", "1:5: undefined: T (its declaration failed:"}, // the input failed whole
 		{"w = 3", "1:1: undefined: w"},
+		{"for w := range 2 { _ = w }\nw", "2:1: undefined: w"}, // a loop's own w does not lay the ghost
 	} {
 		if err := s.Eval(ctx, c.src); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q…", c.src, err, c.want)
 		}
 	}
 	out.Reset()
-	for _, src := range []string{"x", "n0", "a", "for w := range 2 { _ = w }", "y := int8(3)", "y", "func f() int { return 4 }", "f()"} {
+	for _, src := range []string{"x", "n0", "a", "for w := range 2 { _ = w }", "pw := struct{ w int }{w: 1}; _ = pw.w", "y := int8(3)", "y", "func f() int { return 4 }", "f()"} {
 		if err := s.Eval(ctx, src); err != nil {
 			t.Errorf("%s: %v", src, err)
 		}
