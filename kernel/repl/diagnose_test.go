@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/paper"
 )
 
 // A panic in interpreted code comes back once, in Go's words where yaegi's are reflect's, and
@@ -113,6 +116,8 @@ func TestGoWords(t *testing.T) {
 		{"var px int = p.x * 2", "1:14: cannot use p.x * 2 (value of type float64) as int value in variable declaration"},
 		{"var pt2 int = pp.twice()", "1:15: cannot use pp.twice() (value of type float64) as int value in variable declaration"},
 		{"var md int = mid(5)", "1:14: cannot use mid(5) (value of type float64) as int value in variable declaration"}, // mid declared again
+		// a package's struct value: go/types knows its fields (yaegi: -56)
+		{"var dd int8 = c.Depth * 100", "1:15: cannot use c.Depth * 100 (value of type int) as int8 value in variable declaration"},
 		{"var k int = e", "1:13: cannot use e (variable of interface type any) as int value in variable declaration: need type assertion"},
 		// what yaegi refused in its words
 		{`func f() int { return "a" }`, `1:23: cannot use "a" (untyped string constant) as int value in return statement`},
@@ -129,15 +134,15 @@ func TestGoWords(t *testing.T) {
 		}
 	}
 	// What Go takes runs: an any takes any value, a variable declared again takes its new type, a
-	// field of a package's type is not known to go/types and stays yaegi's to judge.
+	// package's value's fields and methods (the methods go/types is not told of) are used.
 	out.Reset()
-	for _, src := range []string{`e = "s"`, "e", `n := "now a string"`, "var m string = n", "m", "var d int = c.Depth * 2", "d",
+	for _, src := range []string{`e = "s"`, "e", `n := "now a string"`, "var m string = n", "m", "var d int = c.Depth * 2", "d", "c2 := c; c2.Depth = 3", "c2.Depth", "var tk int = c.Tokens() + c2.Depth", "tk",
 		"type pt struct{ x int }", "var px2 int = pt{3}.x * 2", "px2"} {
 		if err := s.Eval(ctx, src); err != nil {
 			t.Errorf("%s: %v", src, err)
 		}
 	}
-	if got, want := strings.Fields(out.String()), []string{"s", "now", "a", "string", "4", "6"}; !slices.Equal(got, want) {
+	if got, want := strings.Fields(out.String()), []string{"s", "now", "a", "string", "4", "3", "19", "6"}; !slices.Equal(got, want) {
 		t.Errorf("printed %q, want %q", got, want)
 	}
 }
@@ -275,15 +280,25 @@ func TestGoType(t *testing.T) {
 	}{
 		{reflect.TypeFor[int8](), "int8"}, {reflect.TypeFor[[]float64](), "[]float64"},
 		{reflect.TypeFor[map[string][]int](), "map[string][]int"}, {reflect.TypeFor[*[3]bool](), "*[3]bool"},
-		{reflect.TypeFor[func(int) string](), "func(int) string"}, {reflect.TypeFor[any](), "any"},
-		{reflect.TypeFor[error](), "error"}, {reflect.TypeFor[chan rune](), "chan int32"},
+		{reflect.TypeFor[func(int, ...string) string](), "func(int, ...string) (string)"}, {reflect.TypeFor[any](), "any"},
+		{reflect.TypeFor[error](), "error"}, {reflect.TypeFor[chan rune](), ""},
 		{reflect.TypeFor[named](), ""}, {reflect.TypeFor[[]named](), ""}, {reflect.TypeFor[time.Duration](), ""},
 		{reflect.TypeFor[struct{ A int }](), ""}, {reflect.TypeFor[fmt.Stringer](), ""}, {reflect.TypeFor[map[named]int](), ""},
 		{reflect.TypeFor[func() named](), ""},
+		// a package's struct: its exported fields that can be written (Warp is an interface)
+		{reflect.TypeFor[paper.Number](), "struct{ Name string; Ours float64; Err float64; Paper string; Note string; Stride int; PerSeed []float64; Lo float64; Hi float64; Verdict string }"},
+		{reflect.TypeFor[*eqflib.DiTConfig](), "*struct{ Channels int; Height int; Width int; Patch int; Hidden int; Depth int; Heads int; MLPRatio float64; CondDim int; LevelFreqs int; OverlapHead bool; OverlapEmbed bool }"},
+		{reflect.TypeFor[recursive](), "struct{ Name string }"}, // Next holds the type itself
 	} {
 		got, ok := goType(c.t)
 		if got != c.want || ok != (c.want != "") {
 			t.Errorf("goType(%v) = %q, %v; want %q", c.t, got, ok, c.want)
 		}
 	}
+}
+
+// recursive is a struct type that holds itself.
+type recursive struct {
+	Name string
+	Next *recursive
 }

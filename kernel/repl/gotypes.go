@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -65,33 +66,62 @@ func (s *Session) sessionTypeOf(t reflect.Type) (string, bool) {
 }
 
 // goType is t as Go writes it where that needs no package: predeclared types, any, error, and
-// slices, arrays, maps, pointers, channels and functions of them.
-func goType(t reflect.Type) (string, bool) {
+// slices, arrays, maps, pointers and functions of them; a package's struct type is written as a
+// struct of the exported fields that can be written so (paper.Number as struct{ Name string;
+// Ours float64; … }), so go/types knows the types of its fields, though not its methods nor
+// its name (what needs them it does not know, and says nothing of).
+func goType(t reflect.Type) (string, bool) { return writeType(t, map[reflect.Type]bool{}) }
+
+func writeType(t reflect.Type, seen map[reflect.Type]bool) (string, bool) {
+	if seen[t] { // a type that holds itself cannot be written out
+		return "", false
+	}
+	seen[t] = true
+	defer delete(seen, t)
+	elem := func(prefix string, e reflect.Type) (string, bool) {
+		if w, ok := writeType(e, seen); ok && t.Name() == "" {
+			return prefix + w, true
+		}
+		return "", false
+	}
 	switch t.Kind() {
-	case reflect.Slice, reflect.Array, reflect.Pointer, reflect.Chan:
-		if _, ok := goType(t.Elem()); !ok || t.Name() != "" {
-			return "", false
-		}
+	case reflect.Slice:
+		return elem("[]", t.Elem())
+	case reflect.Array:
+		return elem(fmt.Sprintf("[%d]", t.Len()), t.Elem())
+	case reflect.Pointer:
+		return elem("*", t.Elem())
 	case reflect.Map:
-		_, kok := goType(t.Key())
-		_, vok := goType(t.Elem())
-		if !kok || !vok || t.Name() != "" {
+		k, ok := writeType(t.Key(), seen)
+		if !ok {
 			return "", false
 		}
+		return elem("map["+k+"]", t.Elem())
 	case reflect.Func:
-		for i := 0; i < t.NumIn(); i++ {
-			if _, ok := goType(t.In(i)); !ok {
-				return "", false
-			}
-		}
-		for i := 0; i < t.NumOut(); i++ {
-			if _, ok := goType(t.Out(i)); !ok {
-				return "", false
-			}
-		}
 		if t.Name() != "" {
 			return "", false
 		}
+		var in, out []string
+		for i := 0; i < t.NumIn(); i++ {
+			p := t.In(i)
+			prefix := ""
+			if t.IsVariadic() && i == t.NumIn()-1 {
+				p, prefix = p.Elem(), "..."
+			}
+			w, ok := writeType(p, seen)
+			if !ok {
+				return "", false
+			}
+			in = append(in, prefix+w)
+		}
+		for i := 0; i < t.NumOut(); i++ {
+			w, ok := writeType(t.Out(i), seen)
+			if !ok {
+				return "", false
+			}
+			out = append(out, w)
+		}
+		return "func(" + strings.Join(in, ", ") + ") (" + strings.Join(out, ", ") + ")", true
 	case reflect.Interface:
 		switch {
 		case t == reflect.TypeFor[error]():
@@ -100,14 +130,29 @@ func goType(t reflect.Type) (string, bool) {
 			return "any", true
 		}
 		return "", false
-	case reflect.Struct, reflect.UnsafePointer, reflect.Invalid:
+	case reflect.Struct:
+		if t.Name() == "" || t.PkgPath() == "" { // the interpreter's own (sessionTypeOf), or unnamed
+			return "", false
+		}
+		var fields []string
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() || f.Anonymous {
+				continue
+			}
+			if w, ok := writeType(f.Type, seen); ok {
+				fields = append(fields, f.Name+" "+w)
+			}
+		}
+		return "struct{ " + strings.Join(fields, "; ") + " }", true
+	case reflect.Chan, reflect.UnsafePointer, reflect.Invalid:
 		return "", false
 	default: // a basic kind: predeclared if it has a name and no package
 		if t.Name() == "" || t.PkgPath() != "" {
 			return "", false
 		}
+		return t.String(), true
 	}
-	return t.String(), true
 }
 
 // noteDecls records src's top-level declarations of constants, types, functions and methods,
@@ -209,7 +254,7 @@ func (s *Session) goWords(src string, err error) (error, bool) {
 		if crash && i > 0 || !crash && (e.line != at.line || e.col != at.col) {
 			continue
 		}
-		if e.msg == at.msg || unknownName(e.msg) || strings.Contains(e.msg, "not used") {
+		if e.msg == at.msg || unknownName(e.msg) || strings.Contains(e.msg, "not used") || strings.Contains(e.msg, "(type struct{") {
 			return nil, false
 		}
 		pe := e.posError
