@@ -16,12 +16,13 @@ import (
 // word where Go would refuse (a := 1; var v int8 = a * 200 read -56; f := 2.5; var i int = f * 2
 // read 4; const b int8 = 2 * 200 read -112), and words some errors oddly or not at all. The
 // session type-checks each input with go/types, which knows the session's declarations of
-// constants, types and functions (as typed) and its variables whose types need no package (int,
-// []float64, map[string]int, any, error, …, or a struct type it declared): an input whose value
-// Go would refuse to convert is refused before it runs (silentError), and yaegi's errors are
-// said in Go's words where go/types finds the same (constantError, goWords). A name go/types
-// does not know (a package's, or a variable of a package's type) makes it say nothing of what
-// uses it, so it never refuses what Go would take.
+// constants, types and functions (as typed) and its variables whose types can be written
+// without a package (int, []float64, map[string]int, any, error, …, a struct type it declared, a
+// package's struct type as a struct of its exported fields): an input whose value Go would
+// refuse to convert is refused before it runs (silentError), and yaegi's errors are said in Go's
+// words where go/types finds the same (constantError, goWords). A name go/types does not know (a
+// package's, a value's method) makes it say nothing of what uses it, so it never refuses what Go
+// would take.
 
 // known is what go/types is told of the session: its declarations of constants, types,
 // functions and methods as typed (name → declaration) and its variables' types as Go writes them
