@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -230,17 +231,30 @@ func (z *Zoo) Card(name string) (*Card, error) {
 		return nil, fmt.Errorf("zoo: training seed %d (WithTrainSeed) out of range: must be in [1, %d]", k, MaxTrainSeeds)
 	}
 	name = s.Name
-	b, err := os.ReadFile(filepath.Join(z.dir(name), "card.json"))
-	if err != nil {
+	c, err := z.readCard(s)
+	var unread *fs.PathError
+	switch {
+	case errors.As(err, &unread): // no card (or none it can read)
 		return nil, z.missing(name)
+	case err != nil:
+		return nil, fmt.Errorf("zoo: %s: card.json is not valid JSON (%v): rebuild with `make models`", z.dir(name), err)
+	case c.Hash != z.configHash(s):
+		return nil, notTrained(fmt.Sprintf("zoo: model %q in %s was trained with another configuration (hash %s, recipe %q has %s): run `%s` to retrain it",
+			name, z.Dir, c.Hash, z.Recipe.Name, z.configHash(s), z.makeCommand()))
+	}
+	return c, nil
+}
+
+// readCard reads the card.json of model s of this zoo's training run, whatever its hash: a
+// *fs.PathError where it cannot read the file, else a JSON error where the file is none.
+func (z *Zoo) readCard(s Spec) (*Card, error) {
+	b, err := os.ReadFile(filepath.Join(z.dir(s.Name), "card.json"))
+	if err != nil {
+		return nil, err
 	}
 	var c Card
 	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("zoo: %s: card.json is not valid JSON (%v): rebuild with `make models`", z.dir(name), err)
-	}
-	if c.Hash != z.configHash(s) {
-		return nil, notTrained(fmt.Sprintf("zoo: model %q in %s was trained with another configuration (hash %s, recipe %q has %s): run `%s` to retrain it",
-			name, z.Dir, c.Hash, z.Recipe.Name, z.configHash(s), z.makeCommand()))
+		return nil, err
 	}
 	return &c, nil
 }
@@ -331,9 +345,7 @@ func (z *Zoo) trainedInOtherSeeds(name string) []int {
 			continue
 		}
 		other := z.WithTrainSeed(k)
-		b, err := os.ReadFile(filepath.Join(other.dir(s.Name), "card.json"))
-		var c Card
-		if err == nil && json.Unmarshal(b, &c) == nil && c.Hash == other.configHash(s) {
+		if c, err := other.readCard(s); err == nil && c.Hash == other.configHash(s) {
 			ks = append(ks, k)
 		}
 	}

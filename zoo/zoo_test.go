@@ -325,6 +325,17 @@ func TestNotTrainedSaysWhere(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A card that is no JSON says so, and counts for no seed.
+	bad := z.WithTrainSeed(5).ModelDir(Specs[1].Name)
+	if err := os.MkdirAll(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad, "card.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := z.WithTrainSeed(5).Card(Specs[1].Name); err == nil || !strings.Contains(err.Error(), "card.json is not valid JSON") {
+		t.Errorf("a card that is no JSON: Card = %v, want it said", err)
+	}
 	for k, want := range map[int]string{1: "for training seed 3 (`-train-seed 3`", 4: "for training seed 3 (`-train-seed 3`", 3: ""} {
 		_, err := z.WithTrainSeed(k).Load(Specs[1].Name)
 		if k == 3 {
