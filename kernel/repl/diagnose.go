@@ -112,7 +112,7 @@ func (s *Session) diagnose(ctx context.Context, src string, err error) error {
 	}
 	s.mu.Unlock()
 	if len(undefined) == 0 {
-		if said, ok := constantError(src, s.known(), err); ok {
+		if said, ok := s.constantError(src, err); ok {
 			return said
 		}
 		return err

@@ -399,7 +399,7 @@ func (s *Session) typeOf(ctx context.Context, in typed, e ast.Expr, depth int) (
 		if loop == nil {
 			return nil, false
 		}
-		if c, is := loop.X.(*ast.CallExpr); is && key && fmt.Sprint(c.Fun) == "__ints" {
+		if c, is := loop.X.(*ast.CallExpr); is && key && isIdent(c.Fun, "__ints") {
 			return reflect.TypeFor[int](), true // a range over an integer, rewritten (source.go)
 		}
 		if t, ok := s.typeOf(ctx, in, loop.X, depth+1); ok {
@@ -765,4 +765,10 @@ func params(t reflect.Type) string {
 		}
 	}
 	return "(" + strings.Join(ps, ", ") + ")"
+}
+
+// isIdent reports whether e is the name name.
+func isIdent(e ast.Expr, name string) bool {
+	id, is := e.(*ast.Ident)
+	return is && id.Name == name
 }

@@ -157,7 +157,7 @@ func writeType(t reflect.Type, seen map[reflect.Type]bool) (string, bool) {
 }
 
 // noteDecls records src's top-level declarations of constants, types, functions and methods,
-// each as typed, under the names it declares (a method as Type.Method), and forgets every
+// each as typed (a function's signature), under the names it declares (a method as Type.Method), and forgets every
 // recorded declaration a name of which src declares again at its top level (top; with it a
 // constant group, whose iota reads its place in the group). Variables are not recorded: the
 // interpreter's globals give their types.
@@ -201,7 +201,8 @@ func (s *Session) noteDecls(src string, top map[string]bool) {
 			if d.Recv != nil && len(d.Recv.List) == 1 {
 				name = embeddedName(d.Recv.List[0].Type) + "." + name // (*T) and T alike: T
 			}
-			s.decls[name] = text(d)
+			// its signature: go/types needs no body (it checked this one when it was typed)
+			s.decls[name] = src[fset.Position(d.Pos()).Offset-len(prefix) : fset.Position(d.Type.End()).Offset-len(prefix)]
 		}
 	}
 }
@@ -210,11 +211,11 @@ func (s *Session) noteDecls(src string, top map[string]bool) {
 // loop" that is none (const k = 1 + "a"; const b int8 = 300): go/types checks src, declarations
 // that need nothing of the session's but its constants, and says what is wrong where Go says
 // it. ok is false for anything else, or where src reads a name go/types does not know.
-func constantError(src string, k known, err error) (error, bool) {
+func (s *Session) constantError(src string, err error) (error, bool) {
 	if !strings.HasSuffix(err.Error(), "constant definition loop") {
 		return nil, false
 	}
-	errs := typeErrors(src, k)
+	errs := s.typeErrorsOf(src)
 	if len(errs) == 0 || !errs[0].declarations || unknownName(errs[0].msg) {
 		return nil, false
 	}
@@ -228,8 +229,8 @@ func constantError(src string, k known, err error) (error, bool) {
 // given and yaegi converts without a word: a constant that overflows it (const b int8 = 2 * 200
 // read -112; var n uint8 = 255 + 1 read 0), or a value of another type (var i int = f * 2 read
 // 4 for f = 2.5; var w float32 = a + 1). go/types checks src before it runs.
-func silentError(src string, k known) (error, bool) {
-	for _, e := range typeErrors(src, k) {
+func (s *Session) silentError(src string) (error, bool) {
+	for _, e := range s.typeErrorsOf(src) {
 		if strings.Contains(e.msg, "overflows") || strings.Contains(e.msg, "truncated") ||
 			strings.HasPrefix(e.msg, "cannot use ") && strings.Contains(e.msg, " value in ") {
 			return &e.posError, true
@@ -243,15 +244,14 @@ func silentError(src string, k known) (error, bool) {
 // Go: `cannot use "a" (untyped string constant) as int value in return statement`), with
 // yaegi's after it; where yaegi's compiler itself panicked (`if 1 {}`: "CFG post-order panic:
 // reflect: call of reflect.Value.Bool on int64 Value"), go/types' first error wherever it is.
-// go/types knows the session's constants but not its other names, so an error about a name it
-// does not know is left to yaegi.
+// An error about a name go/types is not told of is left to yaegi.
 func (s *Session) goWords(src string, err error) (error, bool) {
 	at, ok := err.(*posError)
 	crash := ok && strings.HasPrefix(at.msg, "panic: CFG post-order panic: reflect") // the interpreter's own
 	if !ok || at.line == 0 || at.file != "" || strings.HasPrefix(at.msg, "panic: ") && !crash || s.dotImport {
 		return nil, false
 	}
-	for i, e := range typeErrors(src, s.known()) {
+	for i, e := range s.typeErrorsOf(src) {
 		if crash && i > 0 || !crash && (e.line != at.line || e.col != at.col) {
 			continue
 		}
@@ -277,6 +277,23 @@ func unknownName(msg string) bool {
 type typeError struct {
 	posError
 	declarations bool
+}
+
+// checkedInput is typeErrors of the input being evaluated, kept for its diagnosis.
+type checkedInput struct {
+	src  string
+	errs []typeError
+}
+
+// typeErrorsOf is typeErrors of src told what the session knows, computed once for the input
+// being evaluated (evalInput forgets it): the check before it runs and the wording of yaegi's
+// error after it share it.
+func (s *Session) typeErrorsOf(src string) []typeError {
+	if c := s.checked; c != nil && c.src == src {
+		return c.errs
+	}
+	s.checked = &checkedInput{src, typeErrors(src, s.known())}
+	return s.checked.errs
 }
 
 // typeErrors type-checks src as typed (declarations, else statements) with go/types, told of the

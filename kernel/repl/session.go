@@ -94,6 +94,8 @@ type Session struct {
 	// level (top), with the error (ghost.go: the interpreter keeps them, with their zero values).
 	ghosts map[string]string
 	top    map[string]bool
+	// checked is the go/types check of the input being evaluated (gotypes.go).
+	checked *checkedInput
 	// globalNames are the interpreter's globals as of the last completion made while no
 	// evaluation ran.
 	globalNames []string
@@ -284,6 +286,7 @@ func (s *Session) evalInput(ctx context.Context, src string) error {
 	if err := s.ghostUse(src); err != nil {
 		return err
 	}
+	s.checked = nil // the session's names may have changed since the last input
 	err := s.evalChecked(ctx, src)
 	if err != nil {
 		s.noteFailed(src, err)
@@ -294,7 +297,7 @@ func (s *Session) evalInput(ctx context.Context, src string) error {
 // evalChecked evaluates src; an error whose words are yaegi's and mislead comes back as Go
 // would say it (diagnose.go).
 func (s *Session) evalChecked(ctx context.Context, src string) error {
-	if err, ok := silentError(src, s.known()); ok && !s.dotImport { // nothing runs (gotypes.go)
+	if err, ok := s.silentError(src); ok && !s.dotImport { // nothing runs (gotypes.go)
 		return err
 	}
 	err := s.evalSource(ctx, src)
