@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"go/types"
 	"io"
 	"reflect"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/paper"
@@ -119,6 +121,13 @@ func TestGoWords(t *testing.T) {
 		// a package's struct value: go/types knows its fields (yaegi: -56)
 		{"var dd int8 = c.Depth * 100", "1:15: cannot use c.Depth * 100 (value of type int) as int8 value in variable declaration"},
 		{"var k int = e", "1:13: cannot use e (variable of interface type any) as int value in variable declaration: need type assertion"},
+		// a package's functions, methods and constants (gopackages.go; yaegi: 64, "constant definition loop", a call)
+		{"var t8 int8 = c.Tokens() * 100", "1:15: cannot use c.Tokens() * 100 (value of type int) as int8 value in variable declaration"},
+		{"cfg := c; cfg.Depth = 2.5", "1:23: cannot use 2.5 (untyped float constant) as int value in assignment (truncated)"},
+		{"z, err := zoo.Open(3)", "1:20: cannot use 3 (untyped int constant) as string value in argument to zoo.Open"},
+		{`import "time"; dd := time.Second * 2.5`, "1:36: 2.5 (untyped float constant) truncated to int64"},
+		// statements after imports: the check knows what they import, so nothing ran
+		{`import "math/rand"; fmt.Println("ran first"); var v8 int8 = rand.Intn(3) * 100`, "1:61: cannot use rand.Intn(3) * 100 (value of type int) as int8 value in variable declaration"},
 		// what yaegi refused in its words
 		{`func f() int { return "a" }`, `1:23: cannot use "a" (untyped string constant) as int value in return statement`},
 		{`var y int8 = "s"`, `1:14: cannot use "s" (untyped string constant) as int8 value in variable declaration`},
@@ -133,16 +142,28 @@ func TestGoWords(t *testing.T) {
 			t.Errorf("%s: got %v, want %q…", c.src, err, c.want)
 		}
 	}
+	if strings.Contains(out.String(), "ran first") {
+		t.Errorf("a refused input ran: %q", out.String())
+	}
 	// What Go takes runs: an any takes any value, a variable declared again takes its new type, a
 	// package's value's fields and methods (the methods go/types is not told of) are used.
 	out.Reset()
 	for _, src := range []string{`e = "s"`, "e", `n := "now a string"`, "var m string = n", "m", "var d int = c.Depth * 2", "d", "c2 := c; c2.Depth = 3", "c2.Depth", "var tk int = c.Tokens() + c2.Depth", "tk",
-		"type pt struct{ x int }", "var px2 int = pt{3}.x * 2", "px2"} {
+		"type pt struct{ x int }", "var px2 int = pt{3}.x * 2", "px2",
+		// a session's named type, which the interpreter holds as its structure (float64), and a
+		// value of a session's interface type (yaegi's own wrapper) are not told as those
+		"type celsius float64", "tc := celsius(3)", "var tc2 celsius = tc", "tc2",
+		"type shape interface{ area() float64 }", "type sq struct{ s float64 }", "func (q sq) area() float64 { return q.s * q.s }",
+		"var sh shape = sq{2}", "var sh2 shape = sh", "sh2.area()",
+		// a package's types as Go has them: an interface a package's type implements
+		`import "time"`, "var st fmt.Stringer = time.Second", "st.String()", "var ms int64 = int64(time.Second / time.Millisecond)", "ms",
+		// an interface with unexported methods (ast.Expr's exprNode), which reflect cannot show a type to have
+		`import "go/ast"`, `var ex ast.Expr = &ast.Ident{Name: "x"}`, "ex.(*ast.Ident).Name"} {
 		if err := s.Eval(ctx, src); err != nil {
 			t.Errorf("%s: %v", src, err)
 		}
 	}
-	if got, want := strings.Fields(out.String()), []string{"s", "now", "a", "string", "4", "3", "19", "6"}; !slices.Equal(got, want) {
+	if got, want := strings.Fields(out.String()), []string{"s", "now", "a", "string", "4", "3", "19", "6", "3", "4", "1s", "1000", "x"}; !slices.Equal(got, want) {
 		t.Errorf("printed %q, want %q", got, want)
 	}
 }
@@ -271,28 +292,76 @@ func TestLineFilter(t *testing.T) {
 	}
 }
 
-// goType writes the types go/types can be told without a package, and no other.
-func TestGoType(t *testing.T) {
+// The symbol tables' packages for go/types: types as Go has them (named ones one object each,
+// with their methods), constants as constants, and the variables a session can tell.
+func TestTablePackages(t *testing.T) {
 	type named int
+	packagesMu.Lock()
+	defer packagesMu.Unlock()
 	for _, c := range []struct {
 		t    reflect.Type
 		want string
 	}{
 		{reflect.TypeFor[int8](), "int8"}, {reflect.TypeFor[[]float64](), "[]float64"},
 		{reflect.TypeFor[map[string][]int](), "map[string][]int"}, {reflect.TypeFor[*[3]bool](), "*[3]bool"},
-		{reflect.TypeFor[func(int, ...string) string](), "func(int, ...string) (string)"}, {reflect.TypeFor[any](), "any"},
-		{reflect.TypeFor[error](), "error"}, {reflect.TypeFor[chan rune](), ""},
-		{reflect.TypeFor[named](), ""}, {reflect.TypeFor[[]named](), ""}, {reflect.TypeFor[time.Duration](), ""},
-		{reflect.TypeFor[struct{ A int }](), ""}, {reflect.TypeFor[fmt.Stringer](), ""}, {reflect.TypeFor[map[named]int](), ""},
-		{reflect.TypeFor[func() named](), ""},
-		// a package's struct: its exported fields that can be written (Warp is an interface)
-		{reflect.TypeFor[paper.Number](), "struct{ Name string; Ours float64; Err float64; Paper string; Note string; Stride int; PerSeed []float64; Lo float64; Hi float64; Verdict string }"},
-		{reflect.TypeFor[*eqflib.DiTConfig](), "*struct{ Channels int; Height int; Width int; Patch int; Hidden int; Depth int; Heads int; MLPRatio float64; CondDim int; LevelFreqs int; OverlapHead bool; OverlapEmbed bool }"},
-		{reflect.TypeFor[recursive](), "struct{ Name string }"}, // Next holds the type itself
+		{reflect.TypeFor[func(int, ...string) string](), "func(int, ...string) string"}, {reflect.TypeFor[any](), "any"},
+		{reflect.TypeFor[error](), "error"}, {reflect.TypeFor[<-chan rune](), "<-chan int32"}, {reflect.TypeFor[unsafe.Pointer](), "unsafe.Pointer"},
+		{reflect.TypeFor[time.Duration](), "time.Duration"}, {reflect.TypeFor[[]named](), "[]github.com/equilibriumforcing/eqf/kernel/repl.named"},
+		{reflect.TypeFor[struct{ A int }](), "struct{A int}"}, {reflect.TypeFor[*eqflib.DiTConfig](), "*github.com/equilibriumforcing/eqf/eqflib.DiTConfig"},
+		{reflect.TypeFor[recursive](), "github.com/equilibriumforcing/eqf/kernel/repl.recursive"},
+		{reflect.TypeFor[[]paper.Number](), "[]github.com/equilibriumforcing/eqf/paper.Number"},
 	} {
-		got, ok := goType(c.t)
-		if got != c.want || ok != (c.want != "") {
-			t.Errorf("goType(%v) = %q, %v; want %q", c.t, got, ok, c.want)
+		if got := tablePkgs.typeOf(c.t).String(); got != c.want {
+			t.Errorf("typeOf(%v) = %s, want %s", c.t, got, c.want)
+		}
+	}
+	// one object per named type, the package's as imported; its fields, methods and their receivers
+	eq, err := tablePkgs.Import("github.com/equilibriumforcing/eqf/eqflib")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dit := eq.Scope().Lookup("DiTConfig")
+	if dit == nil || dit.Type() != tablePkgs.typeOf(reflect.TypeFor[eqflib.DiTConfig]()) {
+		t.Fatalf("eqflib.DiTConfig: %v, not the type typeOf gives", dit)
+	}
+	tokens, _, _ := types.LookupFieldOrMethod(dit.Type(), false, eq, "Tokens")
+	depth, _, _ := types.LookupFieldOrMethod(dit.Type(), false, eq, "Depth")
+	if tokens == nil || tokens.Type().String() != "func() int" || depth == nil || depth.Type().String() != "int" {
+		t.Errorf("DiTConfig.Tokens %v, .Depth %v; want func() int and int", tokens, depth)
+	}
+	rec := tablePkgs.typeOf(reflect.TypeFor[recursive]())
+	if next, _, _ := types.LookupFieldOrMethod(rec, false, nil, "Next"); next == nil || next.Type().(*types.Pointer).Elem() != rec {
+		t.Errorf("recursive.Next: %v, not a pointer to recursive", next)
+	}
+	// constants: untyped as untyped, typed with their type and value; a function; a variable
+	tm, _ := tablePkgs.Import("time")
+	mt, _ := tablePkgs.Import("math")
+	for obj, want := range map[types.Object]string{
+		tm.Scope().Lookup("Second"):     "const time.Second time.Duration = 1000000000",
+		mt.Scope().Lookup("MaxInt8"):    "const math.MaxInt8 untyped int = 127",
+		mt.Scope().Lookup("Pi"):         "const math.Pi untyped float = 3.14159",
+		tm.Scope().Lookup("Since"):      "func time.Since(time.Time) time.Duration",
+		eq.Scope().Lookup("DiTPresets"): "var github.com/equilibriumforcing/eqf/eqflib.DiTPresets map[string]github.com/equilibriumforcing/eqf/eqflib.DiTConfig",
+	} {
+		got := fmt.Sprint(obj)
+		if c, ok := obj.(*types.Const); ok {
+			got += " = " + c.Val().String()
+		}
+		if !strings.HasPrefix(got, want) {
+			t.Errorf("%s, want %s", got, want)
+		}
+	}
+	if _, err := tablePkgs.Import("os/exec/nothere"); err == nil {
+		t.Error("a path no table has imported")
+	}
+	// a variable of a type the interpreter made is not told
+	for rt, want := range map[reflect.Type]bool{
+		reflect.TypeFor[[]time.Duration](): true, reflect.TypeFor[named](): true, reflect.TypeFor[any](): true, reflect.TypeFor[recursive](): true,
+		reflect.TypeFor[struct{ A int }](): false, reflect.TypeFor[map[string]struct{}](): false, reflect.TypeFor[func() *struct{}](): false,
+		reflect.TypeFor[interface{ M() }](): false,
+	} {
+		if got := tellable(rt, map[reflect.Type]bool{}); got != want {
+			t.Errorf("tellable(%v) = %v, want %v", rt, got, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -14,35 +15,44 @@ import (
 
 // go/types beside yaegi. yaegi v0.16.1 accepts some inputs Go rejects, and converts without a
 // word where Go would refuse (a := 1; var v int8 = a * 200 read -56; f := 2.5; var i int = f * 2
-// read 4; const b int8 = 2 * 200 read -112), and words some errors oddly or not at all. The
-// session type-checks each input with go/types, which knows the session's declarations of
-// constants, types and functions (as typed) and its variables whose types can be written
-// without a package (int, []float64, map[string]int, any, error, …, a struct type it declared, a
-// package's struct type as a struct of its exported fields): an input whose value Go would
-// refuse to convert is refused before it runs (silentError), and yaegi's errors are said in Go's
-// words where go/types finds the same (constantError, goWords). A name go/types does not know (a
-// package's, a value's method) makes it say nothing of what uses it, so it never refuses what Go
-// would take.
+// read 4; const b int8 = 2 * 200 read -112; var t int8 = c.Tokens() * 100 read 64), and words
+// some errors oddly or not at all. The session type-checks each input with go/types, which knows
+// the session's declarations of constants, types and functions (as typed), the packages it can
+// import (their symbol tables, gopackages.go) and its variables whose types it can be told (any
+// but those the interpreter made: a variable of a struct type the session declared is told by
+// that type's name, one that may hold a session's type reflect cannot show is not told): an
+// input whose value Go would refuse to convert is refused before it runs (silentError), and
+// yaegi's errors are said in Go's words where go/types finds the same (constantError, goWords).
+// A name go/types does not know makes it say nothing of what uses it, so it never refuses what
+// Go would take.
 
 // known is what go/types is told of the session: its declarations of constants, types,
-// functions and methods as typed (name → declaration) and its variables' types as Go writes them
-// (name → type).
-type known struct{ decls, vars map[string]string }
+// functions and methods as typed (name → declaration), its variables of a struct type it
+// declared (name → type as Go writes it), its other variables whose types can be told (name →
+// reflect type, tellable) and its imports (name → path).
+type known struct {
+	decls, vars, imports map[string]string
+	values               map[string]reflect.Type
+}
 
-// known is the session's declarations and the variables whose types go/types can be told.
+// known is the session's declarations, imports and the variables whose types go/types can be
+// told.
 func (s *Session) known() known {
-	k := known{decls: s.decls, vars: map[string]string{}}
+	k := known{decls: s.decls, vars: map[string]string{}, values: map[string]reflect.Type{}, imports: map[string]string{}}
 	s.mu.Lock()
 	g, _ := globals(s.in)
+	for name, p := range s.imports {
+		k.imports[name] = p
+	}
 	s.mu.Unlock()
 	for name, v := range g {
 		if strings.HasPrefix(name, "__") || !v.IsValid() {
 			continue
 		}
-		if t, ok := goType(v.Type()); ok {
+		if t, ok := s.sessionTypeOf(v.Type()); ok {
 			k.vars[name] = t
-		} else if t, ok := s.sessionTypeOf(v.Type()); ok {
-			k.vars[name] = t
+		} else if tellable(v.Type(), map[reflect.Type]bool{}) {
+			k.values[name] = v.Type()
 		}
 	}
 	return k
@@ -64,96 +74,6 @@ func (s *Session) sessionTypeOf(t reflect.Type) (string, bool) {
 		return "", false
 	}
 	return d.name, true
-}
-
-// goType is t as Go writes it where that needs no package: predeclared types, any, error, and
-// slices, arrays, maps, pointers and functions of them; a package's struct type is written as a
-// struct of the exported fields that can be written so (paper.Number as struct{ Name string;
-// Ours float64; … }), so go/types knows the types of its fields, though not its methods nor
-// its name (what needs them it does not know, and says nothing of).
-func goType(t reflect.Type) (string, bool) { return writeType(t, map[reflect.Type]bool{}) }
-
-func writeType(t reflect.Type, seen map[reflect.Type]bool) (string, bool) {
-	if seen[t] { // a type that holds itself cannot be written out
-		return "", false
-	}
-	seen[t] = true
-	defer delete(seen, t)
-	elem := func(prefix string, e reflect.Type) (string, bool) {
-		if w, ok := writeType(e, seen); ok && t.Name() == "" {
-			return prefix + w, true
-		}
-		return "", false
-	}
-	switch t.Kind() {
-	case reflect.Slice:
-		return elem("[]", t.Elem())
-	case reflect.Array:
-		return elem(fmt.Sprintf("[%d]", t.Len()), t.Elem())
-	case reflect.Pointer:
-		return elem("*", t.Elem())
-	case reflect.Map:
-		k, ok := writeType(t.Key(), seen)
-		if !ok {
-			return "", false
-		}
-		return elem("map["+k+"]", t.Elem())
-	case reflect.Func:
-		if t.Name() != "" {
-			return "", false
-		}
-		var in, out []string
-		for i := 0; i < t.NumIn(); i++ {
-			p := t.In(i)
-			prefix := ""
-			if t.IsVariadic() && i == t.NumIn()-1 {
-				p, prefix = p.Elem(), "..."
-			}
-			w, ok := writeType(p, seen)
-			if !ok {
-				return "", false
-			}
-			in = append(in, prefix+w)
-		}
-		for i := 0; i < t.NumOut(); i++ {
-			w, ok := writeType(t.Out(i), seen)
-			if !ok {
-				return "", false
-			}
-			out = append(out, w)
-		}
-		return "func(" + strings.Join(in, ", ") + ") (" + strings.Join(out, ", ") + ")", true
-	case reflect.Interface:
-		switch {
-		case t == reflect.TypeFor[error]():
-			return "error", true
-		case t.Name() == "" && t.NumMethod() == 0:
-			return "any", true
-		}
-		return "", false
-	case reflect.Struct:
-		if t.Name() == "" || t.PkgPath() == "" { // the interpreter's own (sessionTypeOf), or unnamed
-			return "", false
-		}
-		var fields []string
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() || f.Anonymous {
-				continue
-			}
-			if w, ok := writeType(f.Type, seen); ok {
-				fields = append(fields, f.Name+" "+w)
-			}
-		}
-		return "struct{ " + strings.Join(fields, "; ") + " }", true
-	case reflect.Chan, reflect.UnsafePointer, reflect.Invalid:
-		return "", false
-	default: // a basic kind: predeclared if it has a name and no package
-		if t.Name() == "" || t.PkgPath() != "" {
-			return "", false
-		}
-		return t.String(), true
-	}
 }
 
 // noteDecls records src's top-level declarations of constants, types, functions and methods,
@@ -297,16 +217,55 @@ func (s *Session) typeErrorsOf(src string) []typeError {
 }
 
 // typeErrors type-checks src as typed (declarations, else statements) with go/types, told of the
-// session what k holds (a declaration or variable src declares again left out), and returns
-// its errors in src in the order of their positions, soft ones (unused variables and imports)
-// left out.
+// session what k holds (a declaration or variable src declares again left out) and of the
+// packages it imports (gopackages.go), and returns its errors in src in the order of their
+// positions, soft ones (unused variables and imports) left out.
 func typeErrors(src string, k known) []typeError {
-	fset, f, prefix, ok := parseInput(src)
+	_, _, prefix, ok := parseInput(src)
+	if !ok {
+		return nil
+	}
+	_, declared := identifiers(src)
+	// The session's imports on the package clause's line (so that lines stay src's), less those
+	// src imports itself (declarations keep theirs; statements' are blanked, so they join them)
+	// and names src declares.
+	index()
+	imports := map[string]string{}
+	for name, p := range k.imports {
+		imports[name] = p
+	}
+	own := map[string]string{}
+	if specs, _, ok := splitImports(src); ok {
+		for _, sp := range specs {
+			if name := cmp.Or(sp.name, pkgName[sp.path]); name != "" && name != "_" && name != "." {
+				own[name] = sp.path
+			}
+		}
+	}
+	for name, p := range own {
+		if prefix == "package main\n" {
+			delete(imports, name)
+		} else {
+			imports[name] = p
+		}
+	}
+	for name := range declared {
+		delete(imports, name)
+	}
+	for name := range k.values { // a variable hides an import of its name
+		delete(imports, name)
+	}
+	for name := range k.vars {
+		delete(imports, name)
+	}
+	for name := range k.decls {
+		delete(imports, name)
+	}
+	fset, f, prefix, ok := parseInputUnder(src, importHead(imports))
 	if !ok {
 		return nil
 	}
 	files := []*ast.File{f}
-	_, declared := identifiers(src)
 	again := map[string]bool{} // a declaration src declares a name of again is left out whole
 	for name, g := range k.decls {
 		again[g] = again[g] || declared[name] || declared[strings.SplitN(name, ".", 2)[0]]
@@ -323,28 +282,144 @@ func typeErrors(src string, k known) []typeError {
 		}
 	}
 	sort.Strings(decls)
+	sessionImports := map[string]string{} // the session's declarations see its imports but those they hide
+	for name, p := range k.imports {
+		if _, isDecl := k.decls[name]; !isDecl {
+			sessionImports[name] = p
+		}
+	}
 	const session = "session.go"
+	var sf *ast.File
 	if len(decls) > 0 {
-		if sf, err := parser.ParseFile(fset, session, "package main\n"+strings.Join(decls, "\n"), 0); err == nil {
+		var err error
+		if sf, err = parser.ParseFile(fset, session, importHead(sessionImports)+strings.Join(decls, "\n"), 0); err == nil {
 			files = append(files, sf)
 		}
 	}
+
+	packagesMu.Lock()
+	defer packagesMu.Unlock()
+	pkg := types.NewPackage("main", "main")
+	ambiguous := sessionUnderlyings(fset, sf)
+	for name, rt := range k.values {
+		if _, isDecl := k.decls[name]; declared[name] || isDecl {
+			continue
+		}
+		if t := tablePkgs.typeOf(rt); !mentions(t, ambiguous) {
+			pkg.Scope().Insert(types.NewVar(token.NoPos, pkg, name, t))
+		}
+	}
 	var errs []typeError
-	conf := types.Config{Error: func(e error) {
+	conf := types.Config{Importer: tablePkgs, Error: func(e error) {
 		te, is := e.(types.Error)
 		if !is || te.Soft || te.Fset.Position(te.Pos).Filename == session {
 			return
 		}
-		t := typeError{posError{msg: te.Msg}, prefix == "package main\n"}
-		if off := fset.Position(te.Pos).Offset - len(prefix); off >= 0 && off <= len(src) {
-			t.line, t.col = lineCol(src, off)
+		t := typeError{posError{msg: te.Msg}, !strings.HasSuffix(prefix, "func _() {\n")}
+		off := fset.Position(te.Pos).Offset - len(prefix)
+		if off < 0 || off > len(src) { // in the imports the session put before src
+			return
 		}
+		t.line, t.col = lineCol(src, off)
 		errs = append(errs, t)
 	}}
-	conf.Check("main", fset, files, nil) // errors go to conf.Error
+	_ = types.NewChecker(&conf, fset, pkg, nil).Files(files) // errors go to conf.Error
 	// in the order of their positions, as Go's compiler lists them
 	sort.SliceStable(errs, func(i, j int) bool {
 		return errs[i].line < errs[j].line || errs[i].line == errs[j].line && errs[i].col < errs[j].col
 	})
 	return errs
+}
+
+// importHead is a package clause with imports (name → path) on its one line.
+func importHead(imports map[string]string) string {
+	names := make([]string, 0, len(imports))
+	for name := range imports {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("package main")
+	for _, name := range names {
+		fmt.Fprintf(&b, "; import %s %q", name, imports[name])
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// sessionUnderlyings are the types the interpreter gives values of the session's named types
+// (type Celsius float64: a value of it is a float64 to reflect, []float64 for type Temps
+// []Celsius): a variable whose type holds one may be of a session type reflect cannot show, so
+// it is not told (var d Celsius = c would be refused as a float64's). sf is the session's
+// declarations, checked alone.
+func sessionUnderlyings(fset *token.FileSet, sf *ast.File) []types.Type {
+	if sf == nil {
+		return nil
+	}
+	pre := types.NewPackage("main", "main")
+	conf := types.Config{Importer: tablePkgs, Error: func(error) {}}
+	_ = types.NewChecker(&conf, fset, pre, nil).Files([]*ast.File{sf})
+	var out []types.Type
+	for _, name := range pre.Scope().Names() {
+		if tn, ok := pre.Scope().Lookup(name).(*types.TypeName); ok {
+			out = append(out, erase(tn.Type(), 0))
+		}
+	}
+	return out
+}
+
+// erase is t with the session's named types replaced by their structure, as the interpreter
+// holds them.
+func erase(t types.Type, depth int) types.Type {
+	if depth > 8 {
+		return t
+	}
+	switch t := t.(type) {
+	case *types.Named:
+		if p := t.Obj().Pkg(); p != nil && p.Path() == "main" {
+			return erase(t.Underlying(), depth+1)
+		}
+	case *types.Slice:
+		return types.NewSlice(erase(t.Elem(), depth+1))
+	case *types.Array:
+		return types.NewArray(erase(t.Elem(), depth+1), t.Len())
+	case *types.Pointer:
+		return types.NewPointer(erase(t.Elem(), depth+1))
+	case *types.Map:
+		return types.NewMap(erase(t.Key(), depth+1), erase(t.Elem(), depth+1))
+	case *types.Chan:
+		return types.NewChan(t.Dir(), erase(t.Elem(), depth+1))
+	}
+	return t
+}
+
+// mentions reports whether t, or a part of it outside a package's named type, is identical to
+// one of ts.
+func mentions(t types.Type, ts []types.Type) bool {
+	for _, u := range ts {
+		if types.Identical(t, u) {
+			return true
+		}
+	}
+	switch t := t.(type) {
+	case *types.Slice:
+		return mentions(t.Elem(), ts)
+	case *types.Array:
+		return mentions(t.Elem(), ts)
+	case *types.Pointer:
+		return mentions(t.Elem(), ts)
+	case *types.Map:
+		return mentions(t.Key(), ts) || mentions(t.Elem(), ts)
+	case *types.Chan:
+		return mentions(t.Elem(), ts)
+	case *types.Signature:
+		for _, tup := range []*types.Tuple{t.Params(), t.Results()} {
+			for i := 0; i < tup.Len(); i++ {
+				if mentions(tup.At(i).Type(), ts) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

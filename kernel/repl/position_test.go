@@ -99,7 +99,7 @@ func TestSelectorSaidAsGo(t *testing.T) {
 		{"var a2, b2 = c.Tokens()", "assignment mismatch: 2 variables but c.Tokens() returns 1 value"},
 		{"c.Tokens(3)", "1:10: too many arguments in call to c.Tokens: 1 given, want ()"},
 		{"eqflib.SD3Warp(1, 2)", "1:19: too many arguments in call to eqflib.SD3Warp: 2 given, want (float64)"},
-		{"eqflib.SD3Warp(\"a\")", "1:16: cannot convert"}, // a wrong type, not one too many: yaegi's words stand
+		{"eqflib.SD3Warp(\"a\")", "1:16: cannot use \"a\" (untyped string constant) as float64 value in argument to eqflib.SD3Warp"}, // a wrong type, in Go's words (gopackages.go)
 		{"fmt.Sprint(1, 2, 3)", ""}, // variadic
 		{"c()", "panic: cannot call non-function c (of type eqflib.DiTConfig)"},
 		{"cs[3]", "panic: runtime error: index out of range [3] with length 1, in cs[3]"},

@@ -183,12 +183,18 @@ func quietCall(e ast.Expr) bool {
 // statements (inside a function; imports before them are read as blanks). An offset in fset
 // less len(prefix) is one in src.
 func parseInput(src string) (fset *token.FileSet, f *ast.File, prefix string, ok bool) {
+	return parseInputUnder(src, "package main\n")
+}
+
+// parseInputUnder is parseInput with head (a package clause and imports, ending in a newline)
+// in place of "package main\n".
+func parseInputUnder(src, head string) (fset *token.FileSet, f *ast.File, prefix string, ok bool) {
 	fset = token.NewFileSet()
-	prefix = "package main\n"
+	prefix = head
 	if f, err := parser.ParseFile(fset, "", prefix+src, 0); err == nil {
 		return fset, f, prefix, true
 	}
-	prefix = "package main\nfunc _() {\n"
+	prefix = head + "func _() {\n"
 	if _, rest, ok := splitImports(src); ok { // statements after imports: the imports blanked
 		src = blank(src[:len(src)-len(rest)]) + rest
 	}
