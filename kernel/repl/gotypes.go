@@ -220,7 +220,12 @@ func (s *Session) typeErrorsOf(src string) []typeError {
 // session what k holds (a declaration or variable src declares again left out) and of the
 // packages it imports (gopackages.go), and returns its errors in src in the order of their
 // positions, soft ones (unused variables and imports) left out.
-func typeErrors(src string, k known) []typeError {
+func typeErrors(src string, k known) (errs []typeError) {
+	defer func() {
+		if recover() != nil { // a type go/types cannot take: nothing is said, nothing refused
+			errs = nil
+		}
+	}()
 	_, _, prefix, ok := parseInput(src)
 	if !ok {
 		return nil
@@ -284,7 +289,7 @@ func typeErrors(src string, k known) []typeError {
 	sort.Strings(decls)
 	sessionImports := map[string]string{} // the session's declarations see its imports but those they hide
 	for name, p := range k.imports {
-		if _, isDecl := k.decls[name]; !isDecl {
+		if _, isDecl := k.decls[name]; !isDecl && k.vars[name] == "" {
 			sessionImports[name] = p
 		}
 	}
@@ -309,7 +314,6 @@ func typeErrors(src string, k known) []typeError {
 			pkg.Scope().Insert(types.NewVar(token.NoPos, pkg, name, t))
 		}
 	}
-	var errs []typeError
 	conf := types.Config{Importer: tablePkgs, Error: func(e error) {
 		te, is := e.(types.Error)
 		if !is || te.Soft || te.Fset.Position(te.Pos).Filename == session {
