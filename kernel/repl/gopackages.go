@@ -84,6 +84,15 @@ func (tp *tablePackages) pkg(p string) *types.Package {
 	return pkg
 }
 
+// pkgOf is the package of a named type, nil for an unnamed one (an exported name's package
+// does not matter to go/types).
+func (tp *tablePackages) pkgOf(t reflect.Type) *types.Package {
+	if t.PkgPath() == "" {
+		return nil
+	}
+	return tp.pkg(t.PkgPath())
+}
+
 // object is the go/types object of a table's entry: a type ((*T)(nil)), a variable (addressable),
 // a function, or a constant (untyped ones as constant.Value, typed ones as their value).
 func (tp *tablePackages) object(pkg *types.Package, name string, v reflect.Value) types.Object {
@@ -199,7 +208,7 @@ func (tp *tablePackages) underlying(t reflect.Type) types.Type {
 		var ms []*types.Func
 		for i := 0; i < t.NumMethod(); i++ {
 			if m := t.Method(i); m.IsExported() { // an unexported one left out: more lenient, never stricter
-				ms = append(ms, types.NewFunc(token.NoPos, tp.pkg(t.PkgPath()), m.Name, tp.signature(m.Type, 0, nil)))
+				ms = append(ms, types.NewFunc(token.NoPos, tp.pkgOf(t), m.Name, tp.signature(m.Type, 0, nil)))
 			}
 		}
 		return types.NewInterfaceType(ms, nil).Complete()
@@ -208,8 +217,8 @@ func (tp *tablePackages) underlying(t reflect.Type) types.Type {
 		var tags []string
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			p := tp.pkg(t.PkgPath())
-			if f.PkgPath != "" {
+			p := tp.pkgOf(t)
+			if f.PkgPath != "" { // unexported: its package tells it from another's of the same name
 				p = tp.pkg(f.PkgPath)
 			}
 			fields = append(fields, types.NewField(token.NoPos, p, f.Name, tp.typeOf(f.Type), f.Anonymous))
