@@ -147,11 +147,12 @@ func (s *Session) constantError(src string, err error) (error, bool) {
 
 // silentError is Go's error for an input whose value Go would refuse to give the type it is
 // given and yaegi converts without a word: a constant that overflows it (const b int8 = 2 * 200
-// read -112; var n uint8 = 255 + 1 read 0), or a value of another type (var i int = f * 2 read
-// 4 for f = 2.5; var w float32 = a + 1). go/types checks src before it runs.
+// read -112; var n uint8 = 255 + 1 read 0), a value of another type (var i int = f * 2 read
+// 4 for f = 2.5; var w float32 = a + 1), or a constant of a variable's value (const c = x + 1
+// read 0 for x = 3). go/types checks src before it runs.
 func (s *Session) silentError(src string) (error, bool) {
 	for _, e := range s.typeErrorsOf(src) {
-		if strings.Contains(e.msg, "overflows") || strings.Contains(e.msg, "truncated") ||
+		if strings.Contains(e.msg, "overflows") || strings.Contains(e.msg, "truncated") || strings.HasSuffix(e.msg, " is not constant") ||
 			strings.HasPrefix(e.msg, "cannot use ") && strings.Contains(e.msg, " value in ") {
 			return &e.posError, true
 		}
