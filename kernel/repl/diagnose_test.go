@@ -72,7 +72,7 @@ func TestConstantSaidAsGo(t *testing.T) {
 		{`const e = one + "s"`, `1:11: invalid operation: one + "s" (mismatched types untyped int and untyped string) [yaegi: constant definition loop]`},
 		{"const u = nothere + 1", "undefined: nothere [yaegi: constant definition loop]"},
 		{`const cg = gone + "s"`, `1:12: invalid operation: gone + "s" (mismatched types int and untyped string)`}, // gone is a variable now
-		{"const cx = gone + 1", "1:12: gone + 1 (value of type int) is not constant"}, // yaegi: 0
+		{"const cx = gone + 1", "1:12: gone + 1 (value of type int) is not constant"},                              // yaegi: 0
 		// overflows yaegi would wrap (const b int8 = 2 * 200 read -112)
 		{"const b int8 = 2 * 200", "1:16: cannot use 2 * 200 (untyped int constant 400) as int8 value in constant declaration (overflows)"},
 		{"var v8 int8 = one * 200", "1:15: cannot use one * 200 (untyped int constant 200) as int8 value in variable declaration (overflows)"},
