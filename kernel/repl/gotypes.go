@@ -358,8 +358,11 @@ func importHead(imports map[string]string) string {
 // it is not told (var d Celsius = c would be refused as a float64's). sf is the session's
 // declarations, checked alone.
 func sessionUnderlyings(fset *token.FileSet, sf *ast.File) []types.Type {
-	if sf == nil {
-		return nil
+	if sf == nil || !slices.ContainsFunc(sf.Decls, func(d ast.Decl) bool {
+		g, ok := d.(*ast.GenDecl)
+		return ok && g.Tok == token.TYPE
+	}) {
+		return nil // no session type: nothing to check
 	}
 	pre := types.NewPackage("main", "main")
 	conf := types.Config{Importer: tablePkgs, Error: func(error) {}}
