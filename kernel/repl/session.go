@@ -222,7 +222,7 @@ var (
 func index() {
 	indexOnce.Do(func() {
 		pkgName, pkgNames = map[string]string{}, map[string][]string{}
-		for _, tab := range []interp.Exports{stdlib.Symbols, symbols.Symbols} {
+		for _, tab := range tables {
 			for key, syms := range tab {
 				p, name := path.Dir(key), path.Base(key)
 				pkgName[p] = name
