@@ -170,6 +170,23 @@ func TestBadFlags(t *testing.T) {
 	}
 }
 
+// TestFlagPlaceholders: each flag's line in a command's -h names the kind of value it takes (int,
+// string, …) or nothing for a boolean. Go's flag package takes the first back-quoted words of a
+// usage for that name, so a usage quoting a command (`eqf paper pool`) printed
+// "-train-seed eqf paper pool" as if the flag took those words.
+func TestFlagPlaceholders(t *testing.T) {
+	kinds := map[string]bool{"": true, "int": true, "uint": true, "float": true, "string": true, "duration": true, "value": true}
+	line := regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)([^\t\n]*)`)
+	for cmd := range commands {
+		out := output(&os.Stderr, func() { _ = commands[cmd]([]string{"-h"}) })
+		for _, m := range line.FindAllStringSubmatch(out, -1) {
+			if kind := strings.TrimPrefix(m[2], " "); !kinds[kind] {
+				t.Errorf("eqf %s -h: flag -%s shows the placeholder %q, want one of int, uint, float, string, duration, value or none: a usage's back-quoted words are taken for it", cmd, m[1], kind)
+			}
+		}
+	}
+}
+
 // TestStrayArguments: a command that takes flags only refuses a word after them, and one that
 // takes names refuses a flag after the names, before any work starts and naming the word. Go's
 // flag package stops at the first word that is not a flag, so either would otherwise be dropped

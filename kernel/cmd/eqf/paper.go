@@ -26,7 +26,7 @@ func runPaper(args []string) error {
 	recipe := fs.String("recipe", zoo.DefaultRecipe, "zoo recipe of full mode: paper (C = H = 2, make models), paper-8 (C = H = 4, make models ZOO_RECIPE=paper-8), or paper-3.5k / paper-14k / paper-70k (the paper recipe trained for 3,500 / 14,000 / 70,000 steps)")
 	clips := fs.Int("clips", 0, fmt.Sprintf("rollouts per method, training seed and evaluation seed (0: %d, or 2 with -quick; below 26 FVD over time is not well posed)", paper.DefaultRollouts))
 	trainSeeds := fs.Int("train-seeds", 0, "training seeds 1…N of the zoo (make models SEEDS=N) to run every model-based experiment with (0: all the zoo has)")
-	trainSeed := fs.Int("train-seed", 0, "run only this training seed of the zoo (0: 1…train-seeds): its numbers are those a run of all seeds gives for it, and `eqf paper pool` pools them with runs of the other seeds")
+	trainSeed := fs.Int("train-seed", 0, "run only this training seed of the zoo (0: 1…train-seeds): its numbers are those a run of all seeds gives for it, and \"eqf paper pool\" pools them with runs of the other seeds")
 	models := fs.String("models", "", "only these backbones' methods in minecraft_main and fixed_compute_scaling, e.g. fm,eqf on the paper-8 zoo (\"\": all; other experiments need all of theirs)")
 	out := fs.String("out", "out/paper", "output folder (one subfolder per experiment)")
 	rolloutsOf := fs.String("rollouts-of", "", "other eqf executables (separated by commas) whose rollouts in OUT/.rollouts this run reads as its own, for changes that decide no rollout (a figure, a note); the result's notes count them")
