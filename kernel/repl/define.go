@@ -29,7 +29,7 @@ func yaegiDefineBug(err error) bool {
 		return false
 	}
 	m := err.Error()
-	return strings.Contains(m, "constant definition loop") || strings.Contains(m, "nil type") ||
+	return strings.Contains(m, "constant definition loop") || strings.Contains(m, "nil type") || strings.Contains(m, "nil reflect type") ||
 		strings.Contains(m, "invalid memory address or nil pointer dereference") ||
 		strings.Contains(m, "not a generic type")
 }

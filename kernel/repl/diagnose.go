@@ -75,6 +75,9 @@ func (s *Session) diagnose(ctx context.Context, src string, err error) error {
 	if said, ok := s.explain(ctx, src, err); ok {
 		return said
 	}
+	if said, ok := s.sayStdGeneric(src, err); ok {
+		return said
+	}
 	if said, ok := s.goWords(src, err); ok {
 		return said
 	}

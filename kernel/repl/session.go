@@ -6,6 +6,7 @@
 package repl
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -169,6 +171,9 @@ func (s *Session) Reset() error {
 	if err := in.Use(stdlib.Symbols); err != nil {
 		return fmt.Errorf("repl: loading the standard library's symbols: %w", err)
 	}
+	if err := loadStdGeneric(in); err != nil {
+		return fmt.Errorf("repl: compiling the standard library's generic functions: %w", err)
+	}
 	if err := in.Use(symbols.Symbols); err != nil {
 		return fmt.Errorf("repl: loading eqf's symbols: %w", err)
 	}
@@ -313,7 +318,14 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 				s.noteDefined(src)
 			}
 			if err2 == nil || !strings.Contains(err2.Error(), "__ints") {
-				return retyped(s.diagnose(ctx, alt, err2), alt, src, inserts)
+				d := retyped(s.diagnose(ctx, alt, err2), alt, src, inserts)
+				if d == nil {
+					return nil
+				}
+				if m := rangedFunc.FindStringSubmatch(msgOf(d)); m != nil { // not an integer: a function
+					return restate(d, fmt.Sprintf("cannot range over %s (%s): yaegi v0.16.1, the interpreter, cannot range over a function (Go 1.23's iterators); call it with the loop's body as its yield function, which returns true to go on", m[1], m[2]))
+				}
+				return d
 			}
 			d := s.diagnose(ctx, src, err)
 			return restate(d, msgOf(d)+" (yaegi cannot range over an integer n where Go 1.22 can: write for i := 0; i < n; i++)")
@@ -326,6 +338,19 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 			for _, line := range lines {
 				if err := s.evalInput(ctx, line); err != nil {
 					return unplaced(err) // a position in the line the session wrote
+				}
+			}
+			return nil
+		}
+	}
+	if err != nil && errors.As(err, new(compilePanic)) {
+		// yaegi's compiler panicked on one of several statements (y := slices.Clone(x); …: a
+		// generic call's result declared, which the session declares in two steps when it is a
+		// statement of its own, define.go); nothing ran: each statement runs as an input.
+		if stmts, ok := statementsOf(src); ok {
+			for _, st := range stmts {
+				if err := s.evalInput(ctx, st); err != nil {
+					return unplaced(err) // a position in the statement, not in the line
 				}
 			}
 			return nil
@@ -446,10 +471,24 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 	}
 	var p interp.Panic
 	if errors.As(err, &p) {
+		if bytes.Contains(p.Stack, []byte("(*Interpreter).CompileAST(")) {
+			return v, compilePanic{panicError(p.Value)}
+		}
 		return v, panicError(p.Value)
 	}
 	return v, err
 }
+
+// rangedFunc is Go's words for a range over a function the session took for one over an
+// integer (__ints(f)), with the function and its type.
+var rangedFunc = regexp.MustCompile(`^cannot convert (.+?) \((value of type func\(.*\))\) to type int`)
+
+// compilePanic is a panic of the interpreter's compiler, before anything of the input ran (a
+// panic of the program comes from its run instead: EvalWithContext recovers both, and only this
+// one's stack holds CompileAST).
+type compilePanic struct{ error }
+
+func (c compilePanic) Unwrap() error { return c.error }
 
 // print writes the values of an expression: errors as "error: …", a nil error dropped when
 // other values come with it.

@@ -289,3 +289,36 @@ func varAsAssignments(src string) (lines []string, ok bool) {
 	}
 	return lines, true
 }
+
+// statementsOf splits src, two or more statements, into its statements (each as typed, the
+// comments between them dropped; an expression statement in braces, so that the session runs it
+// as the line would, without printing its value); ok is false for anything else, and for
+// statements that jump (a label, goto, break, continue, fallthrough), which need each other.
+func statementsOf(src string) (stmts []string, ok bool) {
+	const prefix = "package p\nfunc _() {\n"
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", prefix+src+"\n}", 0)
+	if err != nil {
+		return nil, false
+	}
+	body := f.Decls[0].(*ast.FuncDecl).Body.List
+	if len(body) < 2 {
+		return nil, false
+	}
+	for _, st := range body {
+		switch st.(type) {
+		case *ast.LabeledStmt, *ast.BranchStmt:
+			return nil, false
+		}
+		from, to := fset.Position(st.Pos()).Offset-len(prefix), fset.Position(st.End()).Offset-len(prefix)
+		if from < 0 || to > len(src) {
+			return nil, false
+		}
+		if _, isExpr := st.(*ast.ExprStmt); isExpr {
+			stmts = append(stmts, "{ "+src[from:to]+" }")
+		} else {
+			stmts = append(stmts, src[from:to])
+		}
+	}
+	return stmts, true
+}

@@ -1,0 +1,44 @@
+// Package maps holds the functions of Go's maps package that the REPL's interpreter, yaegi
+// v0.16.1, cannot call, written so that it can: the session compiles this file into the
+// interpreter's maps package (kernel/repl/stdgeneric.go), in place of yaegi's copy of them.
+//
+// yaegi carries Go 1.22's maps.go as source, but infers no type parameter from another's
+// constraint, so Equal, Clone and Copy (of the form Clone[M ~map[K]V, K comparable, V any])
+// fail on their first call ("undefined type for K"). Here each takes map[K]V where Go's takes
+// M ~map[K]V: the same values, and for a map of a named type a result of type map[K]V where
+// Go's is M. DeleteFunc and EqualFunc are yaegi's. The iterator functions (All, Keys, Values,
+// Insert, Collect) are not here: yaegi cannot range over a function (Go 1.23).
+package maps
+
+// Equal reports whether two maps contain the same key/value pairs (NaNs are not equal).
+func Equal[K, V comparable](m1, m2 map[K]V) bool {
+	if len(m1) != len(m2) {
+		return false
+	}
+	for k, v1 := range m1 {
+		if v2, ok := m2[k]; !ok || v1 != v2 {
+			return false
+		}
+	}
+	return true
+}
+
+// Clone returns a copy of m: a shallow clone (nil for nil).
+func Clone[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return nil
+	}
+	out := make(map[K]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Copy copies all key/value pairs in src adding them to dst; a key of src already in dst has its
+// value overwritten.
+func Copy[K comparable, V any](dst, src map[K]V) {
+	for k, v := range src {
+		dst[k] = v
+	}
+}

@@ -1,0 +1,133 @@
+package repl
+
+import (
+	"embed"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/traefik/yaegi/interp"
+	gen "github.com/traefik/yaegi/stdlib/generic"
+)
+
+// The standard library's generic functions. yaegi v0.16.1 carries Go 1.22's slices, maps and
+// cmp as source and compiles them into every interpreter, but infers no type parameter from
+// another's constraint: slices.Clone(x), slices.Reverse(x), maps.Clone(m) and most of their
+// kind fail on their first call with "undefined type for E" at a line of its copy, and it has no
+// slices.Sort, Min, Max or BinarySearch. The session compiles internal/stdgeneric's slices.go
+// and maps.go (see their package comments: []E where Go's take S ~[]E; tested there against Go's
+// packages) into the interpreter's slices and maps after yaegi's copies, whose functions of
+// the same names they replace.
+
+//go:embed internal/stdgeneric/slices/slices.go internal/stdgeneric/maps/maps.go
+var stdGeneric embed.FS
+
+// stdGenericFiles are the files compiled, in order.
+var stdGenericFiles = []string{"internal/stdgeneric/slices/slices.go", "internal/stdgeneric/maps/maps.go"}
+
+// loadStdGeneric compiles the files into in, each without its import clause (yaegi's copy of the
+// package imports what they use, and takes a second import of it for a redeclaration), its lines
+// where they are in the file.
+func loadStdGeneric(in *interp.Interpreter) error {
+	for _, name := range stdGenericFiles {
+		src, err := stdGeneric.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		body := int(f.Name.End()) - 1 // after the package clause (one file: offset = Pos - 1)
+		if len(f.Decls) > 0 {
+			body = int(f.Decls[len(f.Decls)-1].End()) - 1 // after the last import declaration
+		}
+		head := "package " + f.Name.Name + strings.Repeat("\n", strings.Count(string(src[:body]), "\n"))
+		if _, err := in.Compile(head + string(src[body:])); err != nil {
+			return fmt.Errorf("%s: %w", path.Base(name), err)
+		}
+	}
+	return nil
+}
+
+// undefinedSourceSymbol is yaegi's error for a name a package compiled from source (slices,
+// maps, cmp) does not have.
+var undefinedSourceSymbol = regexp.MustCompile(`^undefined selector:? (\w+)\.(\w+)$`)
+
+// iterators are the functions of Go's slices and maps that return or take an iterator (iter.Seq,
+// Go 1.23), with what does their work without one (%[1]s: the call's first argument, else s or
+// m): yaegi v0.16.1 cannot range over a function, so they are not in the session.
+var iterators = map[string]string{
+	"slices.All": "range over %[1]s itself", "slices.Values": "range over %[1]s itself",
+	"slices.Backward": "for i := len(%[1]s) - 1; i >= 0; i-- { … }", "slices.Collect": "append the values in a loop",
+	"slices.AppendSeq": "append the values in a loop", "slices.Chunk": "slice %[1]s in a loop: %[1]s[i:j]",
+	"slices.Sorted": "slices.Clone the slice, then slices.Sort it", "slices.SortedFunc": "slices.Clone the slice, then slices.SortFunc it",
+	"slices.SortedStableFunc": "slices.Clone the slice, then slices.SortStableFunc it",
+	"maps.Keys": "for k := range %[1]s { keys = append(keys, k) }", "maps.Values": "for _, v := range %[1]s { values = append(values, v) }",
+	"maps.All": "range over %[1]s itself", "maps.Insert": "maps.Copy(dst, src)", "maps.Collect": "maps.Clone(m)",
+}
+
+// sayStdGeneric is err said as Go says it (undefined: maps.Keys) when it is yaegi's for a name
+// the interpreter's slices, maps or cmp lacks, with why (an iterator) or the name meant.
+func (s *Session) sayStdGeneric(src string, err error) (error, bool) {
+	m := undefinedSourceSymbol.FindStringSubmatch(msgOf(err))
+	if m == nil {
+		return nil, false
+	}
+	s.mu.Lock()
+	path := s.imports[m[1]]
+	s.mu.Unlock()
+	if path != "slices" && path != "maps" && path != "cmp" {
+		return nil, false
+	}
+	name := path + "." + m[2]
+	if instead, ok := iterators[name]; ok {
+		arg := map[string]string{"slices": "s", "maps": "m"}[path]
+		if in, ok := parseTyped(src); ok {
+			ast.Inspect(in.root, func(n ast.Node) bool {
+				if c, is := n.(*ast.CallExpr); is && len(c.Args) > 0 && in.text(c.Fun) == m[1]+"."+m[2] {
+					arg = exprString(c.Args[0])
+				}
+				return true
+			})
+		}
+		instead = fmt.Sprintf(instead, arg)
+		return restate(err, fmt.Sprintf("undefined: %s.%s (an iterator, Go 1.23: yaegi v0.16.1, the interpreter, cannot range over a function; %s) [yaegi: %s]", m[1], m[2], instead, words(err))), true
+	}
+	names := stdGenericNames()[path]
+	hint := ":doc " + path + " lists Go's; the interpreter's are " + strings.Join(slices.Sorted(slices.Values(names)), ", ")
+	if near := nearest(m[2], names); near != "" {
+		hint = "did you mean " + m[1] + "." + near + "?"
+	}
+	return restate(err, fmt.Sprintf("undefined: %s.%s (%s) [yaegi: %s]", m[1], m[2], hint, words(err))), true
+}
+
+// stdGenericNames are the exported functions of the interpreter's slices, maps and cmp (package
+// → names): yaegi's copies' and the files above (the interpreter's Symbols cannot list generic
+// functions).
+var stdGenericNames = sync.OnceValue(func() map[string][]string {
+	srcs := gen.Sources[:]
+	for _, name := range stdGenericFiles {
+		src, _ := stdGeneric.ReadFile(name)
+		srcs = append(srcs, string(src))
+	}
+	names := map[string][]string{}
+	for _, src := range srcs {
+		f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.IsExported() && !slices.Contains(names[f.Name.Name], fd.Name.Name) {
+				names[f.Name.Name] = append(names[f.Name.Name], fd.Name.Name)
+			}
+		}
+	}
+	return names
+})

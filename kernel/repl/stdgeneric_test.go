@@ -1,0 +1,130 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestStdGeneric: the standard library's generic functions called in the session as a user
+// types them give what Go's give (stdgeneric.go; internal/stdgeneric's own tests hold them
+// against Go's packages on random inputs, this that the interpreter runs them).
+func TestStdGeneric(t *testing.T) {
+	s, out := newTestSession(t)
+	ctx := context.Background()
+	for _, src := range []string{`import "slices"`, `import "maps"`, `x := []float64{3, 1, 2, 1}`, `names := []string{"shapes", "pan", "maze"}`,
+		`m := map[string]int{"a": 1, "b": 2}`, `type series []float64`, `sr := series{2, 0.5}`} {
+		if err := s.Eval(ctx, src); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+	}
+	x := func() []float64 { return []float64{3, 1, 2, 1} }
+	sorted := func() []float64 { y := x(); slices.Sort(y); return y }
+	names := func() []string { return []string{"shapes", "pan", "maze"} }
+	m := map[string]int{"a": 1, "b": 2}
+	byLen := func(a, b string) int { return len(a) - len(b) }
+	rows := []struct {
+		src  string
+		want any
+	}{
+		{`slices.Equal(x, []float64{3, 1, 2, 1})`, true},
+		{`slices.Compare(x, []float64{3, 1})`, slices.Compare(x(), []float64{3, 1})},
+		{`slices.Index(x, 2)`, slices.Index(x(), 2)},
+		{`slices.Contains(names, "pan")`, true},
+		{`slices.IndexFunc(names, func(n string) bool { return n[0] == 'm' })`, 2},
+		{`slices.Insert(slices.Clone(x), 1, 9, 8)`, slices.Insert(x(), 1, 9, 8)},
+		{`slices.Delete(slices.Clone(x), 1, 3)`, slices.Delete(x(), 1, 3)},
+		{`slices.DeleteFunc(slices.Clone(x), func(v float64) bool { return v < 2 })`, slices.DeleteFunc(x(), func(v float64) bool { return v < 2 })},
+		{`slices.Replace(slices.Clone(x), 0, 2, 7)`, slices.Replace(x(), 0, 2, 7)},
+		{`slices.Clone(x)`, x()},
+		{`slices.Compact([]int{1, 1, 2, 2, 1})`, []int{1, 2, 1}},
+		{`len(slices.Grow(x, 10)) == 4 && cap(slices.Grow(x, 10)) >= 14`, true},
+		{`cap(slices.Clip(x[:2]))`, 2},
+		{`slices.Concat(x, x[:1])`, slices.Concat(x(), x()[:1])},
+		{`slices.Repeat(names[:1], 2)`, slices.Repeat(names()[:1], 2)},
+		{`slices.Min(x)`, slices.Min(x())},
+		{`slices.Max(names)`, slices.Max(names())},
+		{`slices.MaxFunc(names, func(a, b string) int { return len(a) - len(b) })`, slices.MaxFunc(names(), byLen)},
+		{`slices.MinFunc(names, func(a, b string) int { return len(a) - len(b) })`, slices.MinFunc(names(), byLen)},
+		{`slices.IsSorted(x)`, false},
+		{`y := slices.Clone(x); slices.Sort(y)`, nil}, // several statements: none printed
+		{`y`, sorted()},
+		{`slices.IsSorted(y)`, true},
+		{`slices.BinarySearch(y, 2)`, strings.Join(strings.Fields(fmt.Sprint(slices.BinarySearch(sorted(), 2))), "  ")}, // the session's two spaces
+		{`n := slices.Clone(names); slices.SortFunc(n, func(a, b string) int { return len(a) - len(b) })`, nil},
+		{`n`, func() []string { n := names(); slices.SortStableFunc(n, byLen); return n }()},
+		{`slices.SortStableFunc(n, func(a, b string) int { return strings.Compare(b, a) })`, nil},
+		{`n`, func() []string {
+			n := names()
+			slices.SortStableFunc(n, func(a, b string) int { return strings.Compare(b, a) })
+			return n
+		}()},
+		{`r := slices.Clone(x); slices.Reverse(r)`, nil},
+		{`r`, func() []float64 { r := x(); slices.Reverse(r); return r }()},
+		{`c := slices.Clone(x)`, nil},
+		{`c`, x()},
+		{`slices.Max(sr)`, 2.0},
+		{`maps.Equal(m, map[string]int{"b": 2, "a": 1})`, true},
+		{`m2 := maps.Clone(m); maps.Copy(m2, map[string]int{"c": 3})`, nil},
+		{`m2`, func() map[string]int { m2 := maps.Clone(m); m2["c"] = 3; return m2 }()},
+		{`maps.DeleteFunc(m2, func(k string, v int) bool { return v > 1 })`, nil},
+		{`m2`, map[string]int{"a": 1}},
+	}
+	for _, r := range rows {
+		out.Reset()
+		if err := s.Eval(ctx, r.src); err != nil {
+			t.Errorf("%s: %v", r.src, err)
+			continue
+		}
+		want := ""
+		if r.want != nil {
+			want = fmt.Sprint(r.want) + "\n"
+		}
+		if got := out.String(); got != want {
+			t.Errorf("%s printed %q, want %q (Go's)", r.src, got, want)
+		}
+	}
+}
+
+// TestStdGenericSaid: what the session's slices, maps and cmp lack is said as Go says it, with
+// why; a range over a function is said as one; several statements that yaegi's compiler panics
+// on run one by one, and a panic of the program in one does not run the statements before it
+// again.
+func TestStdGenericSaid(t *testing.T) {
+	s, out := newTestSession(t)
+	ctx := context.Background()
+	for _, src := range []string{`import "slices"`, `import "maps"`, `m := map[string]int{"a": 1}`, `x := []int{3, 1, 2}`,
+		`func first[T any](s []T) T { return s[0] }`, `func seq(yield func(int) bool) { yield(1) }`, `k := 0`} {
+		if err := s.Eval(ctx, src); err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+	}
+	for src, want := range map[string]string{
+		`maps.Keys(m)`:                 "1:1: undefined: maps.Keys (an iterator, Go 1.23: yaegi v0.16.1, the interpreter, cannot range over a function; for k := range m { keys = append(keys, k) })",
+		`slices.Sorted(x)`:             "1:1: undefined: slices.Sorted (an iterator, Go 1.23",
+		`y := slices.Sortt(x)`:         "1:6: undefined: slices.Sortt (did you mean slices.Sort?)",
+		`slices.Nope(x)`:               "1:1: undefined: slices.Nope (:doc slices lists Go's; the interpreter's are BinarySearch, ",
+		`for v := range seq { _ = v }`: "1:16: cannot range over seq (value of type func(yield func(int) bool)): yaegi v0.16.1, the interpreter, cannot range over a function",
+	} {
+		if err := s.Eval(ctx, src); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: error %v, want one starting %q", src, err, want)
+		}
+	}
+	out.Reset()
+	for _, src := range []string{`f := first(x)`, `k++; g := first(x); k++; first(x)`, `f`, `g`, `k`,
+		`k++; var p *struct{ N int }; h := p.N`, `k`} {
+		err := s.Eval(ctx, src)
+		if (err != nil) != strings.Contains(src, "p.N") {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
+	// f and g are 3; k is 2 after the second line (once each; its last value not printed, as no
+	// line of several statements prints), 3 after the panic's (its k++ ran once: the panic was
+	// the program's, not the compiler's)
+	if got, want := out.String(), "3\n3\n2\n3\n"; got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+}
