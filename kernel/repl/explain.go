@@ -101,6 +101,15 @@ func (s *Session) saySelector(ctx context.Context, in typed, err error, msg stri
 			return fmt.Sprintf("%s undefined (type %s has no field or method %s%s)", in.text(sel), d.name, m[1], d.hint(m[1])), sel
 		}
 	}
+	// What go/types finds wrong with the operand itself is what Go says: zoo.Open("x").Load is
+	// a call of two results in a single-value context, not a value without Load.
+	if line, col := lineCol(in.src, in.offset(sel.X.Pos())); !s.dotImport {
+		for _, e := range s.typeErrorsOf(in.src) {
+			if e.line == line && e.col == col && !unknownName(e.msg) {
+				return e.msg, sel.X
+			}
+		}
+	}
 	return fmt.Sprintf("%s undefined (no field or method %s)", in.text(sel), m[1]), sel
 }
 

@@ -87,6 +87,8 @@ func TestSelectorSaidAsGo(t *testing.T) {
 		{"eqflib.DiTPresets[\"tiny\"].Dept", "eqflib.DiTPresets[\"tiny\"].Dept undefined (type eqflib.DiTConfig"},
 		{"cs[len(cs)-1].Dept", "cs[len(cs)-1].Dept undefined (type eqflib.DiTConfig has no field"},
 		{"cs[len(cs)-1:][0].Dept", "undefined (type eqflib.DiTConfig has no field"},
+		// what is wrong is the operand, a call of two results: Go says so (go/types, gopackages.go)
+		{"z := zoo.Open(\"paper\").WithTrainSeed(3)", "1:6: multiple-value zoo.Open(\"paper\") (value of type (*zoo.Zoo, error)) in single-value context"},
 		{"eqflib.NoSuchThing", "1:1: undefined: eqflib.NoSuchThing (:doc eqflib lists its names)"},
 		{"eqflib.CFunctionWrap(0.8, 0.01)", "undefined: eqflib.CFunctionWrap (did you mean eqflib.CFunctionWarp?)"},
 		{"eqflib.SD3Warp()", "1:1: not enough arguments in call to eqflib.SD3Warp: want (float64)"},

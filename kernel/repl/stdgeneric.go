@@ -64,13 +64,20 @@ var undefinedSourceSymbol = regexp.MustCompile(`^undefined selector:? (\w+)\.(\w
 // Go 1.23), with what does their work without one (%[1]s: the call's first argument, else s or
 // m): yaegi v0.16.1 cannot range over a function, so they are not in the session.
 var iterators = map[string]string{
-	"slices.All": "range over %[1]s itself", "slices.Values": "range over %[1]s itself",
-	"slices.Backward": "for i := len(%[1]s) - 1; i >= 0; i-- { … }", "slices.Collect": "append the values in a loop",
-	"slices.AppendSeq": "append the values in a loop", "slices.Chunk": "slice %[1]s in a loop: %[1]s[i:j]",
-	"slices.Sorted": "slices.Clone the slice, then slices.Sort it", "slices.SortedFunc": "slices.Clone the slice, then slices.SortFunc it",
-	"slices.SortedStableFunc": "slices.Clone the slice, then slices.SortStableFunc it",
-	"maps.Keys": "for k := range %[1]s { keys = append(keys, k) }", "maps.Values": "for _, v := range %[1]s { values = append(values, v) }",
-	"maps.All": "range over %[1]s itself", "maps.Insert": "maps.Copy(dst, src)", "maps.Collect": "maps.Clone(m)",
+	"slices.All":              "range over %[1]s itself",
+	"slices.Values":           "range over %[1]s itself",
+	"slices.Backward":         "for i := len(%[1]s) - 1; i >= 0; i-- { … }",
+	"slices.Collect":          "append the values in a loop",
+	"slices.AppendSeq":        "append the values in a loop",
+	"slices.Chunk":            "slice %[1]s in a loop: %[1]s[i:j]",
+	"slices.Sorted":           "collect the values in a slice, then slices.Sort it",
+	"slices.SortedFunc":       "collect the values in a slice, then slices.SortFunc it",
+	"slices.SortedStableFunc": "collect the values in a slice, then slices.SortStableFunc it",
+	"maps.Keys":               "for k := range %[1]s { keys = append(keys, k) }",
+	"maps.Values":             "for _, v := range %[1]s { values = append(values, v) }",
+	"maps.All":                "range over %[1]s itself",
+	"maps.Insert":             "maps.Copy(dst, src)",
+	"maps.Collect":            "maps.Clone(m)",
 }
 
 // sayStdGeneric is err said as Go says it (undefined: maps.Keys) when it is yaegi's for a name
