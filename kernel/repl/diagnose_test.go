@@ -151,6 +151,8 @@ func TestGoWords(t *testing.T) {
 	out.Reset()
 	for _, src := range []string{`e = "s"`, "e", `n := "now a string"`, "var m string = n", "m", "var d int = c.Depth * 2", "d", "c2 := c; c2.Depth = 3", "c2.Depth", "var tk int = c.Tokens() + c2.Depth", "tk",
 		"type pt struct{ x int }", "var px2 int = pt{3}.x * 2", "px2",
+		// a struct with the fields' names of a session's type and other types is not told as it
+		`ns := struct{ x string }{"ns"}`, "var nss string = ns.x", "nss",
 		// a session's named type, which the interpreter holds as its structure (float64), and a
 		// value of a session's interface type (yaegi's own wrapper) are not told as those
 		"type celsius float64", "tc := celsius(3)", "var tc2 celsius = tc", "tc2",
@@ -164,7 +166,7 @@ func TestGoWords(t *testing.T) {
 			t.Errorf("%s: %v", src, err)
 		}
 	}
-	if got, want := strings.Fields(out.String()), []string{"s", "now", "a", "string", "4", "3", "19", "6", "3", "4", "1s", "1000", "x"}; !slices.Equal(got, want) {
+	if got, want := strings.Fields(out.String()), []string{"s", "now", "a", "string", "4", "3", "19", "6", "ns", "3", "4", "1s", "1000", "x"}; !slices.Equal(got, want) {
 		t.Errorf("printed %q, want %q", got, want)
 	}
 }

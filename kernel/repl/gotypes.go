@@ -60,7 +60,10 @@ func (s *Session) known() known {
 
 // sessionTypeOf names the type of a variable of a struct type the session declared (the
 // interpreter makes it an unnamed struct type, describe's "type declared with these fields"),
-// or a pointer to one, where its declaration is recorded for go/types.
+// or a pointer to one, where its declaration is recorded for go/types and declares each field
+// with the type the value's field has, as the session writes it (describe goes by the fields'
+// names: struct{ X, Y string } is no pt of struct{ X, Y float64 }); where it cannot tell, the
+// variable is not told.
 func (s *Session) sessionTypeOf(t reflect.Type) (string, bool) {
 	st := t
 	if st.Kind() == reflect.Pointer {
@@ -70,10 +73,50 @@ func (s *Session) sessionTypeOf(t reflect.Type) (string, bool) {
 		return "", false
 	}
 	d := s.describe(t)
-	if _, ok := s.decls[strings.TrimPrefix(d.name, "*")]; !ok || d.fields == nil {
+	decl, ok := s.decls[strings.TrimPrefix(d.name, "*")]
+	if !ok || d.fields == nil {
 		return "", false
 	}
+	declared, ok := fieldTypes(decl)
+	if !ok || len(declared) != st.NumField() {
+		return "", false
+	}
+	for i, want := range declared {
+		if got, err := s.typeExpr(st.Field(i).Type, false); err != nil || got != want {
+			return "", false
+		}
+	}
 	return d.name, true
+}
+
+// fieldTypes are the types of the fields of the struct type decl declares, one per field as
+// written (x, y float64: two); ok is false for anything else, and for an embedded field.
+func fieldTypes(decl string) (types []string, ok bool) {
+	f, err := parser.ParseFile(token.NewFileSet(), "", "package p\n"+decl, 0)
+	if err != nil || len(f.Decls) != 1 {
+		return nil, false
+	}
+	gd, isGen := f.Decls[0].(*ast.GenDecl)
+	if !isGen || len(gd.Specs) != 1 {
+		return nil, false
+	}
+	ts, isType := gd.Specs[0].(*ast.TypeSpec)
+	if !isType {
+		return nil, false
+	}
+	st, isStruct := ts.Type.(*ast.StructType)
+	if !isStruct {
+		return nil, false
+	}
+	for _, fl := range st.Fields.List {
+		if len(fl.Names) == 0 {
+			return nil, false
+		}
+		for range fl.Names {
+			types = append(types, exprString(fl.Type))
+		}
+	}
+	return types, true
 }
 
 // noteDecls records src's top-level declarations of constants, types, functions and methods,
