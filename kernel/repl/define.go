@@ -192,9 +192,15 @@ func isCommaOK(e ast.Expr) bool {
 }
 
 // typeExpr writes t as Go source the session resolves: named types through the session's
-// imports. A nil interface value has no type: it is declared `any`, or `error` when it is the
-// last of several results (the usual nil error).
+// imports, a struct type the session declared by its name (sessionTypeOf). A nil interface
+// value has no type: it is declared `any`, or `error` when it is the last of several results
+// (the usual nil error).
 func (s *Session) typeExpr(t reflect.Type, lastOfMany bool) (string, error) {
+	return s.typeExprSeen(t, lastOfMany, map[reflect.Type]string{})
+}
+
+// typeExprSeen is typeExpr, the session's struct types being checked in seen (sessionStruct).
+func (s *Session) typeExprSeen(t reflect.Type, lastOfMany bool, seen map[reflect.Type]string) (string, error) {
 	if t == nil {
 		if lastOfMany {
 			return "error", nil
@@ -240,6 +246,10 @@ func (s *Session) typeExpr(t reflect.Type, lastOfMany bool) (string, error) {
 		case reflect.Interface:
 			if t.NumMethod() == 0 {
 				return "any", nil
+			}
+		case reflect.Struct:
+			if name, ok := s.sessionStruct(t, seen); ok {
+				return name, nil
 			}
 		case reflect.Func:
 			var in, out []string

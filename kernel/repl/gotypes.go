@@ -49,7 +49,7 @@ func (s *Session) known() known {
 		if strings.HasPrefix(name, "__") || !v.IsValid() {
 			continue
 		}
-		if t, ok := s.sessionTypeOf(v.Type()); ok {
+		if t, ok := s.holdingSessionType(v.Type()); ok {
 			k.vars[name] = t
 		} else if tellable(v.Type(), map[reflect.Type]bool{}) {
 			k.values[name] = v.Type()
@@ -65,15 +65,24 @@ func (s *Session) known() known {
 // names: struct{ X, Y string } is no pt of struct{ X, Y float64 }); where it cannot tell, the
 // variable is not told.
 func (s *Session) sessionTypeOf(t reflect.Type) (string, bool) {
-	st := t
+	return s.sessionStruct(t, map[reflect.Type]string{})
+}
+
+// sessionStruct is sessionTypeOf, the structs being checked in seen (struct → name): a field of
+// one of them is taken for it (a recursive type, type node struct{ next *node }).
+func (s *Session) sessionStruct(t reflect.Type, seen map[reflect.Type]string) (string, bool) {
+	st, star := t, ""
 	if st.Kind() == reflect.Pointer {
-		st = st.Elem()
+		st, star = st.Elem(), "*"
 	}
 	if st.Kind() != reflect.Struct || st.Name() != "" {
 		return "", false
 	}
-	d := s.describe(t)
-	decl, ok := s.decls[strings.TrimPrefix(d.name, "*")]
+	if name, ok := seen[st]; ok {
+		return star + name, true
+	}
+	d := s.describe(st)
+	decl, ok := s.decls[d.name]
 	if !ok || d.fields == nil {
 		return "", false
 	}
@@ -81,12 +90,25 @@ func (s *Session) sessionTypeOf(t reflect.Type) (string, bool) {
 	if !ok || len(declared) != st.NumField() {
 		return "", false
 	}
+	seen[st] = d.name
 	for i, want := range declared {
-		if got, err := s.typeExpr(st.Field(i).Type, false); err != nil || got != want {
+		if got, err := s.typeExprSeen(st.Field(i).Type, false, seen); err != nil || got != want {
+			delete(seen, st)
 			return "", false
 		}
 	}
-	return d.name, true
+	return star + d.name, true
+}
+
+// holdingSessionType writes t, a type go/types cannot be told as a reflect type (tellable) that
+// holds struct types the session declared ([]pt, map[string]*pt, pt), as Go writes it; ok is
+// false for a tellable type, and for one it cannot write.
+func (s *Session) holdingSessionType(t reflect.Type) (string, bool) {
+	if tellable(t, map[reflect.Type]bool{}) {
+		return "", false
+	}
+	w, err := s.typeExpr(t, false)
+	return w, err == nil
 }
 
 // fieldTypes are the types of the fields of the struct type decl declares, one per field as

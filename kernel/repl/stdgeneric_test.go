@@ -115,7 +115,11 @@ func TestStdGenericSaid(t *testing.T) {
 	}
 	out.Reset()
 	for _, src := range []string{`f := first(x)`, `k++; g := first(x); k++; first(x)`, `f`, `g`, `k`,
-		`k++; var p *struct{ N int }; h := p.N`, `k`} {
+		`k++; var p *struct{ N int }; h := p.N`, `k`,
+		// a result of a struct type the session declared, and one that refers to itself: declared
+		// by their names (sessionTypeOf)
+		`type pt struct{ X int }`, `pts := []pt{{4}}`, `pf := first(pts)`, `pf.X`,
+		`type node struct{ v int; next *node }`, `nodes := []*node{{5, nil}}`, `nodes[0] = &node{6, nodes[0]}`, `nf := first(nodes)`, `nf.next.v`} {
 		err := s.Eval(ctx, src)
 		if (err != nil) != strings.Contains(src, "p.N") {
 			t.Errorf("%s: %v", src, err)
@@ -124,7 +128,7 @@ func TestStdGenericSaid(t *testing.T) {
 	// f and g are 3; k is 2 after the second line (once each; its last value not printed, as no
 	// line of several statements prints), 3 after the panic's (its k++ ran once: the panic was
 	// the program's, not the compiler's)
-	if got, want := out.String(), "3\n3\n2\n3\n"; got != want {
+	if got, want := out.String(), "3\n3\n2\n3\n4\n5\n"; got != want {
 		t.Errorf("printed %q, want %q", got, want)
 	}
 }
