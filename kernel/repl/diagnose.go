@@ -125,6 +125,8 @@ func (s *Session) diagnose(ctx context.Context, src string, err error) error {
 	for _, name := range undefined {
 		if missingBuiltins[name] {
 			hint = " (" + builtinsHint + ")"
+		} else if paths := importable(name); len(paths) > 0 && len(undefined) == 1 {
+			hint = " (import " + strings.Join(paths, " or ") + ")" // errors := …: a package not imported
 		}
 	}
 	pe := &posError{msg: fmt.Sprintf("undefined: %s%s [yaegi: %s]", strings.Join(undefined, ", "), hint, words(err)), err: err}

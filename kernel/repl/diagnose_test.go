@@ -199,6 +199,8 @@ func TestUndefinedSaidAsGo(t *testing.T) {
 		{"var m = min(1, 2)", "undefined: min (Go 1.21's"},
 		{"clear(map[int]int{})", "undefined: clear (Go 1.21's"},
 		{`errors.New("b")`, `: undefined: errors (import "errors")`},
+		{`e := errors.New("b")`, `1:6: undefined: errors (import "errors") [yaegi: `}, // a declaration's: the same hint
+		{`e2 := errors.New(nothere8)`, `undefined: errors, nothere8 [yaegi: `},        // two names: no hint for one
 		{"rand.Intn(3)", `: undefined: rand (import "math/rand" or "crypto/rand" or "math/rand/v2")`},
 	} {
 		err := s.Eval(ctx, c.src)
