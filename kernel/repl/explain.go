@@ -19,7 +19,8 @@ import (
 // For r.Experiment where r's type has no such field or method, yaegi says "undefined method:
 // Experiment" (or "undefined selector: B", "undefined selector B"); Go says "r.Experiment
 // undefined (type *paper.Result has no field or method Experiment)". For eqflib.NoSuch yaegi
-// says `package eqflib "…/eqflib" has no symbol NoSuch`, Go "undefined: eqflib.NoSuch". yaegi
+// says `package eqflib "…/eqflib" has no symbol NoSuch` (in a declaration "undefined selector
+// …/eqflib.NoSuch"), Go "undefined: eqflib.NoSuch". yaegi
 // leaves a method's name out of "not enough arguments in call to " and a function's out of
 // "assignment mismatch: 2 variables but  returns 1 values", says "too many arguments" without
 // naming the call, and for a method value given an argument too many, "cannot convert untyped
@@ -37,6 +38,7 @@ import (
 var (
 	undefinedSelector = regexp.MustCompile(`^undefined (?:method|selector):? (\w+)$`)
 	noSymbol          = regexp.MustCompile(`^package (\w+) "[^"]+" has no symbol (\w+)$`)
+	pathSelector      = regexp.MustCompile(`^undefined selector:? (\w[\w.-]*/[\w./-]+)\.(\w+)$`)
 	shortCall         = regexp.MustCompile(`^not enough arguments in call to (\S*)$`)
 	nameless          = regexp.MustCompile(`^assignment mismatch: (\d+) variables? but  ?returns (\d+) values?$`)
 	longCall          = regexp.MustCompile(`^(too many arguments|cannot convert .* to .*|cannot use .*)$`)
@@ -49,11 +51,23 @@ var (
 // its word and names the expression instead (something ran before it).
 func (s *Session) explain(ctx context.Context, src string, err error) (error, bool) {
 	msg := msgOf(err)
+	var pkg, name, path string
 	if m := noSymbol.FindStringSubmatch(msg); m != nil {
-		pkg, name := m[1], m[2]
+		pkg, name = m[1], m[2]
 		s.mu.Lock()
-		path := s.imports[pkg]
+		path = s.imports[pkg]
 		s.mu.Unlock()
+	} else if m := pathSelector.FindStringSubmatch(msg); m != nil { // the same, in a declaration
+		path, name = m[1], m[2]
+		s.mu.Lock()
+		for n, p := range s.imports {
+			if p == path {
+				pkg = n
+			}
+		}
+		s.mu.Unlock()
+	}
+	if pkg != "" {
 		index()
 		hint := fmt.Sprintf(":doc %s lists its names", pkg)
 		if near := nearest(name, pkgNames[path]); near != "" {

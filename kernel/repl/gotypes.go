@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -229,11 +230,13 @@ func (s *Session) silentError(src string) (error, bool) {
 // the same position (yaegi: `cannot use "a" (type stringT) as type intT in return argument`;
 // Go: `cannot use "a" (untyped string constant) as int value in return statement`), with
 // yaegi's after it; where yaegi's compiler itself panicked (`if 1 {}`: "CFG post-order panic:
-// reflect: call of reflect.Value.Bool on int64 Value"), go/types' first error wherever it is.
+// reflect: call of reflect.Value.Bool on int64 Value") or says nothing of what is wrong (`a, b
+// := f`: "unsupported assign expression"), go/types' first error wherever it is.
 // An error about a name go/types is not told of is left to yaegi.
 func (s *Session) goWords(src string, err error) (error, bool) {
 	at, ok := err.(*posError)
-	crash := ok && strings.HasPrefix(at.msg, "panic: CFG post-order panic: reflect") // the interpreter's own
+	crash := ok && (strings.HasPrefix(at.msg, "panic: CFG post-order panic: reflect") || // the interpreter's own
+		at.msg == "unsupported assign expression") // yaegi's words for a, b := f (no call)
 	if !ok || at.line == 0 || at.file != "" || strings.HasPrefix(at.msg, "panic: ") && !crash || s.dotImport {
 		return nil, false
 	}
@@ -241,15 +244,43 @@ func (s *Session) goWords(src string, err error) (error, bool) {
 		if crash && i > 0 || !crash && (e.line != at.line || e.col != at.col) {
 			continue
 		}
-		if e.msg == at.msg || unknownName(e.msg) || strings.Contains(e.msg, "not used") || strings.Contains(e.msg, "(type struct{") {
+		said, member := s.undefinedMember(e.msg)
+		if e.msg == at.msg || unknownName(e.msg) && !member || strings.Contains(e.msg, "not used") || strings.Contains(e.msg, "(type struct{") {
 			return nil, false
 		}
 		pe := e.posError
-		pe.msg += " [yaegi: " + words(err) + "]"
+		pe.msg = cmp.Or(said, pe.msg) + " [yaegi: " + words(err) + "]"
 		pe.err = err
 		return &pe, true
 	}
 	return nil, false
+}
+
+// undefinedMemberError matches Go's error for a package's name that is not there.
+var undefinedMemberError = regexp.MustCompile(`^undefined: (\w+)\.(\w+)$`)
+
+// undefinedMember is msg, Go's "undefined: pkg.Name", with the name meant, when pkg is a package
+// the session imports from a symbol table: the table lists every name of the package, so the
+// name is not there (slices, maps and cmp, whose functions the interpreter compiles from source,
+// have empty tables and are not among them). ok is false for anything else.
+func (s *Session) undefinedMember(msg string) (said string, ok bool) {
+	m := undefinedMemberError.FindStringSubmatch(msg)
+	if m == nil {
+		return "", false
+	}
+	s.mu.Lock()
+	path := s.imports[m[1]]
+	s.mu.Unlock()
+	index()
+	names := pkgNames[path]
+	if len(names) == 0 {
+		return "", false
+	}
+	hint := ":doc " + m[1] + " lists its names"
+	if near := nearest(m[2], names); near != "" {
+		hint = "did you mean " + m[1] + "." + near + "?"
+	}
+	return msg + " (" + hint + ")", true
 }
 
 // unknownName reports whether a go/types error is about a name it does not know: the session's

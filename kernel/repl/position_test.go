@@ -91,6 +91,10 @@ func TestSelectorSaidAsGo(t *testing.T) {
 		{"z := zoo.Open(\"paper\").WithTrainSeed(3)", "1:6: multiple-value zoo.Open(\"paper\") (value of type (*zoo.Zoo, error)) in single-value context"},
 		{"eqflib.NoSuchThing", "1:1: undefined: eqflib.NoSuchThing (:doc eqflib lists its names)"},
 		{"eqflib.CFunctionWrap(0.8, 0.01)", "undefined: eqflib.CFunctionWrap (did you mean eqflib.CFunctionWarp?)"},
+		{"w9 := eqflib.CFunctionWrap", "1:7: undefined: eqflib.CFunctionWrap (did you mean eqflib.CFunctionWarp?)"}, // yaegi: "undefined selector …/eqflib.CFunctionWrap"
+		// yaegi: "unsupported assign expression"; Go's error, which go/types finds, is the name
+		{"clips, err9 := data.Clips", "1:21: undefined: data.Clips (did you mean data.Clip?)"},
+		{"ab9, cd9 := c", "1:13: assignment mismatch: 2 variables but 1 value"},
 		{"eqflib.SD3Warp()", "1:1: not enough arguments in call to eqflib.SD3Warp: want (float64)"},
 		{"x5 := c.Tokens", ""}, // no error
 		{"Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i) })", "1:18: cannot use type func(int) string as type func(int) int (yaegi v0.16.1 infers Map's type parameters wrongly here: write them out, Map[T, U](…))"},
