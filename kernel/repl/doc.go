@@ -60,7 +60,7 @@ func (s *Session) Doc(name string) (string, error) {
 		}
 		return "", fmt.Errorf(":doc %s: %s", name, msg)
 	}
-	return string(out), nil
+	return string(out) + stdGenericDoc(path, member), nil
 }
 
 // sourceDir is the folder go doc runs in: the root of the eqf sources this binary was built from

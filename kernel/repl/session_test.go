@@ -248,6 +248,18 @@ func TestDoc(t *testing.T) {
 	if doc, err = s.Doc("strings.Cut"); err != nil || !strings.Contains(doc, "func Cut(s, sep string)") {
 		t.Errorf(":doc strings.Cut: %v\n%s", err, doc)
 	}
+	// Go's slices and maps, with what the session has of them (stdgeneric.go)
+	for name, want := range map[string]string{
+		"slices.Sort": "In this session: the session's own slices.Sort, taking []E where Go's takes S ~[]E",
+		"maps.Keys":   "In this session: none: an iterator, Go 1.23",
+	} {
+		if doc, err := s.Doc(name); err != nil || !strings.Contains(doc, want) || !strings.Contains(doc, "func "+strings.TrimPrefix(strings.TrimPrefix(name, "slices."), "maps.")+"[") {
+			t.Errorf(":doc %s: %v\n%s", name, err, doc)
+		}
+	}
+	if doc, err = s.Doc("slices.EqualFunc"); err != nil || strings.Contains(doc, "In this session") {
+		t.Errorf(":doc slices.EqualFunc, yaegi's own: %v\n%s", err, doc)
+	}
 	for _, bad := range []string{"", "nope.X", "eqflib.NoSuchThing"} {
 		if _, err := s.Doc(bad); err == nil || !strings.Contains(err.Error(), ":doc") {
 			t.Errorf(":doc %q: %v, want an error naming :doc", bad, err)

@@ -119,22 +119,53 @@ func (s *Session) sayStdGeneric(src string, err error) (error, bool) {
 // → names): yaegi's copies' and the files above (the interpreter's Symbols cannot list generic
 // functions).
 var stdGenericNames = sync.OnceValue(func() map[string][]string {
-	srcs := gen.Sources[:]
-	for _, name := range stdGenericFiles {
-		src, _ := stdGeneric.ReadFile(name)
-		srcs = append(srcs, string(src))
-	}
 	names := map[string][]string{}
-	for _, src := range srcs {
-		f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
-		if err != nil {
-			continue
-		}
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.IsExported() && !slices.Contains(names[f.Name.Name], fd.Name.Name) {
-				names[f.Name.Name] = append(names[f.Name.Name], fd.Name.Name)
+	for _, src := range append(gen.Sources[:], stdGenericSources()...) {
+		pkg, fs := exportedFuncs(src)
+		for _, f := range fs {
+			if !slices.Contains(names[pkg], f) {
+				names[pkg] = append(names[pkg], f)
 			}
 		}
 	}
 	return names
 })
+
+// stdGenericSources are the files above.
+func stdGenericSources() (srcs []string) {
+	for _, name := range stdGenericFiles {
+		src, _ := stdGeneric.ReadFile(name)
+		srcs = append(srcs, string(src))
+	}
+	return srcs
+}
+
+// exportedFuncs are the package name of src, a Go file, and its exported functions.
+func exportedFuncs(src string) (pkg string, names []string) {
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+	if err != nil {
+		return "", nil
+	}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.IsExported() {
+			names = append(names, fd.Name.Name)
+		}
+	}
+	return f.Name.Name, names
+}
+
+// stdGenericDoc is what :doc adds to Go's doc of slices.NAME or maps.NAME (path, name): that the
+// session has no iterator, or that its function is its own (nothing for another name).
+func stdGenericDoc(path, name string) string {
+	if instead, ok := iterators[path+"."+name]; ok {
+		arg := map[string]string{"slices": "s", "maps": "m"}[path]
+		return fmt.Sprintf("\nIn this session: none: an iterator, Go 1.23, and yaegi v0.16.1, the interpreter, cannot range over a function; %s.\n", fmt.Sprintf(instead, arg))
+	}
+	for _, src := range stdGenericSources() {
+		if pkg, fs := exportedFuncs(src); pkg == path && slices.Contains(fs, name) {
+			kind := map[string]string{"slices": "[]E where Go's takes S ~[]E", "maps": "map[K]V where Go's takes M ~map[K]V"}[path]
+			return fmt.Sprintf("\nIn this session: the session's own %s.%s, taking %s (a result has that type, not the argument's named type); yaegi's copy lacks it or cannot call it.\n", path, name, kind)
+		}
+	}
+	return ""
+}
