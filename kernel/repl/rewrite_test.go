@@ -49,13 +49,14 @@ func TestRangeOverIntRewrite(t *testing.T) {
 		"func f() {\n\tfor i := range m.N {}\n}":      "func f() {\n\tfor i := range __ints(int(m.N)) {}\n}",
 		"for i := range a { for j := range b(i) {} }": "for i := range __ints(int(a)) { for j := range __ints(int(b(i))) {} }",
 	} {
-		got, _, ok := rangeOverInt(src)
+		ins := rangeIntInserts(src)
+		got := withInserts(src, ins)
 		if want == "" {
-			if ok || got != src {
-				t.Errorf("rangeOverInt(%q) = %q, %v: want it untouched", src, got, ok)
+			if len(ins) > 0 || got != src {
+				t.Errorf("rangeIntInserts(%q) gives %q: want it untouched", src, got)
 			}
-		} else if !ok || got != want {
-			t.Errorf("rangeOverInt(%q) = %q, %v; want %q", src, got, ok, want)
+		} else if got != want {
+			t.Errorf("rangeIntInserts(%q) gives %q; want %q", src, got, want)
 		}
 	}
 }
@@ -106,5 +107,78 @@ func TestVarAsAssignments(t *testing.T) {
 		if ok != (want != nil) || !reflect.DeepEqual(got, want) {
 			t.Errorf("varAsAssignments(%q) = %q, %v; want %q", src, got, ok, want)
 		}
+	}
+}
+
+// TestLoopVarInserts: a loop variable its body captures is declared again at the body's start
+// (Go 1.22's per-iteration variables; loopvar.go), and nothing else is touched.
+func TestLoopVarInserts(t *testing.T) {
+	for src, want := range map[string]string{
+		"for i := 0; i < 3; i++ { fs = append(fs, func() int { return i }) }":         "for i := 0; i < 3; i++ { i := i; fs = append(fs, func() int { return i }) }",
+		"for k, v := range m { go func() { use(k, v) }() }":                           "for k, v := range m { k, v := k, v; go func() { use(k, v) }() }",
+		"for _, v := range xs { ps = append(ps, &v.X) }":                              "for _, v := range xs { v := v; ps = append(ps, &v.X) }",
+		"for _, w := range ws { go w.Run() }":                                         "for _, w := range ws { w := w; go w.Run() }",
+		"func f() {\n\tfor i := range n {\n\t\tdefer func() { println(i) }()\n\t}\n}": "func f() {\n\tfor i := range n { i := i;\n\t\tdefer func() { println(i) }()\n\t}\n}",
+		"for i := 0; i < 3; i++ { s += i }":                                           "", // nothing captured
+		"for i := 0; i < 3; i++ { i++; f(func() int { return i }) }":                  "", // assigned: the copy would hide it from i++
+		"for _, v := range xs { v++; f(func() int { return v }) }":                    "for _, v := range xs { v := v; v++; f(func() int { return v }) }",
+		"for _, v := range xs { v := v * 2; f(func() int { return v }) }":             "", // declared again in the body
+		"for i = 0; i < 3; i++ { f(&i) }":                                             "", // no declaration: the variable is not the loop's
+		"for k, _ := range m { f(&k) }":                                               "for k, _ := range m { k := k; f(&k) }",
+	} {
+		got := withInserts(src, loopVarInserts(src))
+		if want == "" {
+			want = src
+		}
+		if got != want {
+			t.Errorf("%s\n  gives %s\n  want  %s", src, got, want)
+		}
+	}
+}
+
+// TestLoopVarsPerIteration: closures and pointers made in a loop keep their
+// iteration's variable, in an input and in a file, as in Go 1.22 (yaegi's loops share one).
+func TestLoopVarsPerIteration(t *testing.T) {
+	s, out := newTestSession(t)
+	ctx := context.Background()
+	evalAll(t, s,
+		"var fs []func() int",
+		"for i := 0; i < 3; i++ { fs = append(fs, func() int { return i }) }",
+		"var ps []*int",
+		"for _, v := range []int{7, 8, 9} { ps = append(ps, &v) }",
+		"var hs []func() int",
+		"for i := range 3 { hs = append(hs, func() int { return i }) }",
+		// in a function (goroutines would do as well, but yaegi's frames race with the next input
+		// while they end: not for the race detector)
+		"func mk() (fs []func() int) { for i := 0; i < 3; i++ { fs = append(fs, func() int { return 10 * i }) }; return }",
+		"fmt.Println(fs[0](), fs[2](), *ps[0], *ps[2], hs[0](), hs[1](), mk()[1]())",
+	)
+	if got, want := out.String(), "0 2 7 9 0 1 10\n"; got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+	// an error in a body the session declared a variable in is where it was typed
+	if err := s.Eval(ctx, "for i := 0; i < 2; i++ { f := func() int { return i + nothere }; _ = f }"); err == nil || !strings.HasPrefix(err.Error(), "1:55: undefined: nothere") {
+		t.Errorf("an error in a rewritten loop: %v", err)
+	}
+	out.Reset()
+	file := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar fs []func() int\n\tfor _, s := range []int{4, 5} {\n\t\tfs = append(fs, func() int { return s })\n\t}\n\tfmt.Println(fs[0](), fs[1]())\n}\n"
+	if err := s.LoadSource(ctx, "loop.go", file); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "4 5\n"; got != want {
+		t.Errorf("a file's loop printed %q, want %q", got, want)
+	}
+}
+
+// TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend, so that
+// a newer yaegi that mends it is noticed (and the note in loopvar.go dropped): a function literal
+// deferred in a loop reads the last iteration's variables, even one the body declares (Go: 210).
+// (Deferring a closure held in a variable, f := func() {…}; defer f(), in a loop does not return
+// at all: not run here.)
+func TestKnownYaegiGaps(t *testing.T) {
+	s, out := newTestSession(t)
+	evalAll(t, s, "func order() (s string) { for i := 0; i < 3; i++ { j := i; defer func() { s += fmt.Sprint(j) }() }; return }", "order()")
+	if got := out.String(); got != "222\n" {
+		t.Errorf("a function literal deferred in a loop printed %q, yaegi v0.16.1's 222: mended? Go prints 210", got)
 	}
 }

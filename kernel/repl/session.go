@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -305,14 +306,19 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	if err, ok := s.silentError(src); ok && !s.dotImport { // nothing runs (gotypes.go)
 		return err
 	}
-	err := s.evalSource(ctx, src)
+	// Loops' variables captured in their bodies get one per iteration, as in Go 1.22 (loopvar.go).
+	loopIns := loopVarInserts(src)
+	run := withInserts(src, loopIns)
+	err := s.evalSource(ctx, run)
 	if err == nil {
 		s.noteDefined(src)
 	}
 	if err != nil && err.Error() == "panic: nil type" {
 		// yaegi cannot compile a range over an integer; nothing ran, so the input runs again
 		// with each range that may be one rewritten (source.go).
-		if alt, inserts, ok := rangeOverInt(src); ok {
+		if intIns := rangeIntInserts(src); len(intIns) > 0 {
+			inserts := append(slices.Clone(loopIns), intIns...)
+			alt := withInserts(src, inserts)
 			err2 := s.evalSource(ctx, alt)
 			if err2 == nil {
 				s.noteDefined(src)
@@ -327,7 +333,7 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 				}
 				return d
 			}
-			d := s.diagnose(ctx, src, err)
+			d := retyped(s.diagnose(ctx, run, err), run, src, loopIns)
 			return restate(d, msgOf(d)+" (yaegi cannot range over an integer n where Go 1.22 can: write for i := 0; i < n; i++)")
 		}
 	}
@@ -356,7 +362,7 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 			return nil
 		}
 	}
-	return s.diagnose(ctx, src, err)
+	return retyped(s.diagnose(ctx, run, err), run, src, loopIns)
 }
 
 func (s *Session) evalSource(ctx context.Context, src string) error {

@@ -202,17 +202,16 @@ func parseInputUnder(src, head string) (fset *token.FileSet, f *ast.File, prefix
 	return fset, f, prefix, err == nil
 }
 
-// rangeOverInt rewrites each range over what may be an integer (for i := range n, Go 1.22),
-// which yaegi v0.16.1 cannot compile ("nil type"), as a range over __ints(int(n)), n empty
-// structs (i is then an int, whatever n's integer type); ok is false when src has no such
-// range. A composite or string literal, a slice expression or a function literal is never an
-// integer and stays. The caller runs the rewritten source only after the original failed to
-// compile, so where nothing ranges over an integer nothing is rewritten. inserts are the texts
-// put in, at their offsets in src, in order.
-func rangeOverInt(src string) (rewritten string, inserts []insert, ok bool) {
+// rangeIntInserts are the texts that rewrite each range over what may be an integer (for i :=
+// range n, Go 1.22), which yaegi v0.16.1 cannot compile ("nil type"), as a range over
+// __ints(int(n)), n empty structs (i is then an int, whatever n's integer type); none when src
+// has no such range. A composite or string literal, a slice expression or a function literal is
+// never an integer and stays. The caller runs the rewritten source only after the original
+// failed to compile, so where nothing ranges over an integer nothing is rewritten.
+func rangeIntInserts(src string) (inserts []insert) {
 	fset, f, prefix, ok := parseInput(src)
 	if !ok {
-		return src, nil, false
+		return nil
 	}
 	ast.Inspect(f, func(n ast.Node) bool {
 		r, isRange := n.(*ast.RangeStmt)
@@ -232,15 +231,17 @@ func rangeOverInt(src string) (rewritten string, inserts []insert, ok bool) {
 			insert{fset.Position(r.X.End()).Offset - len(prefix), "))"})
 		return true
 	})
-	if len(inserts) == 0 {
-		return src, nil, false
-	}
+	return inserts
+}
+
+// withInserts is src with the inserts put in (sorted by offset, in place).
+func withInserts(src string, inserts []insert) string {
 	sort.SliceStable(inserts, func(i, j int) bool { return inserts[i].at < inserts[j].at })
 	for i := len(inserts) - 1; i >= 0; i-- {
 		in := inserts[i]
 		src = src[:in.at] + in.text + src[in.at:]
 	}
-	return src, inserts, true
+	return src
 }
 
 // insert is a text the session put in what was typed, at its byte offset there.
