@@ -192,7 +192,7 @@ func isCommaOK(e ast.Expr) bool {
 }
 
 // typeExpr writes t as Go source the session resolves: named types through the session's
-// imports, a struct type the session declared by its name (sessionTypeOf). A nil interface
+// imports, a struct type the session declared by its name (sessionStruct). A nil interface
 // value has no type: it is declared `any`, or `error` when it is the last of several results
 // (the usual nil error).
 func (s *Session) typeExpr(t reflect.Type, lastOfMany bool) (string, error) {

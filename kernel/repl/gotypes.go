@@ -59,18 +59,13 @@ func (s *Session) known() known {
 	return k
 }
 
-// sessionTypeOf names the type of a variable of a struct type the session declared (the
-// interpreter makes it an unnamed struct type, describe's "type declared with these fields"),
-// or a pointer to one, where its declaration is recorded for go/types and declares each field
-// with the type the value's field has, as the session writes it (describe goes by the fields'
-// names: struct{ X, Y string } is no pt of struct{ X, Y float64 }); where it cannot tell, the
-// variable is not told.
-func (s *Session) sessionTypeOf(t reflect.Type) (string, bool) {
-	return s.sessionStruct(t, map[reflect.Type]string{})
-}
-
-// sessionStruct is sessionTypeOf, the structs being checked in seen (struct → name): a field of
-// one of them is taken for it (a recursive type, type node struct{ next *node }).
+// sessionStruct names a struct type the session declared (the interpreter makes it an unnamed
+// struct type, describe's "type declared with these fields"), or a pointer to one, where its
+// declaration is recorded for go/types and declares each field with the type the value's field
+// has, as the session writes it (describe goes by the fields' names: struct{ X, Y string } is no
+// pt of struct{ X, Y float64 }); ok is false where it cannot tell. seen holds the structs being
+// checked (struct → name): a field of one of them is taken for it (a recursive type, type node
+// struct{ next *node }).
 func (s *Session) sessionStruct(t reflect.Type, seen map[reflect.Type]string) (string, bool) {
 	st, star := t, ""
 	if st.Kind() == reflect.Pointer {

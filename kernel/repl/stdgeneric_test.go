@@ -117,7 +117,7 @@ func TestStdGenericSaid(t *testing.T) {
 	for _, src := range []string{`f := first(x)`, `k++; g := first(x); k++; first(x)`, `f`, `g`, `k`,
 		`k++; var p *struct{ N int }; h := p.N`, `k`,
 		// a result of a struct type the session declared, and one that refers to itself: declared
-		// by their names (sessionTypeOf)
+		// by their names (sessionStruct)
 		`type pt struct{ X int }`, `pts := []pt{{4}}`, `pf := first(pts)`, `pf.X`,
 		`type node struct{ v int; next *node }`, `nodes := []*node{{5, nil}}`, `nodes[0] = &node{6, nodes[0]}`, `nf := first(nodes)`, `nf.next.v`} {
 		err := s.Eval(ctx, src)
