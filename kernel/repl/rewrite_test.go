@@ -1,11 +1,14 @@
 package repl
 
 import (
+	"bytes"
 	"context"
 	"log"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // A range over an integer (Go 1.22), which yaegi cannot compile, runs as Go runs it: at the
@@ -181,4 +184,64 @@ func TestKnownYaegiGaps(t *testing.T) {
 	if got := out.String(); got != "222\n" {
 		t.Errorf("a function literal deferred in a loop printed %q, yaegi v0.16.1's 222: mended? Go prints 210", got)
 	}
+}
+
+// TestGoroutinePanic: a panic in a goroutine a go statement starts with a function literal is
+// reported and the session goes on (goroutine.go), in an input and in a file; the literal's
+// arguments are evaluated at the go statement, as Go does.
+func TestGoroutinePanic(t *testing.T) {
+	if raceDetector {
+		t.Skip("yaegi's frames race with the next input while a goroutine ends")
+	}
+	var out bytes.Buffer
+	var errs lockedBuffer // written by the goroutines
+	s, err := New(Options{Stdout: &out, Stderr: &errs, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	evalAll(t, s,
+		"x := 5",
+		"done := make(chan bool)",
+		`go func() { defer close(done); panic("boom") }()`,
+		"<-done",
+		"k := 20",
+		"got := make(chan int)",
+		"go func(a int) { got <- a + 1 }(k)",
+		"k = 0",
+		"<-got",
+		"x",
+	)
+	file := "package main\n\nfunc main() {\n\tdone := make(chan bool)\n\tgo func() {\n\t\tdefer close(done)\n\t\tvar m map[string]int\n\t\tm[\"a\"] = 1\n\t}()\n\t<-done\n}\n"
+	if err := s.LoadSource(ctx, "g.go", file); err != nil {
+		t.Fatal(err)
+	}
+	// the goroutine's own deferred close runs before the session's recover reports: wait for it
+	for deadline := time.Now().Add(10 * time.Second); strings.Count(errs.String(), "\n") < 2 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got, want := out.String(), "false\n21\n5\n"; got != want { // <-done of the closed channel: false
+		t.Errorf("printed %q, want %q", got, want)
+	}
+	if got, want := errs.String(), "panic in a goroutine: boom (recovered; the session goes on)\npanic in a goroutine: assignment to entry in nil map (recovered; the session goes on)\n"; got != want {
+		t.Errorf("standard error %q, want %q", got, want)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer several goroutines write to.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -179,7 +179,9 @@ func (s *Session) Reset() error {
 		return fmt.Errorf("repl: loading eqf's symbols: %w", err)
 	}
 	if err := in.Use(interp.Exports{
-		showPath + "/" + path.Base(showPath): {"Vals": showValsValue},
+		showPath + "/" + path.Base(showPath): {"Vals": showValsValue, "GoPanic": reflect.ValueOf(func(r any) { // goroutine.go
+			fmt.Fprintf(s.opts.Stderr, "panic in a goroutine: %v (recovered; the session goes on)\n", r)
+		})},
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{showValsValue: {
 			reflect.TypeFor[error](), reflect.TypeFor[fmt.Stringer](),
 		}})},
@@ -306,9 +308,10 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	if err, ok := s.silentError(src); ok && !s.dotImport { // nothing runs (gotypes.go)
 		return err
 	}
-	// Loops' variables captured in their bodies get one per iteration, as in Go 1.22 (loopvar.go).
-	loopIns := loopVarInserts(src)
-	run := withInserts(src, loopIns)
+	// Loops' variables captured in their bodies get one per iteration, as in Go 1.22 (loopvar.go);
+	// a goroutine's panic is recovered (goroutine.go).
+	rewrites := append(loopVarInserts(src), goroutineInserts(src)...)
+	run := withInserts(src, rewrites)
 	err := s.evalSource(ctx, run)
 	if err == nil {
 		s.noteDefined(src)
@@ -317,7 +320,7 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 		// yaegi cannot compile a range over an integer; nothing ran, so the input runs again
 		// with each range that may be one rewritten (source.go).
 		if intIns := rangeIntInserts(src); len(intIns) > 0 {
-			inserts := append(slices.Clone(loopIns), intIns...)
+			inserts := append(slices.Clone(rewrites), intIns...)
 			alt := withInserts(src, inserts)
 			err2 := s.evalSource(ctx, alt)
 			if err2 == nil {
@@ -333,7 +336,7 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 				}
 				return d
 			}
-			d := retyped(s.diagnose(ctx, run, err), run, src, loopIns)
+			d := retyped(s.diagnose(ctx, run, err), run, src, rewrites)
 			return restate(d, msgOf(d)+" (yaegi cannot range over an integer n where Go 1.22 can: write for i := 0; i < n; i++)")
 		}
 	}
@@ -362,7 +365,7 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 			return nil
 		}
 	}
-	return retyped(s.diagnose(ctx, run, err), run, src, loopIns)
+	return retyped(s.diagnose(ctx, run, err), run, src, rewrites)
 }
 
 func (s *Session) evalSource(ctx context.Context, src string) error {
