@@ -173,16 +173,25 @@ func TestLoopVarsPerIteration(t *testing.T) {
 	}
 }
 
-// TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend, so that
-// a newer yaegi that mends it is noticed (and the note in loopvar.go dropped): a function literal
-// deferred in a loop reads the last iteration's variables, even one the body declares (Go: 210).
-// (Deferring a closure held in a variable, f := func() {…}; defer f(), in a loop does not return
-// at all: not run here.)
+// TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend (README
+// lists them), so that a newer yaegi that mends one is noticed and the note dropped. Each row is
+// what Go prints, and yaegi's.
 func TestKnownYaegiGaps(t *testing.T) {
-	s, out := newTestSession(t)
-	evalAll(t, s, "func order() (s string) { for i := 0; i < 3; i++ { j := i; defer func() { s += fmt.Sprint(j) }() }; return }", "order()")
-	if got := out.String(); got != "222\n" {
-		t.Errorf("a function literal deferred in a loop printed %q, yaegi v0.16.1's 222: mended? Go prints 210", got)
+	for _, c := range []struct{ what, src, gos, yaegis string }{
+		// a function literal deferred in a loop reads the last iteration's variables, even one the
+		// body declares (deferring a closure held in a variable, f := func() {…}; defer f(), in a
+		// loop does not return at all: not run here)
+		{"a function literal deferred in a loop", "func order() (s string) { for i := 0; i < 3; i++ { j := i; defer func() { s += fmt.Sprint(j) }() }; return }\norder()", "210", "222"},
+		// a method value reads its receiver when it is called, not when it is taken
+		{"a method value", "type pt struct{ X int }\nfunc (p pt) Get() int { return p.X }\np := pt{3}\nget := p.Get\np.X = 100\nget()", "3", "100"},
+		// an interface holding a nil pointer is nil
+		{"a nil pointer in an interface", "type myErr struct{}\nfunc (*myErr) Error() string { return \"my\" }\nfunc none() error { var e *myErr; return e }\nnone() == nil", "false", "true"},
+	} {
+		s, out := newTestSession(t)
+		evalAll(t, s, strings.Split(c.src, "\n")...)
+		if got := strings.TrimSpace(out.String()); got != c.yaegis {
+			t.Errorf("%s printed %q, yaegi v0.16.1's %q (Go: %q): mended?", c.what, got, c.yaegis, c.gos)
+		}
 	}
 }
 
