@@ -62,7 +62,8 @@ func runCompare(args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := a.useZoo(given(fs)); err != nil {
+	set := given(fs)
+	if err := a.useZoo(set); err != nil {
 		return err
 	}
 	if err := a.check(); err != nil {
@@ -77,6 +78,11 @@ func (a *compareArgs) useZoo(set map[string]bool) error {
 	if a.recipe == "" {
 		if set["train-seed"] {
 			return errors.New("-train-seed: names a training run of the zoo -recipe, which is not given")
+		}
+		for _, f := range []struct{ flag, path string }{{"fm", a.fm}, {"eqf", a.eqf}} {
+			if _, err := os.Stat(f.path); os.IsNotExist(err) && !set[f.flag] { // the default: a first run
+				return fmt.Errorf("-%s: %s does not exist: eqf compare needs an FM and an EqF checkpoint, -fm and -eqf (files, or folders `eqf train` wrote), or a trained zoo's, -recipe paper (after `make models`)", f.flag, f.path)
+			}
 		}
 		return nil
 	}

@@ -260,3 +260,20 @@ func TestBadSettings(t *testing.T) {
 		t.Errorf("%d rows for %d settable keys", len(bad), len(trainSettable))
 	}
 }
+
+// TestFirstRunSaysWhatToDo: eqf sample and eqf compare run with no flags in a folder where nothing
+// is trained say what they need and how to get it, not only that a default path is missing.
+func TestFirstRunSaysWhatToDo(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for cmd, want := range map[string][]string{
+		"sample":  {"-ckpt: out/train does not exist", "`eqf train`", "-model eqf", "make models"},
+		"compare": {"-fm: out/models/fm does not exist", "-fm and -eqf", "-recipe paper", "make models"},
+	} {
+		err := commands[cmd](nil)
+		for _, w := range want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("eqf %s: error %v, want one saying %q", cmd, err, w)
+			}
+		}
+	}
+}

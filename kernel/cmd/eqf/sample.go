@@ -73,6 +73,9 @@ func (a *sampleArgs) check() error {
 				return fmt.Errorf("-%s: names the zoo run of -model, which is not given (-model NAME samples a zoo model; -ckpt a checkpoint)", f)
 			}
 		}
+		if _, err := os.Stat(a.ckpt); os.IsNotExist(err) && !a.set["ckpt"] { // the default: a first run
+			return fmt.Errorf("-ckpt: %s does not exist: eqf sample rolls out a checkpoint `eqf train` wrote there (-ckpt FILE or FOLDER for another), or a zoo model, -model eqf (after `make models`)", a.ckpt)
+		}
 		if err := existing("ckpt", a.ckpt); err != nil {
 			return err
 		}
