@@ -66,15 +66,17 @@ gpu-bins: gpu-check
 ## (make gpu-bins, where Go is: gpu-repro itself needs neither Go nor a build) and
 ## plots/assets/echarts.min.js (make echarts). docs/gpu.md has the steps and how to compare.
 ## RECIPE, MODELS, EXPERIMENTS: a part of it, e.g. RECIPE=paper-70k MODELS="fm eqf"
-## EXPERIMENTS=minecraft_main (the paper recipe's FM and EqF trained for 70,000 steps).
+## EXPERIMENTS=minecraft_main (the paper recipe's FM and EqF trained for 70,000 steps);
+## TRAIN_SEED=K: one training seed's models and pooled experiments, for `eqf paper pool`.
 gpu-repro:
-	$(foreach v,SEEDS RECIPE MODELS EXPERIMENTS,$(if $(filter command line environment,$(origin $(v))),$(v)="$($(v))")) scripts/gpu-repro.sh
+	$(foreach v,SEEDS TRAIN_SEED RECIPE MODELS EXPERIMENTS,$(if $(filter command line environment,$(origin $(v))),$(v)="$($(v))")) scripts/gpu-repro.sh
 
 ## test-gpu-repro: gpu-repro's steps rehearsed on the CPU with the quick zoo and `eqf paper
 ## -quick` (three calls of a few seconds' budget, then one to the end), then its collection and
 ## `eqf paper compare` on what it collected, the queue of a part (RECIPE, MODELS, EXPERIMENTS),
-## and ACTION_NET (a carried action net used instead of training one; another one refused; a
-## paper-recipe call, in a scratch root, takes the committed zoo/action-net by default).
+## ACTION_NET (a carried action net used instead of training one; another one refused; a
+## paper-recipe call, in a scratch root, takes the committed zoo/action-net by default), and
+## TRAIN_SEED (one seed's run, pooled with the first rehearsal's seed 1 by `eqf paper pool`).
 test-gpu-repro: echarts
 	@mkdir -p bin
 	$(GO) build -o bin/eqf ./kernel/cmd/eqf
@@ -95,6 +97,13 @@ test-gpu-repro: echarts
 	QUICK=1 STEP_S=5 GOMLX_BACKEND=go EQF_BIN=bin/eqf ACTION_NET=out/gpu-repro/an2 scripts/gpu-repro.sh 2>&1 | grep 'has another action net'
 	test "$$(RECIPE=paper-70k MODELS='fm eqf' EXPERIMENTS=minecraft_main scripts/gpu-repro.sh --queue)" = \
 	  "minecraft_main minecraft_main-paper-70k -recipe paper-70k -models fm,eqf -train-seeds 3 -seeds 1 -stride 0,1"
+	test "$$(TRAIN_SEED=3 RECIPE=paper-70k MODELS='fm eqf' EXPERIMENTS=minecraft_main scripts/gpu-repro.sh --queue)" = \
+	  "minecraft_main minecraft_main-paper-70k -recipe paper-70k -models fm,eqf -train-seed 3 -seeds 1 -stride 0,1"
+	TRAIN_SEED=2 EXPERIMENTS=bowls scripts/gpu-repro.sh --queue 2>&1 | grep -q 'must be one of minecraft_main minecraft_inference_expts'
+	rm -rf out/paper-quick-seed-2 out/gpu-repro/pooled
+	QUICK=1 TRAIN_SEED=2 JOBS=2 STEP_S=600 GOMLX_BACKEND=go EQF_BIN=bin/eqf scripts/gpu-repro.sh | tail -2
+	grep -qx complete out/gpu-repro/collect/status.txt
+	bin/eqf paper -out out/gpu-repro/pooled pool out/paper-quick/minecraft_main out/paper-quick-seed-2/minecraft_main | grep 'training seeds 1 2 pooled'
 
 ## echarts: the echarts script the interactive figures inline, from the npm registry (not
 ## committed; pages never fetch it from a CDN). Installs Debian's npm when missing.

@@ -36,6 +36,10 @@
 # "fm eqf"; minecraft_main and fixed_compute_scaling then run only their methods), EXPERIMENTS
 # (only these folders of results/commands.txt, e.g. minecraft_main). The 70,000-step
 # minecraft_main of FM and EqF: RECIPE=paper-70k MODELS="fm eqf" EXPERIMENTS=minecraft_main.
+# TRAIN_SEED: one training seed K in [1, 100] instead of 1…$SEEDS (a GPU lent for minutes): its
+# models, and the experiments `eqf paper pool` pools (minecraft_main, minecraft_inference_expts)
+# with -train-seed K into out/paper-seed-K (QUICK: out/paper-quick-seed-K), to pool with the
+# results of the other seeds.
 # ACTION_NET: the folder of a trained action net of the recipe (action-net.eqf, card.json, as
 # out/models/action-net after `make models`), used instead of training one: FVD and action
 # agreement are scored by the zoo's action net (FVD in its features), and XLA does not reproduce
@@ -45,6 +49,7 @@
 # zoo when it has none; an error when it has another.
 set -u
 SEEDS=${SEEDS:-3}
+TRAIN_SEED=${TRAIN_SEED:-}
 RECIPE=${RECIPE:-paper}
 MODELS=${MODELS:-}
 EXPERIMENTS=${EXPERIMENTS:-}
@@ -59,6 +64,15 @@ case $RECIPE in paper | paper-*) ;; *) echo "gpu-repro: RECIPE=$RECIPE: must be 
 for e in $EXPERIMENTS; do
 	grep -q "^$e: " results/commands.txt || { echo "gpu-repro: EXPERIMENTS: $e is not a folder of results/commands.txt" >&2; exit 2; }
 done
+pooled="minecraft_main minecraft_inference_expts" # the experiments eqf paper pool pools
+seeds="-seeds $SEEDS" seedsaid="training seeds 1 to $SEEDS"
+if [ -n "$TRAIN_SEED" ]; then
+	case $TRAIN_SEED in [1-9] | [1-9][0-9] | 100) ;; *) echo "gpu-repro: TRAIN_SEED=$TRAIN_SEED: must be a training seed in [1, 100]" >&2; exit 2 ;; esac
+	for e in $EXPERIMENTS; do
+		case " $pooled " in *" $e "*) ;; *) echo "gpu-repro: EXPERIMENTS: $e with TRAIN_SEED: must be one of $pooled (eqf paper pool pools their seeds)" >&2; exit 2 ;; esac
+	done
+	seeds="-seed $TRAIN_SEED" seedsaid="training seed $TRAIN_SEED"
+fi
 
 # The experiments, with their committed results' flags (training seeds: $SEEDS; another recipe
 # and $MODELS' backbones where set), each as "EXPERIMENT FOLDER FLAGS..."
@@ -70,9 +84,14 @@ experiments() {
 		cmd=${line#*: eqf paper }
 		case $cmd in *-recipe*) continue ;; esac # other recipes' zoos are not the paper's
 		[ -n "$EXPERIMENTS" ] && case " $EXPERIMENTS " in *" $exp "*) ;; *) continue ;; esac
+		[ -n "$TRAIN_SEED" ] && case " $pooled " in *" $exp "*) ;; *) continue ;; esac
 		flags=${cmd% *}
 		[ "$flags" = "$cmd" ] && flags=
-		flags=$(echo "$flags" | sed "s/-train-seeds 3/-train-seeds $SEEDS/")
+		if [ -n "$TRAIN_SEED" ]; then
+			flags=$(echo "$flags" | sed "s/-train-seeds 3/-train-seed $TRAIN_SEED/")
+		else
+			flags=$(echo "$flags" | sed "s/-train-seeds 3/-train-seeds $SEEDS/")
+		fi
 		case $exp in minecraft_main | fixed_compute_scaling) [ -n "$dits" ] && flags="-models $dits $flags" ;; esac
 		if [ -n "$QUICK" ]; then
 			echo "$exp $exp -quick $flags"
@@ -110,6 +129,7 @@ sum=$(sha256sum "$eqf" | cut -c1-16) # a finished experiment counts as done for 
 recipe=$RECIPE zoo=out/models paperdir=out/paper
 [ "$RECIPE" != paper ] && zoo=out/models-$RECIPE
 [ -n "$QUICK" ] && recipe=quick zoo=out/models-quick paperdir=out/paper-quick
+[ -n "$TRAIN_SEED" ] && paperdir=$paperdir-seed-$TRAIN_SEED
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 gpu=${gpu:-no GPU}
 
@@ -120,8 +140,8 @@ if [ "${1:-}" = --paper ]; then
 	shift 3
 	t0=$SECONDS
 	"$eqf" paper "$@" -out "$paperdir" "$exp" || exit
-	printf '%s, %s (%s; eqf binary SHA-256 %s…): `eqf paper %s %s` by scripts/gpu-repro.sh (make gpu-repro), on the zoo it trained there%s (recipe %s, training seeds 1 to %s), finished in a call of %s s with up to %s experiments sharing the GPU (earlier calls of a resumed run: times.txt).\n' \
-		"$(date -u +%F)" "$gpu" "$GOMLX_BACKEND" "$sum" "$*" "$exp" "${ACTION_NET:+ with the action net it was given (ACTION_NET=$ACTION_NET)}" "$recipe" "$SEEDS" "$((SECONDS - t0))" "$JOBS" > "$paperdir/$dir/run.txt"
+	printf '%s, %s (%s; eqf binary SHA-256 %s…): `eqf paper %s %s` by scripts/gpu-repro.sh (make gpu-repro), on the zoo it trained there%s (recipe %s, %s), finished in a call of %s s with up to %s experiments sharing the GPU (earlier calls of a resumed run: times.txt).\n' \
+		"$(date -u +%F)" "$gpu" "$GOMLX_BACKEND" "$sum" "$*" "$exp" "${ACTION_NET:+ with the action net it was given (ACTION_NET=$ACTION_NET)}" "$recipe" "$seedsaid" "$((SECONDS - t0))" "$JOBS" > "$paperdir/$dir/run.txt"
 	echo "$sum $exp $*" > "$work/done/$dir"
 	exit 0
 fi
@@ -137,7 +157,7 @@ if [ -n "${ACTION_NET:-}" ]; then
 			mv "$zoo/action-net.tmp" "$zoo/action-net" || exit 2
 	fi
 fi
-echo "gpu-repro: $(date -u +%FT%TZ) on $gpu ($GOMLX_BACKEND), recipe $recipe, seeds 1…$SEEDS, $STEP_S s, $JOBS at a time${ACTION_NET:+, the action net of $ACTION_NET}" | tee -a "$work/times.txt"
+echo "gpu-repro: $(date -u +%FT%TZ) on $gpu ($GOMLX_BACKEND), recipe $recipe, $seedsaid, $STEP_S s, $JOBS at a time${ACTION_NET:+, the action net of $ACTION_NET}" | tee -a "$work/times.txt"
 
 left() { echo $((end - SECONDS)); }
 
@@ -168,7 +188,8 @@ pool() {
 
 # The zoo: the shared action net, then every model (of $MODELS) of every training seed at once.
 list_models() {
-	"$eqf" models -recipe "$recipe" -seeds "$SEEDS" -list > "$work/models-list.txt" 2>&1 ||
+	# shellcheck disable=SC2086 # $seeds is a flag and its value
+	"$eqf" models -recipe "$recipe" $seeds -list > "$work/models-list.txt" 2>&1 ||
 		{ cat "$work/models-list.txt" >&2; exit 2; }
 }
 # untrained_lines: the lines of every model (of $MODELS, and the action net) that the last
@@ -189,7 +210,7 @@ if ! models_done; then
 	timed models-action-net "$eqf" models -recipe "$recipe" action-net
 	# fm-eqf waits for its seed's FM (the zoo's locks)
 	untrained | grep -v '^action-net ' |
-		while read -r m k; do echo "models-$m-$k $eqf models -recipe $recipe -seeds $SEEDS -seed $k $m"; done | pool
+		while read -r m k; do echo "models-$m-$k $eqf models -recipe $recipe ${TRAIN_SEED:+-seed $k}$([ -z "$TRAIN_SEED" ] && echo "-seeds $SEEDS -seed $k") $m"; done | pool
 	list_models
 fi
 echo "models wall_s=$((SECONDS - t0))" >> "$work/times.txt"
@@ -225,6 +246,11 @@ else
 	status="not complete: models not trained: $(untrained | wc -l); experiments done: $done_n of $total; run the same command again to resume"
 fi
 echo "$status" | tee "$OUT/status.txt"
+if [ -n "$TRAIN_SEED" ] && [ "$status" = complete ]; then
+	experiments | while read -r exp dir flags; do
+		echo "gpu-repro: pool with the other seeds' $exp: eqf paper pool RESULT… $paperdir/$dir"
+	done
+fi
 cp "$work/times.txt" "$OUT/times.txt"
 files=$( { find "$zoo" \( -name card.json -o -name history.csv \) 2>/dev/null
 	find "$paperdir" -path "$paperdir/.rollouts" -prune -o -type f ! -name '*.html' -print 2>/dev/null
