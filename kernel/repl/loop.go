@@ -280,7 +280,9 @@ func Help() string {
 	b.WriteString("  eqf.Show(x)  writes a *plots.Figure (PNG + echarts HTML), videos or a window to the session folder\n")
 	b.WriteString("  A figure that an expression returns is written there automatically.\n")
 	b.WriteString("yaegi v0.16.1 lacks Go 1.21's min, max and clear (math.Min, math.Max, an if, a loop) and\n")
-	b.WriteString("most of slices and maps (slices.Sort, slices.Max: sort.Ints, sort.Slice); for i := range n runs.\n\n")
+	b.WriteString("Go 1.23's iterators (maps.Keys, slices.Sorted, a range over a function); slices and maps\n")
+	b.WriteString("work (the session's own: slices.Sort, slices.Max, maps.Clone, …), as do for i := range n\n")
+	b.WriteString("and Go 1.22's loop variables (one per iteration).\n\n")
 	b.WriteString("Commands:\n")
 	for _, c := range Commands {
 		fmt.Fprintf(&b, "  %-14s %s\n", strings.TrimSpace(c.Name+" "+c.Args), c.Doc)
