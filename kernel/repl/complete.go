@@ -2,6 +2,7 @@ package repl
 
 import (
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -113,6 +114,9 @@ func (s *Session) members(owner string) []string {
 	in := s.in
 	s.mu.Unlock()
 	if ok {
+		if fs := stdGenericNames()[p]; len(fs) > 0 { // slices, maps, cmp: compiled from source
+			return append(slices.Clone(pkgNames[p]), fs...)
+		}
 		return pkgNames[p]
 	}
 	var out []string

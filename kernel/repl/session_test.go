@@ -106,6 +106,13 @@ func TestComplete(t *testing.T) {
 	if _, c, _ := s.Complete("graph.ReduceAllS", 16); !has(c, "ReduceAllSum") {
 		t.Errorf("graph.ReduceAllS: %q", c)
 	}
+	// a package the interpreter compiles from source (stdgeneric.go), whose symbol table is empty
+	if err := s.Eval(context.Background(), `import "slices"`); err != nil {
+		t.Fatal(err)
+	}
+	if _, c, _ := s.Complete("slices.So", 9); !has(c, "Sort") || !has(c, "SortFunc") || has(c, "Sorted") {
+		t.Errorf("slices.So: %q", c)
+	}
 	if _, c, _ := s.Complete("w.", 2); !has(c, "Rho") || !has(c, "A") || !has(c, "Eta") {
 		t.Errorf("w.: %q", c)
 	}
