@@ -213,8 +213,12 @@ func (s *Session) sayMismatch(ctx context.Context, in typed, err error, msg stri
 // arguments, that fails to type-check: yaegi v0.16.1 infers them wrongly where they differ
 // (Map([]int{1}, func(int) string {…}) reads "cannot use type func(int) string as type func(int)
 // int"), and takes them when given.
+//
+// And one that yaegi cannot infer at all ("undefined type for T": from a variadic argument,
+// sum(1, 2, 3) of sum[T int | float64](xs ...T)), where Go can.
 func (s *Session) sayInferred(ctx context.Context, in typed, err error, msg string) (string, ast.Node) {
-	if !strings.HasPrefix(msg, "cannot use ") {
+	uninferred := uninferredParam.MatchString(msg)
+	if !strings.HasPrefix(msg, "cannot use ") && !uninferred {
 		return "", nil
 	}
 	off := -1 // where err is, if it says (a declaration run in two steps does not)
@@ -237,8 +241,14 @@ func (s *Session) sayInferred(ctx context.Context, in typed, err error, msg stri
 		return "", nil
 	}
 	name := in.text(call.Fun)
+	if uninferred {
+		return fmt.Sprintf("%s (yaegi v0.16.1 cannot infer %s's type parameters here, where Go can: write them out, %s[%s](…))", msg, name, name, strings.Join(params, ", ")), call
+	}
 	return fmt.Sprintf("%s (yaegi v0.16.1 infers %s's type parameters wrongly here: write them out, %s[%s](…))", msg, name, name, strings.Join(params, ", ")), call
 }
+
+// uninferredParam is yaegi's error for a type parameter it could not infer.
+var uninferredParam = regexp.MustCompile(`^undefined type for \w+$`)
 
 // lhsOf is an assignment's or a var declaration's left side.
 func lhsOf(n ast.Node) []ast.Expr {

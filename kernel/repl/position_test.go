@@ -54,7 +54,8 @@ func TestSelectorSaidAsGo(t *testing.T) {
 		"type acc struct{ n int }", "func (a *acc) add(k int) { a.n += k }", "var ac acc",
 		"pac := &ac", "anon := struct{ V int }{1}", "vals := []any{c, 3}", "k0 := 1",
 		"type bag struct{ items []pt }", "bg := bag{[]pt{q, q}}", "nest := [][]bag{{bg}}", "pa := &[2]int{}",
-		"func Map[T, U any](xs []T, f func(T) U) []U { var out []U; for _, x := range xs { out = append(out, f(x)) }; return out }")
+		"func Map[T, U any](xs []T, f func(T) U) []U { var out []U; for _, x := range xs { out = append(out, f(x)) }; return out }",
+		"func sum[T int | float64](xs ...T) T { var s T; for _, x := range xs { s += x }; return s }")
 	for _, c := range []struct{ src, want string }{
 		{"c.Dept", "1:1: c.Dept undefined (type eqflib.DiTConfig has no field or method Dept; did you mean Depth?)"},
 		{"c.heads", "c.heads undefined (type eqflib.DiTConfig has no field or method heads, but does have field Heads)"},
@@ -100,6 +101,8 @@ func TestSelectorSaidAsGo(t *testing.T) {
 		{"Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i) })", "1:18: cannot use type func(int) string as type func(int) int (yaegi v0.16.1 infers Map's type parameters wrongly here: write them out, Map[T, U](…))"},
 		{"strs := Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i) })", "1:9: cannot use type func(int) string as type func(int) int (yaegi v0.16.1 infers Map's type parameters wrongly here: write them out, Map[T, U](…))"},
 		{"strs := Map[int, string]([]int{1, 2}, func(i int) string { return fmt.Sprint(i) })", ""},
+		{"sum(1, 2, 3)", "1:1: undefined type for T (yaegi v0.16.1 cannot infer sum's type parameters here, where Go can: write them out, sum[T](…))"},
+		{"sum[int](1, 2, 3)", ""},
 		{"var bad int = \"s\"", "1:15: cannot use \"s\" (untyped string constant) as int value in variable declaration"}, // no generic call: no hint
 		{"a, b := c.Tokens()", "1:1: assignment mismatch: 2 variables but c.Tokens() returns 1 value"},
 		{"var a2, b2 = c.Tokens()", "assignment mismatch: 2 variables but c.Tokens() returns 1 value"},
