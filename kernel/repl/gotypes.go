@@ -291,10 +291,12 @@ type typeError struct {
 	declarations bool
 }
 
-// checkedInput is typeErrors of the input being evaluated, kept for its diagnosis.
+// checkedInput is typeErrors of the input being evaluated, kept for its diagnosis, and the
+// texts that bind its method values when they are taken (methodvalue.go).
 type checkedInput struct {
-	src  string
-	errs []typeError
+	src   string
+	errs  []typeError
+	bound []insert
 }
 
 // typeErrorsOf is typeErrors of src told what the session knows, computed once for the input
@@ -304,23 +306,31 @@ func (s *Session) typeErrorsOf(src string) []typeError {
 	if c := s.checked; c != nil && c.src == src {
 		return c.errs
 	}
-	s.checked = &checkedInput{src, typeErrors(src, s.known())}
+	errs, bound := typeCheck(src, s.known())
+	s.checked = &checkedInput{src, errs, bound}
 	return s.checked.errs
 }
 
-// typeErrors type-checks src as typed (declarations, else statements) with go/types, told of the
+// typeErrors is typeCheck's errors.
+func typeErrors(src string, k known) []typeError {
+	errs, _ := typeCheck(src, k)
+	return errs
+}
+
+// typeCheck type-checks src as typed (declarations, else statements) with go/types, told of the
 // session what k holds (a declaration or variable src declares again left out) and of the
 // packages it imports (gopackages.go), and returns its errors in src in the order of their
-// positions, soft ones (unused variables and imports) left out.
-func typeErrors(src string, k known) (errs []typeError) {
+// positions, soft ones (unused variables and imports) left out, and the texts that bind its
+// method values of value receivers when they are taken (methodvalue.go).
+func typeCheck(src string, k known) (errs []typeError, bound []insert) {
 	defer func() {
 		if recover() != nil { // a type go/types cannot take: nothing is said, nothing refused
-			errs = nil
+			errs, bound = nil, nil
 		}
 	}()
 	_, _, prefix, ok := parseInput(src)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	_, declared := identifiers(src)
 	// The session's imports on the package clause's line (so that lines stay src's), less those
@@ -360,7 +370,7 @@ func typeErrors(src string, k known) (errs []typeError) {
 	}
 	fset, f, prefix, ok := parseInputUnder(src, importHead(imports))
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	files := []*ast.File{f}
 	again := map[string]bool{} // a declaration src declares a name of again is left out whole
@@ -419,12 +429,14 @@ func typeErrors(src string, k known) (errs []typeError) {
 		t.line, t.col = lineCol(src, off)
 		errs = append(errs, t)
 	}}
-	_ = types.NewChecker(&conf, fset, pkg, nil).Files(files) // errors go to conf.Error
+	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}}
+	_ = types.NewChecker(&conf, fset, pkg, info).Files(files) // errors go to conf.Error
+	bound = methodValueInserts(fset, f, prefix, len(src), info, imports)
 	// in the order of their positions, as Go's compiler lists them
 	sort.SliceStable(errs, func(i, j int) bool {
 		return errs[i].line < errs[j].line || errs[i].line == errs[j].line && errs[i].col < errs[j].col
 	})
-	return errs
+	return errs, bound
 }
 
 // importHead is a package clause with imports (name → path) on its one line.

@@ -309,8 +309,13 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 		return err
 	}
 	// Loops' variables captured in their bodies get one per iteration, as in Go 1.22 (loopvar.go);
-	// a goroutine's panic is recovered (goroutine.go).
+	// a goroutine's panic is recovered (goroutine.go); a method value copies its receiver when it
+	// is taken (methodvalue.go).
 	rewrites := append(loopVarInserts(src), goroutineInserts(src)...)
+	if !s.dotImport {
+		s.typeErrorsOf(src)
+		rewrites = append(rewrites, s.checked.bound...)
+	}
 	run := withInserts(src, rewrites)
 	err := s.evalSource(ctx, run)
 	if err == nil {

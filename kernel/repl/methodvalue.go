@@ -1,0 +1,73 @@
+package repl
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+)
+
+// Method values. In Go, p.Get (not called) of a method with a value receiver copies p when it is
+// taken, so `get := p.Get; p.X = 100; get()` reads the old p; yaegi v0.16.1 reads p when get is
+// called. Where go/types knows the method (the session's types, the packages' tables), the
+// session binds the copy itself: p.Get runs as func() func() int { __recv := p; return
+// __recv.Get }() (and *(pp) for a pointer pp, whose value Go copies too). A method of a pointer
+// receiver binds the pointer, as yaegi does; an interface's method, and one whose type cannot be
+// written with the session's imports, are left as typed.
+
+// methodValueInserts are the texts that bind the method values of value receivers in f (src
+// parsed after prefix, srcLen bytes) when they are taken, from go/types' selections; imports
+// (name → path) write the packages of their types.
+func methodValueInserts(fset *token.FileSet, f *ast.File, prefix string, srcLen int, info *types.Info, imports map[string]string) (inserts []insert) {
+	called := map[*ast.SelectorExpr]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := unparen(c.Fun).(*ast.SelectorExpr); ok {
+				called[sel] = true
+			}
+		}
+		return true
+	})
+	names := map[string]string{} // path → the session's name for it
+	for name, p := range imports {
+		names[p] = name
+	}
+	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok || called[sel] {
+			return true
+		}
+		sn := info.Selections[sel]
+		if sn == nil || sn.Kind() != types.MethodVal || types.IsInterface(sn.Recv()) {
+			return true
+		}
+		sig, _ := sn.Obj().Type().(*types.Signature)
+		if sig == nil || sig.Recv() == nil {
+			return true
+		}
+		if _, ptr := sig.Recv().Type().(*types.Pointer); ptr {
+			return true
+		}
+		writable := true
+		typ := types.TypeString(sn.Type(), func(p *types.Package) string {
+			if p.Path() == "main" {
+				return ""
+			}
+			name, ok := names[p.Path()]
+			writable = writable && ok
+			return name
+		})
+		from, to, end := off(sel.X.Pos()), off(sel.X.End()), off(sel.End())
+		if !writable || from < 0 || end > srcLen {
+			return true
+		}
+		star, unstar := "", "" // a pointer: its value, which Go copies
+		if _, ptr := sn.Recv().(*types.Pointer); ptr {
+			star, unstar = "*(", ")"
+		}
+		inserts = append(inserts, insert{from, "func() " + typ + " { __recv := " + star},
+			insert{to, unstar + "; return __recv"}, insert{end, " }()"})
+		return true
+	})
+	return inserts
+}
