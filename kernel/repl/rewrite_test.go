@@ -207,6 +207,9 @@ func TestKnownYaegiGaps(t *testing.T) {
 		{"a function literal deferred in a loop", "func order() (s string) { for i := 0; i < 3; i++ { j := i; defer func() { s += fmt.Sprint(j) }() }; return }\norder()", "210", "222"},
 		// an interface holding a nil pointer is nil
 		{"a nil pointer in an interface", "type myErr struct{}\nfunc (*myErr) Error() string { return \"my\" }\nfunc none() error { var e *myErr; return e }\nnone() == nil", "false", "true"},
+		// an error of a type the session declared is not found in a chain that wraps it
+		// (errors.As with a target of that type panics: its methods are the interpreter's)
+		{"errors.Is of a wrapped session error", "type codeErr struct{ code int }\nfunc (e *codeErr) Error() string { return \"code\" }\nvar ce error = &codeErr{3}\nimport \"errors\"\nerrors.Is(fmt.Errorf(\"w: %w\", ce), ce)", "true", "false"},
 	} {
 		s, out := newTestSession(t)
 		evalAll(t, s, strings.Split(c.src, "\n")...)
