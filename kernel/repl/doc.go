@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"time"
 )
@@ -24,6 +25,9 @@ func (s *Session) Doc(name string) (string, error) {
 	if name == "" {
 		return "", errors.New(":doc needs a NAME, e.g. :doc eqflib.CFunctionWarp")
 	}
+	if decl, ok := s.declaredDoc(name); ok {
+		return decl, nil
+	}
 	pkg, member, _ := strings.Cut(name, ".")
 	s.mu.Lock()
 	path, ok := s.imports[pkg]
@@ -38,7 +42,7 @@ func (s *Session) Doc(name string) (string, error) {
 		}
 	}
 	if !ok {
-		return "", fmt.Errorf(":doc %s: the session imports no package %s (import it first)", name, pkg)
+		return "", fmt.Errorf(":doc %s: the session declared no %s and imports no package %s (import it first)", name, name, pkg)
 	}
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
@@ -61,6 +65,28 @@ func (s *Session) Doc(name string) (string, error) {
 		return "", fmt.Errorf(":doc %s: %s", name, msg)
 	}
 	return string(out) + stdGenericDoc(path, member), nil
+}
+
+// declaredDoc is what :doc prints for a constant, type, function or method (T.M) the session
+// declared: its declaration as typed (a function's signature), a type's with its methods'; ok is
+// false for another name, and while an evaluation runs (the session's record is being written).
+func (s *Session) declaredDoc(name string) (doc string, ok bool) {
+	s.idle(func() {
+		decl, found := s.decls[name]
+		if !found {
+			return
+		}
+		lines := []string{decl}
+		var methods []string
+		for n, d := range s.decls {
+			if strings.HasPrefix(n, name+".") {
+				methods = append(methods, d)
+			}
+		}
+		sort.Strings(methods)
+		doc, ok = strings.Join(append(lines, methods...), "\n")+"\n(declared in this session)\n", true
+	})
+	return doc, ok
 }
 
 // sourceDir is the folder go doc runs in: the root of the eqf sources this binary was built from

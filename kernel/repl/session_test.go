@@ -264,6 +264,21 @@ func TestDoc(t *testing.T) {
 			t.Errorf(":doc %s: %v\n%s", name, err, doc)
 		}
 	}
+	// a name the session declared: its declaration as typed, a type's with its methods
+	for _, src := range []string{"type gauge struct{ v int }", "func (g gauge) Read() int { return g.v }", "func (g *gauge) Set(v int) { g.v = v }", "func twice(x float64) float64 { return 2 * x }"} {
+		if err := s.Eval(context.Background(), src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]string{
+		"gauge":      "type gauge struct{ v int }\nfunc (g *gauge) Set(v int)\nfunc (g gauge) Read() int\n(declared in this session)\n",
+		"twice":      "func twice(x float64) float64\n(declared in this session)\n",
+		"gauge.Read": "func (g gauge) Read() int\n(declared in this session)\n",
+	} {
+		if doc, err := s.Doc(name); err != nil || doc != want {
+			t.Errorf(":doc %s: %v\n%q, want %q", name, err, doc, want)
+		}
+	}
 	if doc, err = s.Doc("slices.EqualFunc"); err != nil || strings.Contains(doc, "In this session") {
 		t.Errorf(":doc slices.EqualFunc, yaegi's own: %v\n%s", err, doc)
 	}
