@@ -19,8 +19,8 @@ import (
 // a range loop (its variables are set from the range at each iteration), and in a three-clause
 // loop whose body neither assigns nor increments it (the post statement would not see a change
 // made to the copy). A three-clause loop whose body changes its variable and captures it is run
-// as yaegi runs it; so is one whose body changes it through a pointer it took (the change stays
-// in the iteration's copy, where Go 1.22 carries it into the next iteration). A function literal
+// as yaegi runs it; in one whose body changes it through a pointer it took, the change stays in
+// the iteration's copy, where Go 1.22 carries it into the next iteration. A function literal
 // deferred in a loop reads the last iteration's variables whatever the session does: yaegi
 // defers it so, even for a variable the body declares (TestKnownYaegiGaps).
 
