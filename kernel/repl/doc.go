@@ -68,8 +68,9 @@ func (s *Session) Doc(name string) (string, error) {
 }
 
 // declaredDoc is what :doc prints for a constant, type, function or method (T.M) the session
-// declared: its declaration as typed (a function's signature), a type's with its methods'; ok is
-// false for another name, and while an evaluation runs (the session's record is being written).
+// declared: its declaration as typed (a function's or method's signature; a type's followed by
+// its methods'); ok is false for another name, and while an evaluation runs (the session's record
+// is being written then).
 func (s *Session) declaredDoc(name string) (doc string, ok bool) {
 	s.idle(func() {
 		decl, found := s.decls[name]
