@@ -207,6 +207,9 @@ func TestKnownYaegiGaps(t *testing.T) {
 		{"a function literal deferred in a loop", "func order() (s string) { for i := 0; i < 3; i++ { j := i; defer func() { s += fmt.Sprint(j) }() }; return }\norder()", "210", "222"},
 		// an interface holding a nil pointer is nil
 		{"a nil pointer in an interface", "type myErr struct{}\nfunc (*myErr) Error() string { return \"my\" }\nfunc none() error { var e *myErr; return e }\nnone() == nil", "false", "true"},
+		// fmt formats the elements of a slice of a type with a String method without it (the
+		// interpreter holds them as their underlying type); a value of it alone is formatted by it
+		{"a slice of Stringers", "type temp float64\nfunc (t temp) String() string { return fmt.Sprintf(\"%.1f°C\", float64(t)) }\nfmt.Sprint([]temp{1, 2}, temp(3))", "[1.0°C 2.0°C] 3.0°C", "[1 2] 3.0°C"},
 		// an error of a type the session declared is not found in a chain that wraps it
 		// (errors.As with a target of that type panics: its methods are the interpreter's)
 		{"errors.Is of a wrapped session error", "type codeErr struct{ code int }\nfunc (e *codeErr) Error() string { return \"code\" }\nvar ce error = &codeErr{3}\nimport \"errors\"\nerrors.Is(fmt.Errorf(\"w: %w\", ce), ce)", "true", "false"},
