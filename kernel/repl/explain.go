@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -225,6 +226,19 @@ func (s *Session) sayInferred(ctx context.Context, in typed, err error, msg stri
 	if at, placed := err.(*posError); placed && at.line > 0 {
 		off, _ = offsetOf(in.src, at.line, at.col)
 	}
+	generics := maps.Clone(s.generics) // the session's, and those the input declares (a file)
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		if fd, is := n.(*ast.FuncDecl); is && fd.Recv == nil && fd.Type.TypeParams != nil {
+			var names []string
+			for _, f := range fd.Type.TypeParams.List {
+				for _, id := range f.Names {
+					names = append(names, id.Name)
+				}
+			}
+			generics[fd.Name.Name] = names
+		}
+		return true
+	})
 	var call *ast.CallExpr
 	var params []string
 	ast.Inspect(in.root, func(n ast.Node) bool {
@@ -232,17 +246,33 @@ func (s *Session) sayInferred(ctx context.Context, in typed, err error, msg stri
 		if !is || off >= 0 && (off < in.offset(c.Pos()) || off >= in.offset(c.End())) || off < 0 && call != nil {
 			return true
 		}
-		if id, isName := c.Fun.(*ast.Ident); isName && s.generics[id.Name] != nil {
-			call, params = c, s.generics[id.Name] // (around err: the innermost, visited last)
+		if id, isName := c.Fun.(*ast.Ident); isName && generics[id.Name] != nil {
+			call, params = c, generics[id.Name] // (around err: the innermost, visited last)
 		}
 		return true
 	})
+	where := "here"
+	if call == nil && uninferred { // err is in the function's body (a file): the first call of it
+		param := strings.TrimPrefix(msg, "undefined type for ")
+		ast.Inspect(in.root, func(n ast.Node) bool {
+			if c, is := n.(*ast.CallExpr); is && call == nil {
+				if id, isName := c.Fun.(*ast.Ident); isName && slices.Contains(generics[id.Name], param) {
+					call, params = c, generics[id.Name]
+				}
+			}
+			return call == nil
+		})
+		if call != nil {
+			line, col := lineCol(in.src, in.offset(call.Pos()))
+			where = fmt.Sprintf("in %s at %d:%d", in.text(call), line, col)
+		}
+	}
 	if call == nil {
 		return "", nil
 	}
 	name := in.text(call.Fun)
 	if uninferred {
-		return fmt.Sprintf("%s (yaegi v0.16.1 cannot infer %s's type parameters here, where Go can: write them out, %s[%s](…))", msg, name, name, strings.Join(params, ", ")), call
+		return fmt.Sprintf("%s (yaegi v0.16.1 cannot infer %s's type parameters %s, where Go can: write them out, %s[%s](…))", msg, name, where, name, strings.Join(params, ", ")), call
 	}
 	return fmt.Sprintf("%s (yaegi v0.16.1 infers %s's type parameters wrongly here: write them out, %s[%s](…))", msg, name, name, strings.Join(params, ", ")), call
 }

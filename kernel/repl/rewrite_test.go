@@ -281,3 +281,24 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestInferredInAFile: a file whose call of its own generic function yaegi infers wrongly, or
+// cannot infer (the error then lands in the function's body), names the function and says to
+// write its type arguments out, pointing at the call.
+func TestInferredInAFile(t *testing.T) {
+	s, _ := newTestSession(t)
+	ctx := context.Background()
+	head := "package main\n\nimport \"strings\"\n\nfunc Map[T, U any](xs []T, f func(T) U) []U {\n\tout := make([]U, 0, len(xs))\n\tfor _, x := range xs {\n\t\tout = append(out, f(x))\n\t}\n\treturn out\n}\n\nfunc main() {\n"
+	for body, want := range map[string]string{
+		"\t_ = Map([]string{\"a\"}, func(s string) int { return len(s) })\n": "m.go:14:25: cannot use type func(string) int as type func(string) string (yaegi v0.16.1 infers Map's type parameters wrongly here: write them out, Map[T, U](…))",
+		"\t_ = Map([]string{\"x\"}, strings.ToUpper)\n":                      "undefined type for U (yaegi v0.16.1 cannot infer Map's type parameters in Map([]string{\"x\"}, strings.ToUpper) at 14:6, where Go can: write them out, Map[T, U](…))",
+	} {
+		err := s.LoadSource(ctx, "m.go", head+body+"}\n")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error containing %q", body, err, want)
+		}
+		if err := s.Reset(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
