@@ -57,7 +57,7 @@ var undefinedSigns = regexp.MustCompile(`incomplete type \w+|constant definition
 // missingBuiltins are Go 1.21's builtins that yaegi v0.16.1 does not have.
 var missingBuiltins = map[string]bool{"min": true, "max": true, "clear": true}
 
-const builtinsHint = "Go 1.21's min, max and clear are not in yaegi v0.16.1, the interpreter: math.Min and math.Max for float64s, an if for integers, a loop for clear"
+const builtinsHint = "Go 1.21's min, max and clear are not in yaegi v0.16.1, the interpreter (the session runs min and max of two or more arguments whose types it knows, not these): math.Min and math.Max for float64s, an if for integers, a loop for clear"
 
 // placeholder matches yaegi's errors for a name it holds as a placeholder type.
 var placeholder = regexp.MustCompile(`(?:incomplete type |conversion to main\.)(\w+)`)

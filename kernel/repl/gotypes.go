@@ -429,9 +429,9 @@ func typeCheck(src string, k known) (errs []typeError, bound []insert) {
 		t.line, t.col = lineCol(src, off)
 		errs = append(errs, t)
 	}}
-	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}}
+	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}}
 	_ = types.NewChecker(&conf, fset, pkg, info).Files(files) // errors go to conf.Error
-	bound = methodValueInserts(fset, f, prefix, len(src), info, imports)
+	bound = append(methodValueInserts(fset, f, prefix, len(src), info, imports), minMaxInserts(fset, f, prefix, len(src), info, imports)...)
 	// in the order of their positions, as Go's compiler lists them
 	sort.SliceStable(errs, func(i, j int) bool {
 		return errs[i].line < errs[j].line || errs[i].line == errs[j].line && errs[i].col < errs[j].col

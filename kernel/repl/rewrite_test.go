@@ -3,7 +3,9 @@ package repl
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
@@ -207,6 +209,8 @@ func TestKnownYaegiGaps(t *testing.T) {
 		{"a function literal deferred in a loop", "func order() (s string) { for i := 0; i < 3; i++ { j := i; defer func() { s += fmt.Sprint(j) }() }; return }\norder()", "210", "222"},
 		// an interface holding a nil pointer is nil
 		{"a nil pointer in an interface", "type myErr struct{}\nfunc (*myErr) Error() string { return \"my\" }\nfunc none() error { var e *myErr; return e }\nnone() == nil", "false", "true"},
+		// -0.0 passed to a function the session declared arrives as 0.0
+		{"-0.0 as an argument", "import \"math\"\nfunc sign(f float64) bool { return math.Signbit(f) }\nsign(math.Copysign(0, -1))", "true", "false"},
 		// fmt formats the elements of a slice of a type with a String method without it (the
 		// interpreter holds them as their underlying type); a value of it alone is formatted by it
 		{"a slice of Stringers", "type temp float64\nfunc (t temp) String() string { return fmt.Sprintf(\"%.1f°C\", float64(t)) }\nfmt.Sprint([]temp{1, 2}, temp(3))", "[1.0°C 2.0°C] 3.0°C", "[1 2] 3.0°C"},
@@ -300,5 +304,71 @@ func TestInferredInAFile(t *testing.T) {
 		if err := s.Reset(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestMinMax: min and max of two or more arguments whose types go/types knows run in the
+// session (minmax.go) and give Go's values: ints, floats with a NaN, strings, a constant call
+// in a float64's context, a file; one the session declares is its own.
+func TestMinMax(t *testing.T) {
+	s, out := newTestSession(t)
+	ctx := context.Background()
+	nan := math.NaN()
+	x, xs := 2.5, []int{4, 9}
+	want := fmt.Sprintln(max(1, 2), min(x, 1, -3.5), max(0, x), min(len(xs), xs[1], 10), max("a", "c", "b"),
+		math.IsNaN(max(1.0, nan)), math.IsNaN(min(nan, 1.0)), min(int8(-3), 2))
+	evalAll(t, s, `import "math"`, "x, xs := 2.5, []int{4, 9}", "var f float64 = max(3, 7)",
+		`fmt.Println(max(1, 2), min(x, 1, -3.5), max(0, x), min(len(xs), xs[1], 10), max("a", "c", "b"), math.IsNaN(max(1.0, math.NaN())), math.IsNaN(min(math.NaN(), 1.0)), min(int8(-3), 2))`,
+		"f / 2")
+	if got := out.String(); got != want+"3.5\n" {
+		t.Errorf("printed %q, want %q (Go's)", got, want+"3.5\n")
+	}
+	out.Reset()
+	if err := s.LoadSource(ctx, "m.go", "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfor _, p := range [][2]float64{{1, 2}, {3, -1}} {\n\t\tfmt.Print(max(p[0], p[1]), \" \")\n\t}\n\tfmt.Println()\n}\n"); err != nil {
+		t.Fatal(err)
+	}
+	evalAll(t, s, "func max(a, b int) int { return 42 }", "max(1, 2)")
+	if got, want := out.String(), "2 3 \n42\n"; got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+}
+
+// TestCompositeAmongValues: an assignment of several values one of which is a composite literal
+// keeps the others (assign.go; yaegi zeroed them), in :=, var, = and a function.
+func TestCompositeAmongValues(t *testing.T) {
+	s, out := newTestSession(t)
+	evalAll(t, s,
+		"x, xs := 2.5, []int{4, 9}",
+		"var p, q = 1, map[string]int{\"a\": 1}",
+		"type pt struct{ X int }",
+		"r, u := 3, pt{2}",
+		"func f() (float64, int) { y, ys := 2.5, [2]int{4, 9}; return y, ys[1] }",
+		"fy, f9 := f()",
+		"k, ks := 0, []string{}",
+		"k, ks = 7, []string{\"s\"}",
+		"fmt.Println(x, xs, p, q, r, u.X, fy, f9, k, ks)",
+	)
+	if got, want := out.String(), "2.5 [4 9] 1 map[a:1] 3 2 2.5 9 7 [s]\n"; got != want {
+		t.Errorf("printed %q, want %q (Go's)", got, want)
+	}
+}
+
+// TestGenericInVar: a top-level var declaration whose value calls a generic function (the
+// session's, min or max, slices') holds its value (assign.go; yaegi gave a typed one of constant
+// arguments its zero value and panicked on an untyped one).
+func TestGenericInVar(t *testing.T) {
+	s, out := newTestSession(t)
+	evalAll(t, s,
+		"func first[T any](xs []T) T { return xs[0] }",
+		"var a float64 = first([]float64{5})",
+		"var b float64 = max(3, 7)",
+		"xs := []float64{3, 4}",
+		"var c = first(xs)",
+		`import "slices"`,
+		"var d = slices.Max(xs)",
+		"fmt.Println(a, b, c, d)",
+	)
+	if got, want := out.String(), "5 7 3 4\n"; got != want {
+		t.Errorf("printed %q, want %q (Go's)", got, want)
 	}
 }

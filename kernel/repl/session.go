@@ -206,6 +206,9 @@ func (s *Session) Reset() error {
 	if _, err := in.Eval(helpers); err != nil {
 		return fmt.Errorf("repl: preloading helpers: %w", err)
 	}
+	if _, err := in.Eval(minMaxHelpers); err != nil { // min and max (minmax.go)
+		return fmt.Errorf("repl: preloading min and max: %w", err)
+	}
 	s.defined, s.dotImport = map[string]bool{}, false
 	s.types, s.generics, s.decls, s.ghosts = map[string]*sessionType{}, map[string][]string{}, map[string]string{}, map[string]string{}
 	s.top = map[string]bool{}
@@ -308,10 +311,19 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	if err, ok := s.silentError(src); ok && !s.dotImport { // nothing runs (gotypes.go)
 		return err
 	}
+	if lines, ok := varAsAssignments(src); ok && callsGeneric(src, s.generics) { // (assign.go)
+		for _, line := range lines {
+			if err := s.evalInput(ctx, line); err != nil {
+				return unplaced(err) // a position in the line the session wrote
+			}
+		}
+		return nil
+	}
 	// Loops' variables captured in their bodies get one per iteration, as in Go 1.22 (loopvar.go);
-	// a goroutine's panic is recovered (goroutine.go); a method value copies its receiver when it
-	// is taken (methodvalue.go).
-	rewrites := append(loopVarInserts(src), goroutineInserts(src)...)
+	// a goroutine's panic is recovered (goroutine.go); a composite literal among several values
+	// keeps the others (assign.go); a method value copies its receiver when it is taken
+	// (methodvalue.go); min and max run (minmax.go).
+	rewrites := append(append(loopVarInserts(src), goroutineInserts(src)...), compositeInserts(src)...)
 	if !s.dotImport {
 		s.typeErrorsOf(src)
 		rewrites = append(rewrites, s.checked.bound...)
