@@ -439,6 +439,28 @@ func typeCheck(src string, k known) (errs []typeError, bound []insert) {
 	return errs, bound
 }
 
+// typeWriter writes a go/types type as the session writes it: its packages by the names the
+// session imports them as (imports: name → path), the session's own types by their names; ok is
+// false for a type of a package the session has not imported.
+func typeWriter(imports map[string]string) func(types.Type) (string, bool) {
+	names := map[string]string{} // path → the session's name for it
+	for name, p := range imports {
+		names[p] = name
+	}
+	return func(t types.Type) (string, bool) {
+		ok := true
+		w := types.TypeString(t, func(p *types.Package) string {
+			if p.Path() == "main" {
+				return ""
+			}
+			name, found := names[p.Path()]
+			ok = ok && found
+			return name
+		})
+		return w, ok
+	}
+}
+
 // importHead is a package clause with imports (name → path) on its one line.
 func importHead(imports map[string]string) string {
 	names := make([]string, 0, len(imports))

@@ -27,10 +27,7 @@ func methodValueInserts(fset *token.FileSet, f *ast.File, prefix string, srcLen 
 		}
 		return true
 	})
-	names := map[string]string{} // path → the session's name for it
-	for name, p := range imports {
-		names[p] = name
-	}
+	write := typeWriter(imports)
 	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
 	ast.Inspect(f, func(n ast.Node) bool {
 		sel, ok := n.(*ast.SelectorExpr)
@@ -48,15 +45,7 @@ func methodValueInserts(fset *token.FileSet, f *ast.File, prefix string, srcLen 
 		if _, ptr := sig.Recv().Type().(*types.Pointer); ptr {
 			return true
 		}
-		writable := true
-		typ := types.TypeString(sn.Type(), func(p *types.Package) string {
-			if p.Path() == "main" {
-				return ""
-			}
-			name, ok := names[p.Path()]
-			writable = writable && ok
-			return name
-		})
+		typ, writable := write(sn.Type())
 		from, to, end := off(sel.X.Pos()), off(sel.X.End()), off(sel.End())
 		if !writable || from < 0 || end > srcLen {
 			return true

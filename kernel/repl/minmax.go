@@ -38,10 +38,7 @@ func __max[T __ordered](a, b T) T {
 // after prefix) with two or more arguments whose type go/types gives (info) and the session's
 // imports (name → path) can write, as the session's functions above.
 func minMaxInserts(fset *token.FileSet, f *ast.File, prefix string, srcLen int, info *types.Info, imports map[string]string) (inserts []insert) {
-	names := map[string]string{} // path → the session's name for it
-	for name, p := range imports {
-		names[p] = name
-	}
+	write := typeWriter(imports)
 	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
 	ast.Inspect(f, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
@@ -59,16 +56,7 @@ func minMaxInserts(fset *token.FileSet, f *ast.File, prefix string, srcLen int, 
 		if !ok || tv.Type == nil {
 			return true
 		}
-		t := types.Default(tv.Type)
-		writable := true
-		typ := types.TypeString(t, func(p *types.Package) string {
-			if p.Path() == "main" {
-				return ""
-			}
-			name, ok := names[p.Path()]
-			writable = writable && ok
-			return name
-		})
+		typ, writable := write(types.Default(tv.Type))
 		from, end := off(call.Pos()), off(call.End())
 		if !writable || from < 0 || end > srcLen {
 			return true
