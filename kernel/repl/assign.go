@@ -9,24 +9,19 @@ import "go/ast"
 // in parentheses.
 
 // compositeInserts are the parentheses around each composite literal that is one of several
-// values of an assignment or a var declaration in src.
-func compositeInserts(src string) (inserts []insert) {
-	fset, f, prefix, ok := parseInput(src)
-	if !ok {
-		return nil
-	}
+// values of an assignment or a var declaration in the input.
+func compositeInserts(in typed) (inserts []insert) {
 	wrap := func(values []ast.Expr) {
 		if len(values) < 2 {
 			return
 		}
 		for _, v := range values {
 			if lit, isLit := v.(*ast.CompositeLit); isLit {
-				inserts = append(inserts, insert{fset.Position(lit.Pos()).Offset - len(prefix), "("},
-					insert{fset.Position(lit.End()).Offset - len(prefix), ")"})
+				inserts = append(inserts, insert{in.offset(lit.Pos()), "("}, insert{in.offset(lit.End()), ")"})
 			}
 		}
 	}
-	ast.Inspect(f, func(n ast.Node) bool {
+	ast.Inspect(in.root, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.AssignStmt:
 			wrap(x.Rhs)
@@ -45,15 +40,11 @@ func compositeInserts(src string) (inserts []insert) {
 // declaration as the lines that declare the same (varAsAssignments: var f float64, then f = …;
 // z := …), which yaegi gets right.
 
-// callsGeneric reports whether a value src declares calls what may be a generic function: one
-// of generics (the session's), min or max, an explicit instantiation (f[T](…)), or a function
-// of slices, maps or cmp.
-func callsGeneric(src string, generics map[string][]string) (found bool) {
-	_, f, _, ok := parseInput(src)
-	if !ok {
-		return false
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
+// callsGeneric reports whether a value the input declares calls what may be a generic function:
+// one of generics (the session's), min or max, an explicit instantiation (f[T](…)), or a
+// function of slices, maps or cmp.
+func callsGeneric(in typed, generics map[string][]string) (found bool) {
+	ast.Inspect(in.root, func(n ast.Node) bool {
 		vs, isSpec := n.(*ast.ValueSpec)
 		if !isSpec {
 			return !found

@@ -11,19 +11,15 @@ import "go/ast"
 // written (wrapping it would evaluate its arguments in the goroutine, not at the statement).
 
 // goroutineInserts are the deferred recovers put at the start of the body of each function
-// literal a go statement of src calls.
-func goroutineInserts(src string) (inserts []insert) {
-	fset, f, prefix, ok := parseInput(src)
-	if !ok {
-		return nil
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
+// literal a go statement of the input calls.
+func goroutineInserts(in typed) (inserts []insert) {
+	ast.Inspect(in.root, func(n ast.Node) bool {
 		g, isGo := n.(*ast.GoStmt)
 		if !isGo {
 			return true
 		}
 		if lit, isLit := g.Call.Fun.(*ast.FuncLit); isLit {
-			inserts = append(inserts, insert{fset.Position(lit.Body.Lbrace).Offset - len(prefix) + 1,
+			inserts = append(inserts, insert{in.offset(lit.Body.Lbrace) + 1,
 				" defer func() { if r := recover(); r != nil { __show.GoPanic(r) } }();"})
 		}
 		return true

@@ -291,24 +291,27 @@ type typeError struct {
 	declarations bool
 }
 
-// checkedInput is typeErrors of the input being evaluated, kept for its diagnosis, and the
-// texts that bind its method values when they are taken (methodvalue.go).
+// checkedInput is typeCheck of the input being evaluated: its errors, kept for its diagnosis,
+// and the rewrites go/types' types give (methodvalue.go, minmax.go).
 type checkedInput struct {
-	src   string
-	errs  []typeError
-	bound []insert
+	src      string
+	errs     []typeError
+	rewrites []insert
 }
 
 // typeErrorsOf is typeErrors of src told what the session knows, computed once for the input
 // being evaluated (evalInput forgets it): the check before it runs and the wording of yaegi's
 // error after it share it.
-func (s *Session) typeErrorsOf(src string) []typeError {
-	if c := s.checked; c != nil && c.src == src {
-		return c.errs
+func (s *Session) typeErrorsOf(src string) []typeError { return s.check(src).errs }
+
+// check is typeCheck of src told what the session knows, computed once for the input being
+// evaluated.
+func (s *Session) check(src string) *checkedInput {
+	if c := s.checked; c == nil || c.src != src {
+		errs, rewrites := typeCheck(src, s.known())
+		s.checked = &checkedInput{src, errs, rewrites}
 	}
-	errs, bound := typeCheck(src, s.known())
-	s.checked = &checkedInput{src, errs, bound}
-	return s.checked.errs
+	return s.checked
 }
 
 // typeErrors is typeCheck's errors.
@@ -320,12 +323,12 @@ func typeErrors(src string, k known) []typeError {
 // typeCheck type-checks src as typed (declarations, else statements) with go/types, told of the
 // session what k holds (a declaration or variable src declares again left out) and of the
 // packages it imports (gopackages.go), and returns its errors in src in the order of their
-// positions, soft ones (unused variables and imports) left out, and the texts that bind its
-// method values of value receivers when they are taken (methodvalue.go).
-func typeCheck(src string, k known) (errs []typeError, bound []insert) {
+// positions, soft ones (unused variables and imports) left out, and the rewrites its types give:
+// method values bound when they are taken (methodvalue.go), min and max (minmax.go).
+func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
 	defer func() {
 		if recover() != nil { // a type go/types cannot take: nothing is said, nothing refused
-			errs, bound = nil, nil
+			errs, rewrites = nil, nil
 		}
 	}()
 	_, _, prefix, ok := parseInput(src)
@@ -431,12 +434,13 @@ func typeCheck(src string, k known) (errs []typeError, bound []insert) {
 	}}
 	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}}
 	_ = types.NewChecker(&conf, fset, pkg, info).Files(files) // errors go to conf.Error
-	bound = append(methodValueInserts(fset, f, prefix, len(src), info, imports), minMaxInserts(fset, f, prefix, len(src), info, imports)...)
+	in, write := typed{src, prefix, fset, f}, typeWriter(imports)
+	rewrites = append(methodValueInserts(in, info, write), minMaxInserts(in, info, write)...)
 	// in the order of their positions, as Go's compiler lists them
 	sort.SliceStable(errs, func(i, j int) bool {
 		return errs[i].line < errs[j].line || errs[i].line == errs[j].line && errs[i].col < errs[j].col
 	})
-	return errs, bound
+	return errs, rewrites
 }
 
 // typeWriter writes a go/types type as the session writes it: its packages by the names the

@@ -24,16 +24,12 @@ import (
 // deferred in a loop reads the last iteration's variables whatever the session does: yaegi
 // defers it so, even for a variable the body declares (TestKnownYaegiGaps).
 
-// loopVarInserts are the declarations (i := i) put at the start of each loop body of src that
-// captures its loop's variables, one per variable captured: read in a function literal, its
+// loopVarInserts are the declarations (i := i) put at the start of each loop body of the input
+// that captures its loop's variables, one per variable captured: read in a function literal, its
 // address taken, or a method of it called by go or defer; nothing for a variable the body
 // declares again at its top level, or, in a three-clause loop, one it assigns.
-func loopVarInserts(src string) (inserts []insert) {
-	fset, f, prefix, ok := parseInput(src)
-	if !ok {
-		return nil
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
+func loopVarInserts(in typed) (inserts []insert) {
+	ast.Inspect(in.root, func(n ast.Node) bool {
 		var vars []ast.Expr
 		var body *ast.BlockStmt
 		threeClause := false
@@ -62,7 +58,7 @@ func loopVarInserts(src string) (inserts []insert) {
 		}
 		if len(names) > 0 {
 			list := strings.Join(names, ", ")
-			inserts = append(inserts, insert{fset.Position(body.Lbrace).Offset - len(prefix) + 1, " " + list + " := " + list + ";"})
+			inserts = append(inserts, insert{in.offset(body.Lbrace) + 1, " " + list + " := " + list + ";"})
 		}
 		return true
 	})

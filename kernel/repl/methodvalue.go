@@ -2,7 +2,6 @@ package repl
 
 import (
 	"go/ast"
-	"go/token"
 	"go/types"
 )
 
@@ -14,12 +13,11 @@ import (
 // receiver binds the pointer, as yaegi does; an interface's method, and one whose type cannot be
 // written with the session's imports, are left as typed.
 
-// methodValueInserts are the texts that bind the method values of value receivers in f (src
-// parsed after prefix, srcLen bytes) when they are taken, from go/types' selections; imports
-// (name → path) write the packages of their types.
-func methodValueInserts(fset *token.FileSet, f *ast.File, prefix string, srcLen int, info *types.Info, imports map[string]string) (inserts []insert) {
+// methodValueInserts are the texts that bind the method values of value receivers in the input
+// when they are taken, from go/types' selections (info); write writes their types.
+func methodValueInserts(in typed, info *types.Info, write func(types.Type) (string, bool)) (inserts []insert) {
 	called := map[*ast.SelectorExpr]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
+	ast.Inspect(in.root, func(n ast.Node) bool {
 		if c, ok := n.(*ast.CallExpr); ok {
 			if sel, ok := unparen(c.Fun).(*ast.SelectorExpr); ok {
 				called[sel] = true
@@ -27,9 +25,7 @@ func methodValueInserts(fset *token.FileSet, f *ast.File, prefix string, srcLen 
 		}
 		return true
 	})
-	write := typeWriter(imports)
-	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
-	ast.Inspect(f, func(n ast.Node) bool {
+	ast.Inspect(in.root, func(n ast.Node) bool {
 		sel, ok := n.(*ast.SelectorExpr)
 		if !ok || called[sel] {
 			return true
@@ -46,8 +42,8 @@ func methodValueInserts(fset *token.FileSet, f *ast.File, prefix string, srcLen 
 			return true
 		}
 		typ, writable := write(sn.Type())
-		from, to, end := off(sel.X.Pos()), off(sel.X.End()), off(sel.End())
-		if !writable || from < 0 || end > srcLen {
+		from, to, end := in.offset(sel.X.Pos()), in.offset(sel.X.End()), in.offset(sel.End())
+		if !writable || from < 0 || end > len(in.src) {
 			return true
 		}
 		star, unstar := "", "" // a pointer: its value, which Go copies

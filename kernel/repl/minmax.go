@@ -2,7 +2,6 @@ package repl
 
 import (
 	"go/ast"
-	"go/token"
 	"go/types"
 	"strings"
 )
@@ -13,9 +12,9 @@ import (
 // max(a, b, c) of float64s runs as __max[float64](__max[float64](a, b), c), which is Go's
 // result (a NaN argument makes it NaN) but for the sign of a zero: yaegi passes -0.0 to a
 // function as 0.0 (TestKnownYaegiGaps), so min(0.0, -0.0) reads 0 where Go's is -0. A constant
-// call takes the type its context gives it (var f float64 =
-// max(3, 7): float64). Elsewhere (a type go/types is not told, one argument, clear) yaegi's error
-// stays, said with what to write instead (diagnose.go).
+// call takes the type its context gives it (var f float64 = max(3, 7): float64). Elsewhere (a
+// type go/types is not told, one argument, clear) yaegi's error stays, said with what to write
+// instead (diagnose.go).
 
 // minMaxHelpers declares the functions min and max run as, in every session.
 const minMaxHelpers = `type __ordered interface {
@@ -34,13 +33,11 @@ func __max[T __ordered](a, b T) T {
 	return b
 }`
 
-// minMaxInserts are the texts that run each call of the builtin min or max in f (src parsed
-// after prefix) with two or more arguments whose type go/types gives (info) and the session's
-// imports (name → path) can write, as the session's functions above.
-func minMaxInserts(fset *token.FileSet, f *ast.File, prefix string, srcLen int, info *types.Info, imports map[string]string) (inserts []insert) {
-	write := typeWriter(imports)
-	off := func(p token.Pos) int { return fset.Position(p).Offset - len(prefix) }
-	ast.Inspect(f, func(n ast.Node) bool {
+// minMaxInserts are the texts that run each call of the builtin min or max in the input with two
+// or more arguments whose type go/types gives (info) and write can write, as the session's
+// functions above.
+func minMaxInserts(in typed, info *types.Info, write func(types.Type) (string, bool)) (inserts []insert) {
+	ast.Inspect(in.root, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok || len(call.Args) < 2 || call.Ellipsis.IsValid() {
 			return true
@@ -57,14 +54,14 @@ func minMaxInserts(fset *token.FileSet, f *ast.File, prefix string, srcLen int, 
 			return true
 		}
 		typ, writable := write(types.Default(tv.Type))
-		from, end := off(call.Pos()), off(call.End())
-		if !writable || from < 0 || end > srcLen {
+		from, end := in.offset(call.Pos()), in.offset(call.End())
+		if !writable || from < 0 || end > len(in.src) {
 			return true
 		}
 		fn := "__" + id.Name + "[" + typ + "]"
-		inserts = append(inserts, insert{from, strings.Repeat(fn+"(", len(call.Args)-2) + "__"}, insert{off(id.End()), "[" + typ + "]"})
+		inserts = append(inserts, insert{from, strings.Repeat(fn+"(", len(call.Args)-2) + "__"}, insert{in.offset(id.End()), "[" + typ + "]"})
 		for _, a := range call.Args[1 : len(call.Args)-1] {
-			inserts = append(inserts, insert{off(a.End()), ")"})
+			inserts = append(inserts, insert{in.offset(a.End()), ")"})
 		}
 		return true
 	})

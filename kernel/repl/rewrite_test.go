@@ -54,7 +54,8 @@ func TestRangeOverIntRewrite(t *testing.T) {
 		"func f() {\n\tfor i := range m.N {}\n}":      "func f() {\n\tfor i := range __ints(int(m.N)) {}\n}",
 		"for i := range a { for j := range b(i) {} }": "for i := range __ints(int(a)) { for j := range __ints(int(b(i))) {} }",
 	} {
-		ins := rangeIntInserts(src)
+		in, _ := parseTyped(src)
+		ins := rangeIntInserts(in)
 		got := withInserts(src, ins)
 		if want == "" {
 			if len(ins) > 0 || got != src {
@@ -131,7 +132,8 @@ func TestLoopVarInserts(t *testing.T) {
 		"for i = 0; i < 3; i++ { f(&i) }":                                             "", // no declaration: the variable is not the loop's
 		"for k, _ := range m { f(&k) }":                                               "for k, _ := range m { k := k; f(&k) }",
 	} {
-		got := withInserts(src, loopVarInserts(src))
+		in, _ := parseTyped(src)
+		got := withInserts(src, loopVarInserts(in))
 		if want == "" {
 			want = src
 		}

@@ -311,7 +311,8 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	if err, ok := s.silentError(src); ok && !s.dotImport { // nothing runs (gotypes.go)
 		return err
 	}
-	if lines, ok := varAsAssignments(src); ok && callsGeneric(src, s.generics) { // (assign.go)
+	in, parsed := parseTyped(src)
+	if lines, ok := varAsAssignments(src); ok && parsed && callsGeneric(in, s.generics) { // (assign.go)
 		for _, line := range lines {
 			if err := s.evalInput(ctx, line); err != nil {
 				return unplaced(err) // a position in the line the session wrote
@@ -323,10 +324,12 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	// a goroutine's panic is recovered (goroutine.go); a composite literal among several values
 	// keeps the others (assign.go); a method value copies its receiver when it is taken
 	// (methodvalue.go); min and max run (minmax.go).
-	rewrites := append(append(loopVarInserts(src), goroutineInserts(src)...), compositeInserts(src)...)
+	var rewrites []insert
+	if parsed {
+		rewrites = append(append(loopVarInserts(in), goroutineInserts(in)...), compositeInserts(in)...)
+	}
 	if !s.dotImport {
-		s.typeErrorsOf(src)
-		rewrites = append(rewrites, s.checked.bound...)
+		rewrites = append(rewrites, s.check(src).rewrites...)
 	}
 	run := withInserts(src, rewrites)
 	err := s.evalSource(ctx, run)
@@ -336,7 +339,11 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	if err != nil && err.Error() == "panic: nil type" {
 		// yaegi cannot compile a range over an integer; nothing ran, so the input runs again
 		// with each range that may be one rewritten (source.go).
-		if intIns := rangeIntInserts(src); len(intIns) > 0 {
+		var intIns []insert
+		if parsed {
+			intIns = rangeIntInserts(in)
+		}
+		if len(intIns) > 0 {
 			inserts := append(slices.Clone(rewrites), intIns...)
 			alt := withInserts(src, inserts)
 			err2 := s.evalSource(ctx, alt)

@@ -208,12 +208,8 @@ func parseInputUnder(src, head string) (fset *token.FileSet, f *ast.File, prefix
 // has no such range. A composite or string literal, a slice expression or a function literal is
 // never an integer and stays. The caller runs the rewritten source only after the original
 // failed to compile, so where nothing ranges over an integer nothing is rewritten.
-func rangeIntInserts(src string) (inserts []insert) {
-	fset, f, prefix, ok := parseInput(src)
-	if !ok {
-		return nil
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
+func rangeIntInserts(in typed) (inserts []insert) {
+	ast.Inspect(in.root, func(n ast.Node) bool {
 		r, isRange := n.(*ast.RangeStmt)
 		if !isRange {
 			return true
@@ -226,9 +222,7 @@ func rangeIntInserts(src string) (inserts []insert) {
 				return true
 			}
 		}
-		inserts = append(inserts,
-			insert{fset.Position(r.X.Pos()).Offset - len(prefix), "__ints(int("},
-			insert{fset.Position(r.X.End()).Offset - len(prefix), "))"})
+		inserts = append(inserts, insert{in.offset(r.X.Pos()), "__ints(int("}, insert{in.offset(r.X.End()), "))"})
 		return true
 	})
 	return inserts
