@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"cmp"
 	"embed"
 	"fmt"
 	"go/ast"
@@ -93,9 +94,8 @@ func (s *Session) sayStdGeneric(src string, err error) (error, bool) {
 	if path != "slices" && path != "maps" && path != "cmp" {
 		return nil, false
 	}
-	name := path + "." + m[2]
-	if instead, ok := iterators[name]; ok {
-		arg := map[string]string{"slices": "s", "maps": "m"}[path]
+	if _, ok := iterators[path+"."+m[2]]; ok {
+		arg := "" // the call's first argument, if the input has one
 		if in, ok := parseTyped(src); ok {
 			ast.Inspect(in.root, func(n ast.Node) bool {
 				if c, is := n.(*ast.CallExpr); is && len(c.Args) > 0 && in.text(c.Fun) == m[1]+"."+m[2] {
@@ -104,7 +104,7 @@ func (s *Session) sayStdGeneric(src string, err error) (error, bool) {
 				return true
 			})
 		}
-		instead = fmt.Sprintf(instead, arg)
+		instead, _ := iteratorInstead(path, m[2], arg)
 		return restate(err, fmt.Sprintf("undefined: %s.%s (an iterator, Go 1.23: yaegi v0.16.1, the interpreter, cannot range over a function; %s) [yaegi: %s]", m[1], m[2], instead, words(err))), true
 	}
 	names := stdGenericNames()[path]
@@ -115,13 +115,24 @@ func (s *Session) sayStdGeneric(src string, err error) (error, bool) {
 	return restate(err, fmt.Sprintf("undefined: %s.%s (%s) [yaegi: %s]", m[1], m[2], hint, words(err))), true
 }
 
+// iteratorInstead is what does the work of path.name, an iterator, without one, said of arg (the
+// call's first argument; "" for s or m); ok is false for a name that is no iterator.
+func iteratorInstead(path, name, arg string) (instead string, ok bool) {
+	instead, ok = iterators[path+"."+name]
+	return fmt.Sprintf(instead, cmp.Or(arg, map[string]string{"slices": "s", "maps": "m"}[path])), ok
+}
+
+// ownStdGeneric are the exported functions of the files above (package → names).
+var ownStdGeneric = sync.OnceValue(func() map[string][]string {
+	return funcsOf(stdGenericFiles, func(name string) string { src, _ := stdGeneric.ReadFile(name); return string(src) })
+})
+
 // stdGenericNames are the exported functions of the interpreter's slices, maps and cmp (package
 // → names): yaegi's copies' and the files above (the interpreter's Symbols cannot list generic
 // functions).
 var stdGenericNames = sync.OnceValue(func() map[string][]string {
-	names := map[string][]string{}
-	for _, src := range append(gen.Sources[:], stdGenericSources()...) {
-		pkg, fs := exportedFuncs(src)
+	names := funcsOf(gen.Sources[:], func(src string) string { return src })
+	for pkg, fs := range ownStdGeneric() {
 		for _, f := range fs {
 			if !slices.Contains(names[pkg], f) {
 				names[pkg] = append(names[pkg], f)
@@ -131,13 +142,14 @@ var stdGenericNames = sync.OnceValue(func() map[string][]string {
 	return names
 })
 
-// stdGenericSources are the files above.
-func stdGenericSources() (srcs []string) {
-	for _, name := range stdGenericFiles {
-		src, _ := stdGeneric.ReadFile(name)
-		srcs = append(srcs, string(src))
+// funcsOf are the exported functions of the Go files read(item) gives, by package name.
+func funcsOf(items []string, read func(string) string) map[string][]string {
+	names := map[string][]string{}
+	for _, it := range items {
+		pkg, fs := exportedFuncs(read(it))
+		names[pkg] = append(names[pkg], fs...)
 	}
-	return srcs
+	return names
 }
 
 // exportedFuncs are the package name of src, a Go file, and its exported functions.
@@ -157,15 +169,12 @@ func exportedFuncs(src string) (pkg string, names []string) {
 // stdGenericDoc is what :doc adds to Go's doc of slices.NAME or maps.NAME (path, name): that the
 // session has no iterator, or that its function is its own (nothing for another name).
 func stdGenericDoc(path, name string) string {
-	if instead, ok := iterators[path+"."+name]; ok {
-		arg := map[string]string{"slices": "s", "maps": "m"}[path]
-		return fmt.Sprintf("\nIn this session: none: an iterator, Go 1.23, and yaegi v0.16.1, the interpreter, cannot range over a function; %s.\n", fmt.Sprintf(instead, arg))
+	if instead, ok := iteratorInstead(path, name, ""); ok {
+		return fmt.Sprintf("\nIn this session: none: an iterator, Go 1.23, and yaegi v0.16.1, the interpreter, cannot range over a function; %s.\n", instead)
 	}
-	for _, src := range stdGenericSources() {
-		if pkg, fs := exportedFuncs(src); pkg == path && slices.Contains(fs, name) {
-			kind := map[string]string{"slices": "[]E where Go's takes S ~[]E", "maps": "map[K]V where Go's takes M ~map[K]V"}[path]
-			return fmt.Sprintf("\nIn this session: the session's own %s.%s, taking %s (a result has that type, not the argument's named type); yaegi's copy lacks it or cannot call it.\n", path, name, kind)
-		}
+	if slices.Contains(ownStdGeneric()[path], name) {
+		kind := map[string]string{"slices": "[]E where Go's takes S ~[]E", "maps": "map[K]V where Go's takes M ~map[K]V"}[path]
+		return fmt.Sprintf("\nIn this session: the session's own %s.%s, taking %s (a result has that type, not the argument's named type); yaegi's copy lacks it or cannot call it.\n", path, name, kind)
 	}
 	return ""
 }
