@@ -69,12 +69,7 @@ func (s *Session) explain(ctx context.Context, src string, err error) (error, bo
 		s.mu.Unlock()
 	}
 	if pkg != "" {
-		index()
-		hint := fmt.Sprintf(":doc %s lists its names", pkg)
-		if near := nearest(name, pkgNames[path]); near != "" {
-			hint = "did you mean " + pkg + "." + near + "?"
-		}
-		return restate(err, fmt.Sprintf("undefined: %s.%s (%s) [yaegi: %s]", pkg, name, hint, msg)), true
+		return restate(err, fmt.Sprintf("undefined: %s.%s (%s) [yaegi: %s]", pkg, name, memberHint(pkg, path, name), msg)), true
 	}
 	in, ok := parseTyped(src)
 	if !ok {

@@ -267,15 +267,20 @@ func (s *Session) undefinedMember(msg string) (said string, ok bool) {
 	path := s.imports[m[1]]
 	s.mu.Unlock()
 	index()
-	names := pkgNames[path]
-	if len(names) == 0 {
+	if len(pkgNames[path]) == 0 {
 		return "", false
 	}
-	hint := ":doc " + m[1] + " lists its names"
-	if near := nearest(m[2], names); near != "" {
-		hint = "did you mean " + m[1] + "." + near + "?"
+	return msg + " (" + memberHint(m[1], path, m[2]) + ")", true
+}
+
+// memberHint is what follows "undefined: pkg.name" for a package the session imports from path:
+// the name meant, else where its names are listed.
+func memberHint(pkg, path, name string) string {
+	index()
+	if near := nearest(name, pkgNames[path]); near != "" {
+		return "did you mean " + pkg + "." + near + "?"
 	}
-	return msg + " (" + hint + ")", true
+	return ":doc " + pkg + " lists its names"
 }
 
 // unknownName reports whether a go/types error is about a name it does not know: the session's
