@@ -65,13 +65,13 @@ for e in $EXPERIMENTS; do
 	grep -q "^$e: " results/commands.txt || { echo "gpu-repro: EXPERIMENTS: $e is not a folder of results/commands.txt" >&2; exit 2; }
 done
 pooled="minecraft_main minecraft_inference_expts" # the experiments eqf paper pool pools
-seeds="-seeds $SEEDS" seedsaid="training seeds 1 to $SEEDS"
+seeds="-seeds $SEEDS" seedsaid="training seeds 1 to $SEEDS" oneseed="-seeds $SEEDS -seed" # (oneseed K: a model of seed K)
 if [ -n "$TRAIN_SEED" ]; then
 	case $TRAIN_SEED in [1-9] | [1-9][0-9] | 100) ;; *) echo "gpu-repro: TRAIN_SEED=$TRAIN_SEED: must be a training seed in [1, 100]" >&2; exit 2 ;; esac
 	for e in $EXPERIMENTS; do
 		case " $pooled " in *" $e "*) ;; *) echo "gpu-repro: EXPERIMENTS: $e with TRAIN_SEED: must be one of $pooled (eqf paper pool pools their seeds)" >&2; exit 2 ;; esac
 	done
-	seeds="-seed $TRAIN_SEED" seedsaid="training seed $TRAIN_SEED"
+	seeds="-seed $TRAIN_SEED" seedsaid="training seed $TRAIN_SEED" oneseed="-seed"
 fi
 
 # The experiments, with their committed results' flags (training seeds: $SEEDS; another recipe
@@ -210,7 +210,7 @@ if ! models_done; then
 	timed models-action-net "$eqf" models -recipe "$recipe" action-net
 	# fm-eqf waits for its seed's FM (the zoo's locks)
 	untrained | grep -v '^action-net ' |
-		while read -r m k; do echo "models-$m-$k $eqf models -recipe $recipe ${TRAIN_SEED:+-seed $k}$([ -z "$TRAIN_SEED" ] && echo "-seeds $SEEDS -seed $k") $m"; done | pool
+		while read -r m k; do echo "models-$m-$k $eqf models -recipe $recipe $oneseed $k $m"; done | pool
 	list_models
 fi
 echo "models wall_s=$((SECONDS - t0))" >> "$work/times.txt"
