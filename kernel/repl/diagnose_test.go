@@ -171,6 +171,56 @@ func TestGoWords(t *testing.T) {
 	}
 }
 
+// What Go's compiler refuses and yaegi ran (without a word, or until it panicked in its own
+// words) is refused before it runs, in Go's words at Go's positions (each message is what `go
+// vet` of the same lines says; `go build`'s break error reads "break is not in a loop, switch, or
+// select"); what Go takes beside each runs as Go runs it.
+func TestRefusedBeforeRun(t *testing.T) {
+	s, out := newTestSession(t)
+	ctx := context.Background()
+	evalAll(t, s, `m := map[string]int{"a": 1}`, "type pt struct{ X int }", `mp := map[string]pt{"a": {1}}`, "func (p *pt) Inc() { p.X++ }",
+		"two := func() (int, int) { return 1, 2 }", `str := "ab"`, "n := 3", "xs := []int{1, 2}")
+	for _, c := range []struct{ src, want string }{
+		// yaegi ran these without a word: p pointed at a copy, x held 1, h() read 0, the first
+		// case ran, a copy was changed, break and fallthrough did nothing
+		{`fmt.Println("ran"); p := &m["a"]`, `1:27: invalid operation: cannot take address of m["a"] (map index expression of type int)`},
+		{`fmt.Println("ran"); x := two()`, "1:26: assignment mismatch: 1 variable but two returns 2 values"},
+		{"func h() int { }", "1:16: missing return"},
+		{`switch 1 { case 1: fmt.Println("ran"); case 1: }`, "1:45: duplicate case 1 (constant of type int) in expression switch"},
+		{`mp["a"].X = 7`, `1:1: cannot assign to struct field mp["a"].X in map`},
+		{"pt{}.Inc()", "1:6: cannot call pointer method Inc on pt"},
+		{"break", "1:1: break not in for, switch, or select statement"},
+		{"switch 1 { case 1: fallthrough }", "1:20: cannot fallthrough final case in switch"},
+		{`switch n { case "a": fmt.Println("ran") }`, `1:17: cannot convert "a" (untyped string constant) to type int`},
+		// yaegi panicked in its words after running what came before
+		{`fmt.Println("ran"); str[0] = 'x'`, "1:21: cannot assign to str[0] (neither addressable nor a map index expression)"},
+		{"for i := range 3.5 { _ = i }", "1:16: cannot range over 3.5 (untyped float constant)"},
+		{"b := map[[]int]int{}", "1:10: invalid map key type []int"},
+		{"c := data.Clip()", "1:16: missing argument in conversion to data.Clip"},
+		{"c := pt(1, 2)", "1:12: too many arguments in conversion to pt"},
+		{`fmt.Println("ran"); n()`, "1:21: invalid operation: cannot call n (variable of type int): int is not a function"},
+		{"var a [3]int; a[3] = 1", "1:17: invalid argument: index 3 out of bounds [0:3]"},
+	} {
+		err := s.Eval(ctx, c.src)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: got %v, want %q", c.src, err, c.want)
+		}
+	}
+	if out.Len() > 0 {
+		t.Errorf("a refused input ran: %q", out.String())
+	}
+	for _, src := range []string{"p := &xs[0]", "*p = 5", `mp["a"] = pt{7}`, "q := &pt{}", "q.Inc()", "x, y := two()", "func h() int { for {} }",
+		`func h2() int { panic("no") }`, `switch 1 { case 1: fallthrough; case 2: fmt.Println("fell") }`, "for { break }",
+		`str = str[:1] + "x"`, "k := map[[2]int]int{{1, 2}: 3}", `fmt.Println(xs, m, mp, q.X, x+y, str, k[[2]int{1, 2}])`} {
+		if err := s.Eval(ctx, src); err != nil {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
+	if got, want := out.String(), "fell\n[5 2] map[a:1] map[a:{7}] 1 3 ax 3\n"; got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+}
+
 // typeErrors reports errors in what was typed, never in the session's constants it declares.
 func TestTypeErrorsBlameTheInput(t *testing.T) {
 	consts := map[string]string{"bad": "const bad int8 = 1000", "k": "const k = 3"}

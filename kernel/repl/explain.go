@@ -23,7 +23,8 @@ import (
 // says `package eqflib "…/eqflib" has no symbol NoSuch` (in a declaration "undefined selector
 // …/eqflib.NoSuch"), Go "undefined: eqflib.NoSuch". yaegi
 // leaves a method's name out of "not enough arguments in call to " and a function's out of
-// "assignment mismatch: 2 variables but  returns 1 values", says "too many arguments" without
+// "assignment mismatch: 2 variables but  returns 1 values" (Go: "but c.Tokens returns 1 value";
+// yaegi names a function, "1 values" still), says "too many arguments" without
 // naming the call, and for a method value given an argument too many, "cannot convert untyped
 // int to eqflib.DiTConfig" (its receiver's type). Calling a value that is no function and
 // indexing past a slice's end panic in reflect's words ("reflect: call of reflect.Value.Call
@@ -41,7 +42,7 @@ var (
 	noSymbol          = regexp.MustCompile(`^package (\w+) "[^"]+" has no symbol (\w+)$`)
 	pathSelector      = regexp.MustCompile(`^undefined selector:? (\w[\w.-]*/[\w./-]+)\.(\w+)$`)
 	shortCall         = regexp.MustCompile(`^not enough arguments in call to (\S*)$`)
-	nameless          = regexp.MustCompile(`^assignment mismatch: (\d+) variables? but  ?returns (\d+) values?$`)
+	nameless          = regexp.MustCompile(`^assignment mismatch: (\d+) variables? but (?:\S+ | ?)returns (\d+) values?$`)
 	longCall          = regexp.MustCompile(`^(too many arguments|cannot convert .* to .*|cannot use .*)$`)
 	nonFunction       = regexp.MustCompile(`^panic: reflect: call of reflect\.Value\.Call on \w+ Value$`)
 	pastEnd           = regexp.MustCompile(`^panic: reflect: (slice|array|string) index out of range$`)
@@ -177,13 +178,14 @@ func (s *Session) sayLongCall(ctx context.Context, in typed, err error, msg stri
 	return said, call
 }
 
-// sayMismatch: an assignment of a call's results that names no call.
+// sayMismatch: an assignment of a call's results, the function named as Go names it (yaegi
+// names no method).
 func (s *Session) sayMismatch(ctx context.Context, in typed, err error, msg string) (string, ast.Node) {
 	m := nameless.FindStringSubmatch(msg)
 	if m == nil {
 		return "", nil
 	}
-	var call ast.Node
+	var call *ast.CallExpr
 	ast.Inspect(in.root, func(n ast.Node) bool {
 		var rhs []ast.Expr
 		switch x := n.(type) {
@@ -202,7 +204,7 @@ func (s *Session) sayMismatch(ctx context.Context, in typed, err error, msg stri
 	if call == nil {
 		return "", nil
 	}
-	return fmt.Sprintf("assignment mismatch: %s variable%s but %s returns %s value%s", m[1], plural(m[1]), in.text(call), m[2], plural(m[2])), call
+	return fmt.Sprintf("assignment mismatch: %s variable%s but %s returns %s value%s", m[1], plural(m[1]), in.text(call.Fun), m[2], plural(m[2])), call
 }
 
 // sayInferred: a call of a generic function declared in the session, without its type

@@ -22,7 +22,7 @@ import (
 // import (their symbol tables, gopackages.go) and its variables whose types it can be told (any
 // but those the interpreter made: a variable of a struct type the session declared is told by
 // that type's name, one that may hold a session's type reflect cannot show is not told): an
-// input whose value Go would refuse to convert is refused before it runs (silentError), and
+// input Go's compiler refuses and yaegi would run is refused before it runs (refusedError), and
 // yaegi's errors are said in Go's words where go/types finds the same (constantError, goWords).
 // A name go/types does not know makes it say nothing of what uses it, so it never refuses what
 // Go would take.
@@ -206,19 +206,52 @@ func (s *Session) constantError(src string, err error) (error, bool) {
 	return &pe, true
 }
 
-// silentError is Go's error for an input whose value Go would refuse to give the type it is
-// given and yaegi converts without a word: a constant that overflows it (const b int8 = 2 * 200
-// read -112; var n uint8 = 255 + 1 read 0), a value of another type (var i int = f * 2 read
-// 4 for f = 2.5; var w float32 = a + 1), or a constant of a variable's value (const c = x + 1
-// read 0 for x = 3). go/types checks src before it runs.
-func (s *Session) silentError(src string) (error, bool) {
+// refusedError is Go's error for an input Go's compiler refuses and yaegi runs: it runs it
+// without a word, or until it panics in its own words (refused, the patterns). go/types checks src
+// before it runs, so nothing of a refused input runs.
+func (s *Session) refusedError(src string) (error, bool) {
 	for _, e := range s.typeErrorsOf(src) {
-		if strings.Contains(e.msg, "overflows") || strings.Contains(e.msg, "truncated") || strings.HasSuffix(e.msg, " is not constant") ||
-			strings.HasPrefix(e.msg, "cannot use ") && strings.Contains(e.msg, " value in ") {
+		if refused(e.msg) {
 			return &e.posError, true
 		}
 	}
 	return nil, false
+}
+
+// refused reports whether msg, an error go/types finds, is one of those yaegi v0.16.1 runs.
+func refused(msg string) bool {
+	for _, p := range refusedErrors {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return strings.HasPrefix(msg, "cannot use ") && strings.Contains(msg, " value in ")
+}
+
+// refusedErrors are the words of Go's errors yaegi runs, with what it did instead.
+var refusedErrors = []string{
+	// a value Go refuses to give the type it is given, converted without a word: const b int8 =
+	// 2 * 200 read -112, var n uint8 = 255 + 1 read 0, var i int = f * 2 read 4 for f = 2.5 (and,
+	// with "cannot use … value in", var w float32 = a + 1); const c = x + 1 read 0 for x = 3
+	"overflows", "truncated", " is not constant",
+	// x := f() of a function of two results held the first
+	"assignment mismatch",
+	// p := &m["a"] pointed at a copy (*p = 5 left m["a"] as it was); m["a"].X = 7 and pt{}.Inc()
+	// (a pointer method) changed copies
+	"cannot take address of", "cannot assign to struct field", "cannot call pointer method",
+	// x := 3; x() ran what came before it, then panicked ("reflect: call of reflect.Value.Call on
+	// int Value")
+	"cannot call ",
+	// func h() int { } returned 0
+	"missing return",
+	// switch 1 { case 1: …; case 1: … } ran the first; a fallthrough in the last case and a break
+	// outside a loop did nothing; switch x { case "a": } of an int x compared nothing
+	"duplicate case", "cannot fallthrough", "not in for, switch, or select", "cannot convert ",
+	// panics in yaegi's words: s[0] = 'x' of a string ("reflect.Value.Set using unaddressable
+	// value"), []int{1, 2}[5] ("reflect: slice index out of range"), for i := range 3.5 ("nil
+	// type"), map[[]int]int{} ("reflect.MapOf: invalid key type"), data.Clip() (a conversion
+	// without its argument: "CFG post-order panic: runtime error: index out of range")
+	"cannot assign to ", "out of bounds", "cannot range over ", "invalid map key type", " in conversion to ",
 }
 
 // goWords is err, a compile error of yaegi's, in Go's words where go/types finds an error at
@@ -426,7 +459,10 @@ func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
 	}
 	conf := types.Config{Importer: tablePkgs, Error: func(e error) {
 		te, is := e.(types.Error)
-		if !is || te.Soft || te.Fset.Position(te.Pos).Filename == session {
+		// (a soft error is one Go reports and the check goes on after: an unused name, or a
+		// name declared again, which the session takes; a range over what cannot be ranged
+		// over is soft too, and Go refuses it)
+		if !is || te.Soft && !strings.HasPrefix(te.Msg, "cannot range over ") || te.Fset.Position(te.Pos).Filename == session {
 			return
 		}
 		t := typeError{posError{msg: te.Msg}, !strings.HasSuffix(prefix, "func _() {\n")}

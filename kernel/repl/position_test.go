@@ -52,7 +52,7 @@ func TestSelectorSaidAsGo(t *testing.T) {
 	ctx := context.Background()
 	evalAll(t, s, `c := eqflib.DiTPresets["tiny"]`, "n := 3", "type pt struct{ X, Y float64 }", "q := pt{1, 2}", "cs := []eqflib.DiTConfig{c}",
 		"type acc struct{ n int }", "func (a *acc) add(k int) { a.n += k }", "var ac acc",
-		"pac := &ac", "anon := struct{ V int }{1}", "vals := []any{c, 3}", "k0 := 1",
+		"pac := &ac", "anon := struct{ V int }{1}", "anonf := func() struct{ N int } { return struct{ N int }{1} }", "v := struct{ N int }{3}", "hold := struct{ F func() int }{func() int { return 1 }}", "vals := []any{c, 3}", "k0 := 1",
 		"type bag struct{ items []pt }", "bg := bag{[]pt{q, q}}", "nest := [][]bag{{bg}}", "pa := &[2]int{}",
 		"func Map[T, U any](xs []T, f func(T) U) []U { var out []U; for _, x := range xs { out = append(out, f(x)) }; return out }",
 		"func sum[T int | float64](xs ...T) T { var s T; for _, x := range xs { s += x }; return s }")
@@ -104,13 +104,18 @@ func TestSelectorSaidAsGo(t *testing.T) {
 		{"sum(1, 2, 3)", "1:1: undefined type for T (yaegi v0.16.1 cannot infer sum's type parameters here, where Go can: write them out, sum[T](…))"},
 		{"sum[int](1, 2, 3)", ""},
 		{"var bad int = \"s\"", "1:15: cannot use \"s\" (untyped string constant) as int value in variable declaration"}, // no generic call: no hint
-		{"a, b := c.Tokens()", "1:1: assignment mismatch: 2 variables but c.Tokens() returns 1 value"},
-		{"var a2, b2 = c.Tokens()", "assignment mismatch: 2 variables but c.Tokens() returns 1 value"},
+		// what go/types knows is refused before it runs, in Go's words and at Go's positions
+		{"a, b := c.Tokens()", "1:9: assignment mismatch: 2 variables but c.Tokens returns 1 value"},
+		{"var a2, b2 = c.Tokens()", "1:14: assignment mismatch: 2 variables but c.Tokens returns 1 value"},
+		// what it does not (a value of an unnamed struct type), in the same words after yaegi's error
+		{"a3, b3 := hold.F()", "1:1: assignment mismatch: 2 variables but hold.F returns 1 value [yaegi: assignment mismatch: 2 variables but  returns 1 values]"},
+		{"a3, b3 := anonf()", "1:1: assignment mismatch: 2 variables but anonf returns 1 value [yaegi: assignment mismatch: 2 variables but anonf returns 1 values]"},
 		{"c.Tokens(3)", "1:10: too many arguments in call to c.Tokens: 1 given, want ()"},
 		{"eqflib.SD3Warp(1, 2)", "1:19: too many arguments in call to eqflib.SD3Warp: 2 given, want (float64)"},
 		{"eqflib.SD3Warp(\"a\")", "1:16: cannot use \"a\" (untyped string constant) as float64 value in argument to eqflib.SD3Warp"}, // a wrong type, in Go's words (gopackages.go)
 		{"fmt.Sprint(1, 2, 3)", ""}, // variadic
-		{"c()", "panic: cannot call non-function c (of type eqflib.DiTConfig)"},
+		{"c()", "1:1: invalid operation: cannot call c (variable of struct type eqflib.DiTConfig): eqflib.DiTConfig is not a function"},
+		{"v()", "panic: cannot call non-function v (of type struct { N int })"},
 		{"cs[3]", "panic: runtime error: index out of range [3] with length 1, in cs[3]"},
 		{"_ = cs[n].Depth", "panic: runtime error: index out of range [3] with length 1, in cs[n]"},
 	} {

@@ -308,7 +308,7 @@ func (s *Session) evalInput(ctx context.Context, src string) error {
 // evalChecked evaluates src; an error whose words are yaegi's and mislead comes back as Go
 // would say it (diagnose.go).
 func (s *Session) evalChecked(ctx context.Context, src string) error {
-	if err, ok := s.silentError(src); ok && !s.dotImport { // nothing runs (gotypes.go)
+	if err, ok := s.refusedError(src); ok && !s.dotImport { // nothing runs (gotypes.go)
 		return err
 	}
 	in, parsed := parseTyped(src)
