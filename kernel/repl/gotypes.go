@@ -2,6 +2,7 @@ package repl
 
 import (
 	"cmp"
+	"maps"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -475,8 +476,10 @@ func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
 	}}
 	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}}
 	_ = types.NewChecker(&conf, fset, pkg, info).Files(files) // errors go to conf.Error
-	in, write := typed{src, prefix, fset, f}, typeWriter(imports)
-	rewrites = append(methodValueInserts(in, info, write), minMaxInserts(in, info, write)...)
+	visible := maps.Clone(imports) // the names src can write: the session's imports and its own
+	maps.Copy(visible, own)
+	in, write := typed{src, prefix, fset, f}, typeWriter(visible)
+	rewrites = append(append(methodValueInserts(in, info, write), minMaxInserts(in, info, write)...), interfaceAssignInserts(in, info, write)...)
 	// in the order of their positions, as Go's compiler lists them
 	sort.SliceStable(errs, func(i, j int) bool {
 		return errs[i].line < errs[j].line || errs[i].line == errs[j].line && errs[i].col < errs[j].col

@@ -355,6 +355,60 @@ func TestCompositeAmongValues(t *testing.T) {
 	}
 }
 
+// TestSeveralValuesAssigned: an assignment with = of several values keeps each, as Go does,
+// where a value is a call (yaegi v0.16.1 left the others as they were, or zeroed them), where a
+// variable is of an interface type (yaegi panicked) and where a value is nil (it panicked): the
+// values typed and in a file. The values printed are what `go run` of the same lines prints.
+func TestSeveralValuesAssigned(t *testing.T) {
+	s, out := newTestSession(t)
+	evalAll(t, s,
+		`import "errors"`, `import "math"`,
+		"type pt struct{ X, Y float64 }", "func (p *pt) norm() float64 { return math.Hypot(p.X, p.Y) }",
+		"p := &pt{3, 4}", "var i int", "var b float64",
+		"i, b = 5, p.norm()", // yaegi: i kept 0
+		"xs := []float64{1, 2}",
+		"xs[0], xs[1] = xs[1], math.Sqrt(xs[0])", // yaegi: [1 1]
+		"var x float64", "var err error",
+		`x, err = 2.5, errors.New("w")`, // yaegi: x 0
+		"fmt.Println(i, b, xs, x, err)",
+		`m := map[string]any{"k": "v"}`, "var a int", "var v any",
+		`a, v = 3, m["k"]`, // yaegi: "reflect.Set: value of type interface {} is not assignable …"
+		"err, p = nil, nil", "_, err = 4, nil", // yaegi: "reflect: New(nil)"
+		"fmt.Println(a, v, err, p)",
+		"a, b = int(b), float64(a)", // the values before any is assigned
+		"fmt.Println(a, b)",
+	)
+	if got, want := out.String(), "5 5 [2 1] 2.5 w\n3 v <nil> <nil>\n5 3\n"; got != want {
+		t.Errorf("printed %q, want %q (Go's)", got, want)
+	}
+	out.Reset()
+	file := `package main
+
+import "fmt"
+
+func pair() (any, error) { return "p", nil }
+
+func main() {
+	var s fmt.Stringer
+	var e error
+	var n any
+	e, s = fmt.Errorf("x"), nil
+	n, e = pair()
+	k, j, runs := 1, 2, 0
+	for k, e = 0, nil; k < 1 && runs < 5; k, j = k+1, len(fmt.Sprint(k, j)) {
+		runs++ // (yaegi's post statement left k 0)
+	}
+	fmt.Println(e, s, n, k, j, runs)
+}
+`
+	if err := s.LoadSource(context.Background(), "several.go", file); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "<nil> <nil> p 1 3 1\n"; got != want {
+		t.Errorf("the file printed %q, want %q (Go's)", got, want)
+	}
+}
+
 // TestGenericInVar: a top-level var declaration whose value calls a generic function (the
 // session's, min or max, slices') holds its value (assign.go; yaegi gave a typed one of constant
 // arguments its zero value and panicked on an untyped one).
