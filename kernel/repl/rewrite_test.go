@@ -372,7 +372,7 @@ func TestSeveralValuesAssigned(t *testing.T) {
 		`x, err = 2.5, errors.New("w")`, // yaegi: x 0
 		"fmt.Println(i, b, xs, x, err)",
 		`m := map[string]any{"k": "v"}`, "var a int", "var v any",
-		`a, v = 3, m["k"]`, // yaegi: "reflect.Set: value of type interface {} is not assignable …"
+		`a, v = 3, m["k"]`,                     // yaegi: "reflect.Set: value of type interface {} is not assignable …"
 		"err, p = nil, nil", "_, err = 4, nil", // yaegi: "reflect: New(nil)"
 		"fmt.Println(a, v, err, p)",
 		"a, b = int(b), float64(a)", // the values before any is assigned
