@@ -476,7 +476,8 @@ func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
 	}}
 	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}}
 	_ = types.NewChecker(&conf, fset, pkg, info).Files(files) // errors go to conf.Error
-	visible := maps.Clone(imports)                            // the names src can write: the session's imports and its own
+	// the names src can write: the session's imports and its own
+	visible := maps.Clone(imports)
 	maps.Copy(visible, own)
 	in, write := typed{src, prefix, fset, f}, typeWriter(visible)
 	rewrites = append(append(methodValueInserts(in, info, write), minMaxInserts(in, info, write)...), interfaceAssignInserts(in, info, write)...)
