@@ -480,7 +480,14 @@ func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
 	visible := maps.Clone(imports)
 	maps.Copy(visible, own)
 	in, write := typed{src, prefix, fset, f}, typeWriter(visible)
-	rewrites = append(append(methodValueInserts(in, info, write), minMaxInserts(in, info, write)...), interfaceAssignInserts(in, info, write)...)
+	opens, closes := deferInserts(in, info, write)
+	rewrites = opens
+	for _, r := range []func(typed, *types.Info, func(types.Type) (string, bool)) []insert{
+		methodValueInserts, embeddedInterfaceInserts, minMaxInserts, interfaceAssignInserts,
+	} {
+		rewrites = append(rewrites, r(in, info, write)...)
+	}
+	rewrites = append(rewrites, closes...)
 	// in the order of their positions, as Go's compiler lists them
 	sort.SliceStable(errs, func(i, j int) bool {
 		return errs[i].line < errs[j].line || errs[i].line == errs[j].line && errs[i].col < errs[j].col

@@ -10,8 +10,9 @@ import (
 // called. Where go/types knows the method (the session's types, the packages' tables), the
 // session binds the copy itself: p.Get runs as func() func() int { __recv := p; return
 // __recv.Get }() (and *(pp) for a pointer pp, whose value Go copies too). A method of a pointer
-// receiver binds the pointer, as yaegi does; an interface's method, and one whose type cannot be
-// written with the session's imports, are left as typed.
+// receiver binds the pointer, as yaegi does; an interface's method (also one promoted from an
+// embedded interface: bound so, yaegi's compiler then panicked on a later n.Shape.Area()), and
+// one whose type cannot be written with the session's imports, are left as typed.
 
 // methodValueInserts are the texts that bind the method values of value receivers in the input
 // when they are taken, from go/types' selections (info); write writes their types.
@@ -35,8 +36,8 @@ func methodValueInserts(in typed, info *types.Info, write func(types.Type) (stri
 			return true
 		}
 		sig, _ := sn.Obj().Type().(*types.Signature)
-		if sig == nil || sig.Recv() == nil {
-			return true
+		if sig == nil || sig.Recv() == nil || types.IsInterface(sig.Recv().Type()) {
+			return true // (an interface's method promoted through an embedded field: embedded.go)
 		}
 		if _, ptr := sig.Recv().Type().(*types.Pointer); ptr {
 			return true
