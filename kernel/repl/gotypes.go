@@ -483,7 +483,7 @@ func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
 	opens, closes := deferInserts(in, info, write)
 	rewrites = opens
 	for _, r := range []func(typed, *types.Info, func(types.Type) (string, bool)) []insert{
-		methodValueInserts, embeddedInterfaceInserts, minMaxInserts, interfaceAssignInserts,
+		methodValueInserts, methodExprInserts, embeddedInterfaceInserts, minMaxInserts, interfaceAssignInserts,
 	} {
 		rewrites = append(rewrites, r(in, info, write)...)
 	}

@@ -1,8 +1,10 @@
 package repl
 
 import (
+	"fmt"
 	"go/ast"
 	"go/types"
+	"strings"
 )
 
 // Method values. In Go, p.Get (not called) of a method with a value receiver copies p when it is
@@ -53,6 +55,65 @@ func methodValueInserts(in typed, info *types.Info, write func(types.Type) (stri
 		}
 		inserts = append(inserts, insert{from, "func() " + typ + " { __recv := " + star},
 			insert{to, unstar + "; return __recv"}, insert{end, " }()"})
+		return true
+	})
+	return inserts
+}
+
+// Method expressions. yaegi v0.16.1 cannot call a method expression: `d := time.Duration.String;
+// d(time.Second)` read "too many arguments in call to d", and `h := Base.Hello; h(b)` of a
+// session's type panicked ("reflect: Call with too many input arguments"). Where go/types knows
+// the method, the session runs T.M as the function literal that calls it, (func(__r T, __a0 P0)
+// R { return __r.M(__a0) }), the expression as typed left after it in a comment.
+
+// methodExprInserts are the texts that run each method expression in the input as a function
+// literal, from go/types' selections (info); write writes the types.
+func methodExprInserts(in typed, info *types.Info, write func(types.Type) (string, bool)) (inserts []insert) {
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		sn := info.Selections[sel]
+		if sn == nil || sn.Kind() != types.MethodExpr {
+			return true
+		}
+		sig, _ := sn.Type().(*types.Signature)
+		from, end := in.offset(sel.Pos()), in.offset(sel.End())
+		if sig == nil || sig.Params().Len() == 0 || from < 0 || end > len(in.src) || strings.Contains(in.src[from:end], "*/") {
+			return true
+		}
+		params, args := make([]string, sig.Params().Len()), make([]string, sig.Params().Len()-1)
+		for i := range params {
+			t := sig.Params().At(i).Type()
+			dots := ""
+			if sig.Variadic() && i == len(params)-1 {
+				t, dots = t.(*types.Slice).Elem(), "..."
+			}
+			w, writable := write(t)
+			if !writable {
+				return true
+			}
+			name := fmt.Sprintf("__a%d", i-1)
+			if i == 0 {
+				name = "__r"
+			} else {
+				args[i-1] = name + dots
+			}
+			params[i] = name + " " + dots + w
+		}
+		results := ""
+		if sig.Results().Len() > 0 {
+			w, writable := write(sig.Results())
+			if !writable {
+				return true
+			}
+			results = " " + w + " { return "
+		} else {
+			results = " { "
+		}
+		call := "__r." + sel.Sel.Name + "(" + strings.Join(args, ", ") + ")"
+		inserts = append(inserts, insert{from, "(func(" + strings.Join(params, ", ") + ")" + results + call + " })/*"}, insert{end, "*/"})
 		return true
 	})
 	return inserts

@@ -509,6 +509,46 @@ func main() {
 	}
 }
 
+// TestMethodExpressions: a method expression, T.M or (*T).M, is a function of the receiver and
+// the method's arguments (methodvalue.go; yaegi could not call one: "too many arguments in call
+// to d", "reflect: Call with too many input arguments"): of a package's type and of the
+// session's, of a pointer receiver, variadic, called where it is written, typed and in a file.
+// The values printed are what `go run` of the same lines prints.
+func TestMethodExpressions(t *testing.T) {
+	s, out := newTestSession(t)
+	evalAll(t, s,
+		`import "time"`,
+		"d := time.Duration.String", "c := eqflib.DiTPresets[\"tiny\"]", "tok := eqflib.DiTConfig.Tokens",
+		"type base struct{ name string }", "func (b base) hello(to ...string) string { return b.name + fmt.Sprint(to) }",
+		"func (b *base) rename(n string) { b.name = n }",
+		"h := base.hello", "r := (*base).rename", "b := &base{\"y\"}", "r(b, \"z\")",
+		"fmt.Println(d(3*time.Second), tok(c) == c.Tokens(), h(base{\"x\"}, \"a\", \"b\"), b.name, base.hello(*b))",
+	)
+	file := `package main
+
+import "fmt"
+
+type pair struct{ a, b int }
+
+func (p pair) sum() int { return p.a + p.b }
+
+func main() {
+	sums := []int{}
+	for _, p := range []pair{{1, 2}, {3, 4}} {
+		sums = append(sums, pair.sum(p))
+	}
+	f := pair.sum
+	fmt.Println(sums, f(pair{5, 6}))
+}
+`
+	if err := s.LoadSource(context.Background(), "methodexpr.go", file); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "3s true x[a b] z z[]\n[3 7] 11\n"; got != want {
+		t.Errorf("printed %q, want %q (Go's)", got, want)
+	}
+}
+
 // TestGenericInVar: a top-level var declaration whose value calls a generic function (the
 // session's, min or max, slices') holds its value (assign.go; yaegi gave a typed one of constant
 // arguments its zero value and panicked on an untyped one).
