@@ -102,6 +102,12 @@ func (s *Session) evalDefine(ctx context.Context, as *ast.AssignStmt) error {
 				continue
 			}
 			t, err := s.typeExpr(reflect.TypeOf(vals[i]), i == len(names)-1 && len(names) > 1)
+			if written, ok := literalType(as, i); err != nil && ok {
+				// the value's type is written in the line: a literal of a generic type the
+				// session declared (b := Box[int]{3}), which the interpreter holds as a struct of
+				// its own (struct { Xv int })
+				t, err = written, nil
+			}
 			if err != nil {
 				return declareFirst(name, strings.Join(names, ", ")+" = "+strings.Join(rhs, ", "), err)
 			}
@@ -114,6 +120,23 @@ func (s *Session) evalDefine(ctx context.Context, as *ast.AssignStmt) error {
 		}
 	}
 	return s.evalStmts(ctx, stmts)
+}
+
+// literalType is the type written in the i-th value of as where it is a composite literal of
+// an explicit type, T{…} or &T{…} (its pointer type); ok is false for anything else.
+func literalType(as *ast.AssignStmt, i int) (string, bool) {
+	if len(as.Rhs) != len(as.Lhs) {
+		return "", false
+	}
+	e, star := unparen(as.Rhs[i]), ""
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		e, star = unparen(u.X), "*"
+	}
+	lit, ok := e.(*ast.CompositeLit)
+	if !ok || lit.Type == nil {
+		return "", false
+	}
+	return star + exprString(lit.Type), true
 }
 
 // declareCommaOK writes `v, ok := rhs` as declarations of v (type t) and ok, then the assignment.

@@ -211,7 +211,16 @@ func (s *Session) constantError(src string, err error) (error, bool) {
 // without a word, or until it panics in its own words (refused, the patterns). go/types checks src
 // before it runs, so nothing of a refused input runs.
 func (s *Session) refusedError(src string) (error, bool) {
-	for _, e := range s.typeErrorsOf(src) {
+	errs := s.typeErrorsOf(src)
+	for _, e := range errs {
+		if unknownName(e.msg) {
+			// go/types does not know all src uses (a name yaegi may know, cmp.Ordered of
+			// a package compiled from source): what it says of the rest may follow from that
+			// (func f[T cmp.Ordered](…) map[T]int: "invalid map key type T")
+			return nil, false
+		}
+	}
+	for _, e := range errs {
 		if refused(e.msg) {
 			return &e.posError, true
 		}

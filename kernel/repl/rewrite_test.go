@@ -224,6 +224,9 @@ func TestKnownYaegiGaps(t *testing.T) {
 		// the receiver of a deferred method call is read when the call runs (its arguments are
 		// held at the defer statement: TestDeferredArguments)
 		{"a deferred method's receiver", "type counter struct{ n int }\nfunc (c counter) say() { fmt.Print(c.n) }\nfunc run() { c := counter{1}; defer c.say(); c.n = 2 }\nrun()", "1", "2"},
+		// a call's result of a type the session declared with methods loses them where it becomes
+		// an interface's value (a variable of it keeps them: m := mk(); fmt.Sprint(m) reads "M!")
+		{"a call's result as an interface", "type m3 []float64\nfunc (m m3) String() string { return \"M!\" }\nfunc mk() m3 { return m3{1} }\nfmt.Sprint(mk())", "M!", "[1]"},
 		{"errors.Is of a wrapped session error", "type codeErr struct{ code int }\nfunc (e *codeErr) Error() string { return \"code\" }\nvar ce error = &codeErr{3}\nimport \"errors\"\nerrors.Is(fmt.Errorf(\"w: %w\", ce), ce)", "true", "false"},
 	} {
 		s, out := newTestSession(t)
@@ -545,6 +548,23 @@ func main() {
 		t.Fatal(err)
 	}
 	if got, want := out.String(), "3s true x[a b] z z[]\n[3 7] 11\n"; got != want {
+		t.Errorf("printed %q, want %q (Go's)", got, want)
+	}
+}
+
+// TestGenericTypeLiterals: a variable declared with a literal of a generic type the session
+// declared holds it (define.go: the interpreter holds the value as a struct of its own, struct {
+// Xv int }, whose type the session cannot write, so `b := Box[int]{3}` said "declare it first";
+// the type is the one written in the literal), a pointer to one too, and one of several values.
+func TestGenericTypeLiterals(t *testing.T) {
+	s, out := newTestSession(t)
+	evalAll(t, s,
+		"type box[T any] struct{ v T }", "func (b box[T]) get() T { return b.v }",
+		"b := box[int]{3}", `p := &box[string]{"s"}`, "x, y := box[float64]{1.5}, 2",
+		"p.v = p.v + \"t\"",
+		"fmt.Println(b.get(), p.get(), x.get()+float64(y), b)",
+	)
+	if got, want := out.String(), "3 st 3.5 {3}\n"; got != want {
 		t.Errorf("printed %q, want %q (Go's)", got, want)
 	}
 }

@@ -323,10 +323,11 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	// Loops' variables captured in their bodies get one per iteration, as in Go 1.22 (loopvar.go);
 	// a goroutine's panic is recovered (goroutine.go); a composite literal among several values
 	// keeps the others (assign.go); a method value copies its receiver when it is taken
-	// (methodvalue.go); min and max run (minmax.go).
+	// (methodvalue.go); min and max run (minmax.go); a cmp.Ordered constraint takes untyped
+	// constants (stdgeneric.go).
 	var rewrites []insert
 	if parsed {
-		rewrites = append(append(loopVarInserts(in), goroutineInserts(in)...), compositeInserts(in)...)
+		rewrites = append(append(append(loopVarInserts(in), goroutineInserts(in)...), compositeInserts(in)...), orderedInserts(in)...)
 	}
 	if !s.dotImport {
 		rewrites = append(rewrites, s.check(src).rewrites...)

@@ -178,3 +178,36 @@ func stdGenericDoc(path, name string) string {
 	}
 	return ""
 }
+
+// cmp.Ordered as a constraint. yaegi's copy of cmp.Ordered takes no untyped constant: with
+// func less[T cmp.Ordered](a, b T) bool, less(2.5, 1) read "untyped float does not implement
+// cmp.Ordered" (less(1, 2) and less("a", "b") ran). The session writes such a constraint
+// interface{ comparable; cmp.Ordered }, the same type set, with which yaegi infers T as Go does
+// (compiling a comparable cmp.Ordered into the interpreter's cmp instead made cmp.Compare(2.5,
+// 1) fail alike).
+
+// orderedInserts are the texts that write each cmp.Ordered constraint of a type parameter in the
+// input as interface{ comparable; cmp.Ordered }.
+func orderedInserts(in typed) (inserts []insert) {
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		var params *ast.FieldList
+		switch x := n.(type) {
+		case *ast.FuncType:
+			params = x.TypeParams
+		case *ast.TypeSpec:
+			params = x.TypeParams
+		}
+		if params == nil {
+			return true
+		}
+		for _, p := range params.List {
+			if sel, ok := p.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Ordered" {
+				if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "cmp" {
+					inserts = append(inserts, insert{in.offset(sel.Pos()), "interface{ comparable; "}, insert{in.offset(sel.End()), " }"})
+				}
+			}
+		}
+		return true
+	})
+	return inserts
+}

@@ -132,3 +132,26 @@ func TestStdGenericSaid(t *testing.T) {
 		t.Errorf("printed %q, want %q", got, want)
 	}
 }
+
+// TestOrderedConstraint: a function of a type parameter constrained by cmp.Ordered takes untyped
+// constants, as in Go (stdgeneric.go; yaegi: less(2.5, 1) read "untyped float does not implement
+// cmp.Ordered"), and such a parameter keys a map, in a function and a generic type typed, and in
+// a file. go/types, which does not know cmp's names, refuses none of it (it finds the map key
+// "invalid", following from cmp.Ordered undefined: gotypes.go's refusedError).
+func TestOrderedConstraint(t *testing.T) {
+	s, out := newTestSession(t)
+	evalAll(t, s, `import "cmp"`,
+		"func index[T cmp.Ordered](xs []T) map[T]int { m := map[T]int{}; for i, x := range xs { m[x] = i }; return m }",
+		"func less[T cmp.Ordered](a, b T) bool { return a < b }",
+		"type seen[K cmp.Ordered] struct{ m map[K]bool }",
+		"var sn seen[string]",
+		`sn.m = map[string]bool{"a": true}`,
+		`fmt.Println(index([]float64{2, 3}), index([]string{"x"}), less(1, 2), less(2.5, 1), sn.m["a"])`)
+	file := "package main\n\nimport (\n\t\"cmp\"\n\t\"fmt\"\n)\n\nfunc count[K cmp.Ordered, V any](m map[K]V) map[K]int {\n\tc := map[K]int{}\n\tfor k := range m {\n\t\tc[k]++\n\t}\n\treturn c\n}\n\nfunc main() { fmt.Println(count(map[int]string{1: \"a\"})) }\n"
+	if err := s.LoadSource(context.Background(), "ordered.go", file); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "map[2:0 3:1] map[x:0] true false true\nmap[1:1]\n"; got != want {
+		t.Errorf("printed %q, want %q (Go's)", got, want)
+	}
+}
