@@ -194,7 +194,7 @@ func formatValue(v reflect.Value, depth int) string {
 		b.WriteString("{")
 		t := v.Type()
 		first := true
-		interpreted := yaegiStruct(t)
+		interpreted := t.Name() == "" // a struct the session declared (or an unnamed one)
 		for i := range v.NumField() {
 			if !t.Field(i).IsExported() {
 				continue // implementation state, not what the value means
@@ -205,7 +205,7 @@ func formatValue(v reflect.Value, depth int) string {
 			first = false
 			name := t.Field(i).Name
 			if interpreted {
-				name = name[1:]
+				name = unexported(name) // (the interpreter's Xtags is the session's tags)
 			}
 			b.WriteString(name + ":")
 			b.WriteString(formatValue(v.Field(i), depth+1))
@@ -278,21 +278,6 @@ func keyLess(a, b reflect.Value) bool {
 		}
 	}
 	return fmt.Sprint(a) < fmt.Sprint(b)
-}
-
-// yaegiStruct reports whether t is a struct type the session declared: yaegi builds it without a
-// name and exports its lower-case fields with an "X" prefix (field a is Xa).
-func yaegiStruct(t reflect.Type) bool {
-	if t.Name() != "" || t.NumField() == 0 {
-		return false
-	}
-	for i := range t.NumField() {
-		n := t.Field(i).Name
-		if len(n) < 2 || n[0] != 'X' || n[1] < 'a' || n[1] > 'z' {
-			return false
-		}
-	}
-	return true
 }
 
 // yaegiInterface returns the value inside yaegi's interface wrapper: interpreted code holding a

@@ -227,6 +227,11 @@ func TestKnownYaegiGaps(t *testing.T) {
 		// a call's result of a type the session declared with methods loses them where it becomes
 		// an interface's value (a variable of it keeps them: m := mk(); fmt.Sprint(m) reads "M!")
 		{"a call's result as an interface", "type m3 []float64\nfunc (m m3) String() string { return \"M!\" }\nfunc mk() m3 { return m3{1} }\nfmt.Sprint(mk())", "M!", "[1]"},
+		// fmt's %+v names an unexported field of a session type as the interpreter exports it
+		// (the REPL's own printing names it as declared: TestUnexportedFields)
+		{"%+v of an unexported field", "type rec struct{ Name string; tags []string }\nfmt.Sprintf(\"%+v\", rec{\"x\", nil})", "{Name:x tags:[]}", "{Name:x Xtags:[]}"},
+		// a range over a string steps over an invalid byte by the length of U+FFFD's encoding
+		{"a range over invalid UTF-8", "for i, r := range string([]byte{0xff, 'a'}) { fmt.Print(i, \":\", r, \" \") }", "0:65533 1:97", "0:65533 3:97"},
 		{"errors.Is of a wrapped session error", "type codeErr struct{ code int }\nfunc (e *codeErr) Error() string { return \"code\" }\nvar ce error = &codeErr{3}\nimport \"errors\"\nerrors.Is(fmt.Errorf(\"w: %w\", ce), ce)", "true", "false"},
 	} {
 		s, out := newTestSession(t)
@@ -566,6 +571,28 @@ func TestGenericTypeLiterals(t *testing.T) {
 	)
 	if got, want := out.String(), "3 st 3.5 {3}\n"; got != want {
 		t.Errorf("printed %q, want %q (Go's)", got, want)
+	}
+}
+
+// TestUnexportedFields: encoding/json skips an unexported field of a struct type the session
+// declares, tagged or not, as Go does (structtag.go; yaegi wrote it as "Xtags"), typed, in an
+// unnamed struct and in a file; the REPL prints such a field by its declared name. The JSON is
+// what `go run` of the same lines writes.
+func TestUnexportedFields(t *testing.T) {
+	s, out := newTestSession(t)
+	evalAll(t, s, `import "encoding/json"`,
+		"type item struct { Name string; tags []string; n int `json:\"n\"` }",
+		`it := item{"x", []string{"t"}, 2}`,
+		"it",
+		"b, _ := json.Marshal(it)", "v := struct{ A int; b int }{1, 2}", "b2, _ := json.Marshal(v)",
+		"fmt.Println(string(b), string(b2))",
+	)
+	file := "package main\n\nimport (\n\t\"encoding/json\"\n\t\"fmt\"\n)\n\ntype run struct {\n\tLoss float64 `json:\"loss\"`\n\tseed int\n}\n\nfunc main() {\n\tb, _ := json.Marshal([]run{{0.5, 1}})\n\tfmt.Println(string(b))\n}\n"
+	if err := s.LoadSource(context.Background(), "tags.go", file); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "{Name:x tags:[t] n:2}\n{\"Name\":\"x\"} {\"A\":1}\n[{\"loss\":0.5}]\n"; got != want {
+		t.Errorf("printed %q, want %q (Go's JSON)", got, want)
 	}
 }
 

@@ -324,10 +324,12 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	// a goroutine's panic is recovered (goroutine.go); a composite literal among several values
 	// keeps the others (assign.go); a method value copies its receiver when it is taken
 	// (methodvalue.go); min and max run (minmax.go); a cmp.Ordered constraint takes untyped
-	// constants (stdgeneric.go).
+	// constants (stdgeneric.go); encoding/json skips unexported fields (structtag.go).
 	var rewrites []insert
 	if parsed {
-		rewrites = append(append(append(loopVarInserts(in), goroutineInserts(in)...), compositeInserts(in)...), orderedInserts(in)...)
+		for _, r := range []func(typed) []insert{loopVarInserts, goroutineInserts, compositeInserts, orderedInserts, unexportedTagInserts} {
+			rewrites = append(rewrites, r(in)...)
+		}
 	}
 	if !s.dotImport {
 		rewrites = append(rewrites, s.check(src).rewrites...)
