@@ -77,17 +77,19 @@ func (s *Session) explain(ctx context.Context, src string, err error) (error, bo
 		return err, false
 	}
 	for _, say := range []func(context.Context, typed, error, string) (string, ast.Node){
-		s.saySelector, s.sayShortCall, s.sayLongCall, s.sayMismatch, s.sayNonFunction, s.sayPastEnd,
+		s.saySelector, s.sayShortCall, s.sayLongCall, s.sayMismatch, s.sayNonFunction, s.sayPastEnd, sayErrorsAs,
 		s.sayInferred,
 	} {
 		said, at := say(ctx, in, err, msg)
 		switch {
 		case said == "":
 			continue
-		case strings.HasPrefix(said, "panic: "):
-			return restate(err, said+" [yaegi: "+strings.TrimPrefix(msg, "panic: ")+"]"), true
+		case strings.HasPrefix(said, msg+" (") && strings.HasPrefix(msg, "panic: "): // a panic, with a hint
+			return restate(err, said), true
 		case strings.HasPrefix(said, msg+" ("): // yaegi's words with a hint after them
 			return in.restate(err, at, said), true
+		case strings.HasPrefix(said, "panic: "):
+			return restate(err, said+" [yaegi: "+strings.TrimPrefix(msg, "panic: ")+"]"), true
 		}
 		return in.restate(err, at, said+" [yaegi: "+msg+"]"), true
 	}
@@ -346,6 +348,33 @@ func (s *Session) sayPastEnd(ctx context.Context, in typed, err error, msg strin
 	})
 	return said, at
 }
+
+// sayErrorsAs: errors.As with a target of a type the session declared, whose Error method the
+// interpreter holds itself, so errors' reflection finds none ("errors: *target must be interface
+// or implement error", or where the error itself is of that type "reflect: Call using struct {
+// Xline int } as type error"); errors.Is does not find such an error in a chain either, errors.Unwrap
+// of one fmt.Errorf wrapped returns nil, and a type assertion of an error to such a type fails or
+// panics (TestKnownYaegiGaps). Sentinel errors of errors.New work.
+func sayErrorsAs(_ context.Context, in typed, _ error, msg string) (string, ast.Node) {
+	if msg != "panic: errors: *target must be interface or implement error" && !sessionErrorCall.MatchString(msg) {
+		return "", nil
+	}
+	var at ast.Node
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		if c, is := n.(*ast.CallExpr); is && at == nil {
+			at = c // the first call: errors.As in what was typed, the file's main in a file
+		}
+		return at == nil
+	})
+	if at == nil {
+		return "", nil
+	}
+	return msg + " (yaegi v0.16.1 does not see error types declared in this session: errors.As, errors.Is and type assertions to them fail; use sentinel errors, var ErrX = errors.New(…), with errors.Is, or read err.Error())", at
+}
+
+// sessionErrorCall is reflect's panic where a value of a struct type the session declared was
+// passed to a package as an error (errors.As(err, &p) of an err holding one).
+var sessionErrorCall = regexp.MustCompile(`^panic: reflect: Call using \*?struct \{.*\} as type error$`)
 
 // restate is a new message for err at err's position, or at n's where err has none (its
 // source was the session's: a declaration run in two steps).

@@ -232,6 +232,10 @@ func TestKnownYaegiGaps(t *testing.T) {
 		{"%+v of an unexported field", "type rec struct{ Name string; tags []string }\nfmt.Sprintf(\"%+v\", rec{\"x\", nil})", "{Name:x tags:[]}", "{Name:x Xtags:[]}"},
 		// a range over a string steps over an invalid byte by the length of U+FFFD's encoding
 		{"a range over invalid UTF-8", "for i, r := range string([]byte{0xff, 'a'}) { fmt.Print(i, \":\", r, \" \") }", "0:65533 1:97", "0:65533 3:97"},
+		// a type assertion of an error to a type the session declared fails in a function the
+		// session declares (and panics on a variable: "reflect.Set: value of type struct { Xline
+		// int } is not assignable to type error")
+		{"an error asserted to a session type", "type pe struct{ line int }\nfunc (e pe) Error() string { return \"pe\" }\nfunc mk() error { return pe{5} }\nfunc get(e error) int { if q, ok := e.(pe); ok { return q.line }; return -1 }\nget(mk())", "5", "-1"},
 		{"errors.Is of a wrapped session error", "type codeErr struct{ code int }\nfunc (e *codeErr) Error() string { return \"code\" }\nvar ce error = &codeErr{3}\nimport \"errors\"\nerrors.Is(fmt.Errorf(\"w: %w\", ce), ce)", "true", "false"},
 	} {
 		s, out := newTestSession(t)
@@ -594,6 +598,29 @@ func TestUnexportedFields(t *testing.T) {
 	if got, want := out.String(), "{Name:x tags:[t] n:2}\n{\"Name\":\"x\"} {\"A\":1}\n[{\"loss\":0.5}]\n"; got != want {
 		t.Errorf("printed %q, want %q (Go's JSON)", got, want)
 	}
+}
+
+// TestErrorsAsSaid: errors.As to a type the session declared, which panics in yaegi, says why
+// and what works instead (explain.go), typed and in a file.
+func TestErrorsAsSaid(t *testing.T) {
+	s, _ := newTestSession(t)
+	evalAll(t, s, `import "errors"`, "type pe struct{ line int }", `func (e pe) Error() string { return "pe" }`,
+		"var err error = pe{3}", `var werr error = fmt.Errorf("w: %w", pe{3})`, "var p pe")
+	const hint = " (yaegi v0.16.1 does not see error types declared in this session: errors.As, errors.Is and type assertions to them fail; use sentinel errors, var ErrX = errors.New(…), with errors.Is, or read err.Error())"
+	const want = "panic: errors: *target must be interface or implement error" + hint
+	if err := s.Eval(context.Background(), "errors.As(werr, &p)"); err == nil || err.Error() != want {
+		t.Errorf("errors.As(werr, &p): %v, want %q", err, want)
+	}
+	if err := s.Eval(context.Background(), "errors.As(err, &p)"); err == nil || !strings.HasSuffix(err.Error(), hint) {
+		t.Errorf("errors.As(err, &p): %v, want it to end %q", err, hint)
+	}
+	file := "package main\n\nimport (\n\t\"errors\"\n\t\"fmt\"\n)\n\ntype le struct{ line int }\n\nfunc (e le) Error() string { return \"le\" }\n\nfunc main() {\n\tvar l le\n\tfmt.Println(errors.As(fmt.Errorf(\"w: %w\", le{3}), \u0026l))\n}\n"
+	if err := s.LoadSource(context.Background(), "as.go", file); err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("a file's errors.As: %v, want it to end %q", err, want)
+	}
+	// what the hint says works: a sentinel error found in a chain that wraps it
+	evalAll(t, s, `var errStop = errors.New("stop")`, `func run() error { return fmt.Errorf("step 3: %w", errStop) }`,
+		`if !errors.Is(run(), errStop) || run().Error() != "step 3: stop" { panic("errors.Is of a sentinel") }`)
 }
 
 // TestGenericInVar: a top-level var declaration whose value calls a generic function (the
