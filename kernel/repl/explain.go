@@ -352,9 +352,9 @@ func (s *Session) sayPastEnd(ctx context.Context, in typed, err error, msg strin
 // sayErrorsAs: errors.As with a target of a type the session declared, whose Error method the
 // interpreter holds itself, so errors' reflection finds none ("errors: *target must be interface
 // or implement error", or where the error itself is of that type "reflect: Call using struct {
-// Xline int } as type error"); errors.Is does not find such an error in a chain either, errors.Unwrap
-// of one fmt.Errorf wrapped returns nil, and a type assertion of an error to such a type fails or
-// panics (TestKnownYaegiGaps). Sentinel errors of errors.New work.
+// Xline int } as type error"); errors.Is does not find such an error in a chain either,
+// errors.Unwrap of one fmt.Errorf wrapped returns nil, and a type assertion of an error to such a
+// type fails or panics (TestKnownYaegiGaps). Sentinel errors of errors.New work.
 func sayErrorsAs(_ context.Context, in typed, _ error, msg string) (string, ast.Node) {
 	if msg != "panic: errors: *target must be interface or implement error" && !sessionErrorCall.MatchString(msg) {
 		return "", nil

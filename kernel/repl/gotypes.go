@@ -246,22 +246,21 @@ var refusedErrors = []string{
 	"overflows", "truncated", " is not constant",
 	// x := f() of a function of two results held the first
 	"assignment mismatch",
-	// p := &m["a"] pointed at a copy (*p = 5 left m["a"] as it was); m["a"].X = 7 and pt{}.Inc()
-	// (a pointer method) changed copies
-	"cannot take address of", "cannot assign to struct field", "cannot call pointer method",
+	// p := &m["a"] pointed at a copy (*p = 5 left m["a"] as it was); m["a"].X = 7 ("cannot assign
+	// to struct field") and pt{}.Inc() of a pointer method ("cannot call pointer method") changed
+	// copies; s[0] = 'x' of a string panicked ("reflect.Value.Set using unaddressable value"), and
 	// x := 3; x() ran what came before it, then panicked ("reflect: call of reflect.Value.Call on
 	// int Value")
-	"cannot call ",
+	"cannot take address of", "cannot assign to ", "cannot call ",
 	// func h() int { } returned 0
 	"missing return",
 	// switch 1 { case 1: …; case 1: … } ran the first; a fallthrough in the last case and a break
 	// outside a loop did nothing; switch x { case "a": } of an int x compared nothing
 	"duplicate case", "cannot fallthrough", "not in for, switch, or select", "cannot convert ",
-	// panics in yaegi's words: s[0] = 'x' of a string ("reflect.Value.Set using unaddressable
-	// value"), []int{1, 2}[5] ("reflect: slice index out of range"), for i := range 3.5 ("nil
-	// type"), map[[]int]int{} ("reflect.MapOf: invalid key type"), data.Clip() (a conversion
-	// without its argument: "CFG post-order panic: runtime error: index out of range")
-	"cannot assign to ", "out of bounds", "cannot range over ", "invalid map key type", " in conversion to ",
+	// panics in yaegi's words: []int{1, 2}[5] ("reflect: slice index out of range"), for i :=
+	// range 3.5 ("nil type"), map[[]int]int{} ("reflect.MapOf: invalid key type"), data.Clip() (a
+	// conversion without its argument: "CFG post-order panic: runtime error: index out of range")
+	"out of bounds", "cannot range over ", "invalid map key type", " in conversion to ",
 }
 
 // goWords is err, a compile error of yaegi's, in Go's words where go/types finds an error at

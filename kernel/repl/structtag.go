@@ -3,6 +3,7 @@ package repl
 import (
 	"go/ast"
 	"go/token"
+	"slices"
 	"strings"
 )
 
@@ -12,8 +13,9 @@ import (
 // struct{ Name string; tags []string } read {"Name":"x","Xtags":["t"]} where Go's reads
 // {"Name":"x"} (and an unexported field tagged `json:"n"` was written as "n"). The session gives
 // each unexported field the tag `json:"-"`, which encoding/json skips, the tag as typed left
-// after it in a comment (Go's encoders ignore an unexported field's tag). fmt's %+v still names
-// the field Xtags (the REPL's printing of a value names it tags).
+// after it in a comment (Go's encoders ignore an unexported field's tag). A field list that names
+// exported and unexported fields alike (c, D int) is left: its one tag would hide D. fmt's %+v
+// still names the field Xtags (the REPL's printing of a value names it tags).
 
 // unexportedTagInserts are the tags put on each unexported field of each struct type the input
 // declares or writes.
@@ -24,7 +26,7 @@ func unexportedTagInserts(in typed) (inserts []insert) {
 			return true
 		}
 		for _, f := range st.Fields.List {
-			if len(f.Names) == 0 || token.IsExported(f.Names[0].Name) {
+			if len(f.Names) == 0 || slices.ContainsFunc(f.Names, func(n *ast.Ident) bool { return token.IsExported(n.Name) }) {
 				continue // embedded (encoding/json reads an embedded struct's fields), or exported
 			}
 			if f.Tag == nil {
