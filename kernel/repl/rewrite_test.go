@@ -30,9 +30,7 @@ func TestRangeOverInt(t *testing.T) {
 		"for i := range k + 1 { fmt.Print(i) }",
 	)
 	file := "package main\n\nimport \"fmt\"\n\nvar g = initG()\n\nfunc initG() int { fmt.Print(\"init \"); return 2 }\n\nfunc main() {\n\tfor i := range g { fmt.Print(i) }\n}\n"
-	if err := s.LoadSource(ctx, "r.go", file); err != nil {
-		t.Fatal(err)
-	}
+	loadAll(t, s, "r.go", file)
 	if got, want := out.String(), "|0|01|xx0a1b012init 01"; got != want {
 		t.Errorf("printed %q, want %q", got, want)
 	}
@@ -96,6 +94,14 @@ func evalAll(t *testing.T, s *Session, srcs ...string) {
 		if err := s.Eval(context.Background(), src); err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
+	}
+}
+
+// loadAll loads a file's source into s, failing the test on an error.
+func loadAll(t *testing.T, s *Session, name, src string) {
+	t.Helper()
+	if err := s.LoadSource(context.Background(), name, src); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -169,9 +175,7 @@ func TestLoopVarsPerIteration(t *testing.T) {
 	}
 	out.Reset()
 	file := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tvar fs []func() int\n\tfor _, s := range []int{4, 5} {\n\t\tfs = append(fs, func() int { return s })\n\t}\n\tfmt.Println(fs[0](), fs[1]())\n}\n"
-	if err := s.LoadSource(ctx, "loop.go", file); err != nil {
-		t.Fatal(err)
-	}
+	loadAll(t, s, "loop.go", file)
 	if got, want := out.String(), "4 5\n"; got != want {
 		t.Errorf("a file's loop printed %q, want %q", got, want)
 	}
@@ -259,7 +263,6 @@ func TestGoroutinePanic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	evalAll(t, s,
 		"x := 5",
 		"done := make(chan bool)",
@@ -273,9 +276,7 @@ func TestGoroutinePanic(t *testing.T) {
 		"x",
 	)
 	file := "package main\n\nfunc main() {\n\tdone := make(chan bool)\n\tgo func() {\n\t\tdefer close(done)\n\t\tvar m map[string]int\n\t\tm[\"a\"] = 1\n\t}()\n\t<-done\n}\n"
-	if err := s.LoadSource(ctx, "g.go", file); err != nil {
-		t.Fatal(err)
-	}
+	loadAll(t, s, "g.go", file)
 	// the goroutine's own deferred close runs before the session's recover reports: wait for it
 	for deadline := time.Now().Add(10 * time.Second); strings.Count(errs.String(), "\n") < 2 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
@@ -419,9 +420,7 @@ func main() {
 	fmt.Println(e, s, n, k, j, runs)
 }
 `
-	if err := s.LoadSource(context.Background(), "several.go", file); err != nil {
-		t.Fatal(err)
-	}
+	loadAll(t, s, "several.go", file)
 	if got, want := out.String(), "<nil> <nil> p 1 3 1\n"; got != want {
 		t.Errorf("the file printed %q, want %q (Go's)", got, want)
 	}
@@ -470,9 +469,7 @@ func main() {
 	v = 0
 }
 `
-	if err := s.LoadSource(context.Background(), "defer.go", file); err != nil {
-		t.Fatal(err)
-	}
+	loadAll(t, s, "defer.go", file)
 	if got, want := out.String(), "v3.5 p7 r1:10 r0:1 \n"; got != want { // yaegi: p8 r1:100 r0:100
 		t.Errorf("the file printed %q, want %q (Go's)", got, want)
 	}
@@ -512,9 +509,7 @@ func main() {
 	fmt.Println(n.Area(), get(), pn.Area(), o.Area(), sh.Area(), func() float64 { return n.Area() }())
 }
 `
-	if err := s.LoadSource(context.Background(), "embedded.go", file); err != nil {
-		t.Fatal(err)
-	}
+	loadAll(t, s, "embedded.go", file)
 	evalAll(t, s, "func area(n Named) float64 { return n.Area() }", "area(Named{Rect{1, 5}, \"q\"})")
 	if got, want := out.String(), "6 6 6 6 6 6\n5\n"; got != want {
 		t.Errorf("printed %q, want %q (Go's)", got, want)
@@ -553,9 +548,7 @@ func main() {
 	fmt.Println(sums, f(pair{5, 6}))
 }
 `
-	if err := s.LoadSource(context.Background(), "methodexpr.go", file); err != nil {
-		t.Fatal(err)
-	}
+	loadAll(t, s, "methodexpr.go", file)
 	if got, want := out.String(), "3s true x[a b] z z[]\n[3 7] 11\n"; got != want {
 		t.Errorf("printed %q, want %q (Go's)", got, want)
 	}
@@ -592,9 +585,7 @@ func TestUnexportedFields(t *testing.T) {
 		"fmt.Println(string(b), string(b2))",
 	)
 	file := "package main\n\nimport (\n\t\"encoding/json\"\n\t\"fmt\"\n)\n\ntype run struct {\n\tLoss float64 `json:\"loss\"`\n\tseed int\n}\n\nfunc main() {\n\tb, _ := json.Marshal([]run{{0.5, 1}})\n\tfmt.Println(string(b))\n}\n"
-	if err := s.LoadSource(context.Background(), "tags.go", file); err != nil {
-		t.Fatal(err)
-	}
+	loadAll(t, s, "tags.go", file)
 	if got, want := out.String(), "{Name:x tags:[t] n:2}\n{\"Name\":\"x\"} {\"A\":1}\n[{\"loss\":0.5}]\n"; got != want {
 		t.Errorf("printed %q, want %q (Go's JSON)", got, want)
 	}

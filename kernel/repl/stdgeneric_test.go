@@ -148,9 +148,7 @@ func TestOrderedConstraint(t *testing.T) {
 		`sn.m = map[string]bool{"a": true}`,
 		`fmt.Println(index([]float64{2, 3}), index([]string{"x"}), less(1, 2), less(2.5, 1), sn.m["a"])`)
 	file := "package main\n\nimport (\n\t\"cmp\"\n\t\"fmt\"\n)\n\nfunc count[K cmp.Ordered, V any](m map[K]V) map[K]int {\n\tc := map[K]int{}\n\tfor k := range m {\n\t\tc[k]++\n\t}\n\treturn c\n}\n\nfunc main() { fmt.Println(count(map[int]string{1: \"a\"})) }\n"
-	if err := s.LoadSource(context.Background(), "ordered.go", file); err != nil {
-		t.Fatal(err)
-	}
+	loadAll(t, s, "ordered.go", file)
 	if got, want := out.String(), "map[2:0 3:1] map[x:0] true false true\nmap[1:1]\n"; got != want {
 		t.Errorf("printed %q, want %q (Go's)", got, want)
 	}
