@@ -566,6 +566,71 @@ func (s *Session) Load(ctx context.Context, file string) error {
 	return s.LoadSource(ctx, file, string(src))
 }
 
+// LoadFiles loads several Go files of package main as one program, as `go run a.go b.go`
+// builds them: their imports, then their declarations in one evaluation (a function may use
+// what another file declares, which one file after another would not take), then the main one
+// of them declares. One file is Load's. An error names the file and the line it is in there.
+func (s *Session) LoadFiles(ctx context.Context, files ...string) error {
+	if len(files) == 1 {
+		return s.Load(ctx, files[0])
+	}
+	s.evalMu.Lock()
+	defer s.evalMu.Unlock()
+	s.loads++
+	mainName := fmt.Sprintf("__main%d", s.loads)
+	var imports, decls strings.Builder
+	var starts []int // the line of the declarations where each file starts
+	mainFile := ""
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		script, hasMain, err := fileToScript(string(src), mainName)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if !hasMain && script == string(src) {
+			return fmt.Errorf("%s: not a Go file of package main: several files run as one program (a script of REPL lines runs alone)", name)
+		}
+		if hasMain && mainFile != "" {
+			return fmt.Errorf("%s: main redeclared (%s declares it)", name, mainFile)
+		}
+		if hasMain {
+			mainFile = name
+		}
+		specs, rest, _ := splitImports(script)
+		for _, sp := range specs {
+			fmt.Fprintf(&imports, "import %s %q\n", sp.name, sp.path)
+		}
+		starts = append(starts, strings.Count(decls.String(), "\n")+1)
+		decls.WriteString(blank(script[:len(script)-len(rest)]) + rest + "\n")
+	}
+	// in which file a line of the declarations is, and its line there
+	inFiles := func(err error) error {
+		at, ok := err.(*posError)
+		if !ok || at.line == 0 {
+			return fmt.Errorf("%s: %w", strings.Join(files, ", "), err)
+		}
+		k := sort.SearchInts(starts, at.line+1) - 1
+		return inFile(files[k], 0, &posError{line: at.line - starts[k] + 1, col: at.col, msg: at.msg, err: at.err})
+	}
+	if imports.Len() > 0 {
+		if err := s.evalInput(ctx, imports.String()); err != nil {
+			return err
+		}
+	}
+	if err := s.evalInput(ctx, decls.String()); err != nil {
+		return declsError{inFiles(err)}
+	}
+	if mainFile != "" {
+		if err := s.evalInput(ctx, mainName+"()"); err != nil {
+			return fmt.Errorf("%s: %w", mainFile, unplaced(err))
+		}
+	}
+	return nil
+}
+
 // declsError is the error of a Go file whose declarations failed to compile: yaegi keeps what
 // it declared before the error, some of it unusable (a method of the file's type then returns
 // zero values, and loading the fixed file again does not replace it), so :load says to reset.

@@ -349,3 +349,30 @@ func TestLoadAfterAFailedLoad(t *testing.T) {
 		t.Errorf("printed %q", got)
 	}
 }
+
+// TestLoadFiles: several Go files load as one program (a function uses what a later file
+// declares), and an error in a declaration names its file and its line there.
+func TestLoadFiles(t *testing.T) {
+	s, out := newTestSession(t)
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.go", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(twice(k)) }\n")
+	b := write("b.go", "package main\n\n// k is read by a.go\nconst k = 21\n\nfunc twice(x int) int { return 2 * x }\n")
+	if err := s.LoadFiles(context.Background(), a, b); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "42\n" {
+		t.Errorf("printed %q, want \"42\\n\"", got)
+	}
+	c := write("c.go", "package main\n\nfunc thrice(x int) int {\n\treturn 3 * y\n}\n")
+	err := s.LoadFiles(context.Background(), b, c)
+	if want := c + ":4:13: undefined: y"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("an error in the second file: %v, want %q…", err, want)
+	}
+}

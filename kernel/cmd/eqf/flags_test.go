@@ -205,7 +205,7 @@ func TestStrayArguments(t *testing.T) {
 		"repl":        {[]string{"-dir", filepath.Join(dir, "repl"), "script.go"}, `unexpected argument "script.go"`},
 		"models":      {[]string{"-dir", filepath.Join(dir, "models"), "fm", "-seeds", "3"}, "flag -seeds after the names"},
 		"paper":       {[]string{"-out", filepath.Join(dir, "paper"), "bowls", "-quick"}, "flag -quick after the names"},
-		"run":         {[]string{"-dir", filepath.Join(dir, "run"), "a.go", "b.go"}, "2 files given: must be exactly one"},
+		"run":         {[]string{"-dir", filepath.Join(dir, "run"), "a.go", dir}, "a folder among several files"},
 	}
 	for cmd, run := range commands {
 		row, ok := rows[cmd]

@@ -8,7 +8,7 @@
 //	eqf paper compare A B    two runs' saved results side by side, with intervals over training seeds
 //	eqf oracle-demo [flags]  sample Gaussian data with the exact oracle and several samplers
 //	eqf repl [flags]         an interactive Go REPL (yaegi) with eqflib, data, plots and GoMLX preloaded
-//	eqf run FILE.go          run a Go file or a script with the REPL's preloads
+//	eqf run FILE.go …        run Go files (or a folder's, or a script) with the REPL's preloads
 package main
 
 import (
@@ -39,7 +39,8 @@ commands:
   repl         an interactive Go REPL (yaegi) with eqflib, data, plots, GoMLX's graph and
                tensors preloaded and the backend created; reads stdin line by line when it is
                not a terminal (echo 'expr' | eqf repl)
-  run          run FILE.go (package main, or a script of REPL lines) with the same preloads
+  run          run FILE.go (package main, or a script of REPL lines) with the same preloads;
+               several Go files, or a folder's, run as one program, as go run does
 
 run "eqf <command> -h" for a command's flags`)
 }

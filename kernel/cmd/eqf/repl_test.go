@@ -261,3 +261,44 @@ func TestRunScript(t *testing.T) {
 		t.Errorf("eqf run of a missing file: %v %s", err, out)
 	}
 }
+
+// TestRunSeveralFiles: `eqf run` of several Go files, or of a folder (its _test.go left out), runs
+// them as one program, as go run does: a function uses what another file declares; an error names
+// its file and line there; two mains, a script among files and no file at all are refused.
+func TestRunSeveralFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mainGo := write("main.go", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(helper(2), scale) }\n")
+	helperGo := write("helper.go", "package main\n\nimport \"strings\"\n\nconst scale = 21\n\nfunc helper(x int) string { return strings.Repeat(\"*\", x*scale/21) }\n")
+	write("helper_test.go", "package main\n\nfunc main() {}\n") // a second main, left out as go run leaves it
+	for _, args := range [][]string{{mainGo, helperGo}, {helperGo, mainGo}, {dir}} {
+		out, err := exec.Command(eqfBinary(t), append([]string{"run"}, args...)...).CombinedOutput()
+		if err != nil || string(out) != "** 21\n" {
+			t.Errorf("eqf run %v: %v %q, want \"** 21\\n\"", args, err, out)
+		}
+	}
+	bad := write("bad.go", "package main\n\nfunc shout(s string) string {\n\treturn s + undefinedX\n}\n")
+	two := write("two.go", "package main\n\nfunc main() {}\n")
+	script := write("lines.go", "x := 1\nx\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{mainGo, helperGo, bad}, "bad.go:4:13: undefined: undefinedX"},
+		{[]string{mainGo, helperGo, two}, "two.go: main redeclared (" + mainGo + " declares it)"},
+		{[]string{mainGo, script}, "lines.go: not a Go file of package main"},
+		{nil, "run: FILE: none given"},
+	} {
+		out, err := exec.Command(eqfBinary(t), append([]string{"run"}, c.args...)...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("eqf run %v: %v %q, want an error saying %q", c.args, err, out, c.want)
+		}
+	}
+}
