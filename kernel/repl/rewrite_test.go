@@ -204,7 +204,7 @@ func TestMethodValues(t *testing.T) {
 	}
 }
 
-// TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend (README
+// TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend (docs/repl.md
 // lists them), so that a newer yaegi that mends one is noticed and the note dropped. Each row is
 // what Go prints, and yaegi's.
 func TestKnownYaegiGaps(t *testing.T) {
