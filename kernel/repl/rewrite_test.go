@@ -204,9 +204,9 @@ func TestMethodValues(t *testing.T) {
 	}
 }
 
-// TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend (docs/repl.md
-// lists them), so that a newer yaegi that mends one is noticed and the note dropped. Each row is
-// what Go prints, and yaegi's.
+// TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend
+// (docs/repl.md lists them), so that a newer yaegi that mends one is noticed and the note
+// dropped. Each row is what Go prints, and yaegi's.
 func TestKnownYaegiGaps(t *testing.T) {
 	for _, c := range []struct{ what, src, gos, yaegis string }{
 		// a function literal deferred in a loop reads the last iteration's variables, even one the
