@@ -12,7 +12,7 @@ import (
 // Commands are the REPL's own commands, with their help lines.
 var Commands = []struct{ Name, Args, Doc string }{
 	{":help", "", "this help"},
-	{":load", "FILE", "evaluate a Go file (its func main runs once) or a script of REPL lines"},
+	{":load", "FILE", "evaluate Go files (one program, its main run once; a folder's) or a script of REPL lines"},
 	{":reset", "", "forget every definition; start again with the preloads"},
 	{":serve", "[PORT]", "a live gallery of the session's figures on http://127.0.0.1:PORT/ (newest on top, updated as they arrive; localhost only)"},
 	{":doc", "NAME", "a symbol's signature and doc comment: :doc eqflib.CFunctionWarp, :doc eqflib.Options, :doc plots; a name you declared: its declaration"},

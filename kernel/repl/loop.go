@@ -227,7 +227,15 @@ func (s *Session) command(line string) (quit bool, err error) {
 		if arg == "" {
 			return false, errors.New(":load needs a FILE")
 		}
-		err := s.interruptible(func(ctx context.Context) error { return s.Load(ctx, arg) })
+		args := []string{arg}
+		if _, err := os.Stat(arg); err != nil {
+			args = strings.Fields(arg) // several files (a name with spaces is one file that is there)
+		}
+		files, err := ProgramFiles(args)
+		if err != nil {
+			return false, fmt.Errorf(":load: %w", err)
+		}
+		err = s.interruptible(func(ctx context.Context) error { return s.LoadFiles(ctx, files...) })
 		var decls declsError
 		if errors.As(err, &decls) {
 			err = fmt.Errorf("%w (the session keeps what the file declared before the error, some of it broken: once the file is fixed, :reset, then :load it)", err)

@@ -631,6 +631,35 @@ func (s *Session) LoadFiles(ctx context.Context, files ...string) error {
 	return nil
 }
 
+// ProgramFiles are the files of a program named by args: the files named, or a folder's Go files
+// but its tests (one folder alone, as go run . takes it).
+func ProgramFiles(args []string) ([]string, error) {
+	if len(args) == 1 {
+		if st, err := os.Stat(args[0]); err == nil && st.IsDir() {
+			matches, err := filepath.Glob(filepath.Join(args[0], "*.go"))
+			if err != nil {
+				return nil, err
+			}
+			var files []string
+			for _, m := range matches {
+				if !strings.HasSuffix(m, "_test.go") {
+					files = append(files, m)
+				}
+			}
+			if len(files) == 0 {
+				return nil, fmt.Errorf("FILE = %s: a folder without Go files", args[0])
+			}
+			return files, nil
+		}
+	}
+	for _, a := range args {
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			return nil, fmt.Errorf("FILE = %s: a folder among several files: name the files, or the folder alone", a)
+		}
+	}
+	return args, nil
+}
+
 // declsError is the error of a Go file whose declarations failed to compile: yaegi keeps what
 // it declared before the error, some of it unusable (a method of the file's type then returns
 // zero values, and loading the fixed file again does not replace it), so :load says to reset.

@@ -370,6 +370,13 @@ func TestLoadFiles(t *testing.T) {
 	if got := out.String(); got != "42\n" {
 		t.Errorf("printed %q, want \"42\\n\"", got)
 	}
+	// :load takes several files, or the folder
+	for _, arg := range []string{a + " " + b, dir} {
+		out.Reset()
+		if _, err := s.command(":load " + arg); err != nil || out.String() != "42\n" {
+			t.Errorf(":load %s: %v, printed %q", arg, err, out.String())
+		}
+	}
 	c := write("c.go", "package main\n\nfunc thrice(x int) int {\n\treturn 3 * y\n}\n")
 	err := s.LoadFiles(context.Background(), b, c)
 	if want := c + ":4:13: undefined: y"; err == nil || !strings.HasPrefix(err.Error(), want) {

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 
 	"github.com/equilibriumforcing/eqf/kernel/repl"
 	"golang.org/x/term"
@@ -50,9 +48,9 @@ func runScript(args []string) error {
 		fs.Usage()
 		return errors.New("run: FILE: none given: name a Go file, a script of REPL lines, several Go files or a folder")
 	}
-	files, err := programFiles(fs.Args())
+	files, err := repl.ProgramFiles(fs.Args())
 	if err != nil {
-		return err
+		return fmt.Errorf("run: %w", err)
 	}
 	if err := outDir("dir", *dir); err != nil {
 		return err
@@ -64,33 +62,4 @@ func runScript(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	return s.LoadFiles(ctx, files...)
-}
-
-// programFiles are the files eqf run runs: those named, or a folder's Go files but its tests
-// (one folder alone, as go run . takes it).
-func programFiles(args []string) ([]string, error) {
-	if len(args) == 1 {
-		if st, err := os.Stat(args[0]); err == nil && st.IsDir() {
-			matches, err := filepath.Glob(filepath.Join(args[0], "*.go"))
-			if err != nil {
-				return nil, err
-			}
-			var files []string
-			for _, m := range matches {
-				if !strings.HasSuffix(m, "_test.go") {
-					files = append(files, m)
-				}
-			}
-			if len(files) == 0 {
-				return nil, fmt.Errorf("run: FILE = %s: a folder without Go files", args[0])
-			}
-			return files, nil
-		}
-	}
-	for _, a := range args {
-		if st, err := os.Stat(a); err == nil && st.IsDir() {
-			return nil, fmt.Errorf("run: FILE = %s: a folder among several files: name the files, or the folder alone", a)
-		}
-	}
-	return args, nil
 }
