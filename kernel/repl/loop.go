@@ -290,7 +290,8 @@ func Help() string {
 	b.WriteString("yaegi v0.16.1 lacks Go 1.21's clear (a loop) and Go 1.23's iterators (maps.Keys,\n")
 	b.WriteString("slices.Sorted, a range over a function); min and max of values whose types are known,\n")
 	b.WriteString("slices and maps (the session's own: slices.Sort, slices.Max, maps.Clone, …), for i :=\n")
-	b.WriteString("range n and Go 1.22's loop variables (one per iteration) work.\n\n")
+	b.WriteString("range n and Go 1.22's loop variables (one per iteration) work. What else yaegi runs\n")
+	b.WriteString("otherwise than Go, mended or not, is listed in docs/repl.md of eqf's sources.\n\n")
 	b.WriteString("Commands:\n")
 	for _, c := range Commands {
 		fmt.Fprintf(&b, "  %-14s %s\n", strings.TrimSpace(c.Name+" "+c.Args), c.Doc)
