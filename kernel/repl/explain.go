@@ -227,14 +227,10 @@ func (s *Session) sayInferred(ctx context.Context, in typed, err error, msg stri
 	}
 	generics := maps.Clone(s.generics) // the session's, and those the input declares (a file)
 	ast.Inspect(in.root, func(n ast.Node) bool {
-		if fd, is := n.(*ast.FuncDecl); is && fd.Recv == nil && fd.Type.TypeParams != nil {
-			var names []string
-			for _, f := range fd.Type.TypeParams.List {
-				for _, id := range f.Names {
-					names = append(names, id.Name)
-				}
+		if fd, is := n.(*ast.FuncDecl); is {
+			if names := typeParamNames(fd); names != nil {
+				generics[fd.Name.Name] = names
 			}
-			generics[fd.Name.Name] = names
 		}
 		return true
 	})
@@ -697,13 +693,7 @@ func (s *Session) noteTypes(src string) {
 				s.types[ts.Name.Name] = t
 			}
 		case *ast.FuncDecl:
-			if d.Recv == nil && d.Type.TypeParams != nil {
-				var names []string
-				for _, f := range d.Type.TypeParams.List {
-					for _, n := range f.Names {
-						names = append(names, n.Name)
-					}
-				}
+			if names := typeParamNames(d); names != nil {
 				s.generics[d.Name.Name] = names
 				continue
 			}
@@ -860,4 +850,19 @@ func params(t reflect.Type) string {
 func isIdent(e ast.Expr, name string) bool {
 	id, is := e.(*ast.Ident)
 	return is && id.Name == name
+}
+
+// typeParamNames are the type parameters of fd, a generic function (not a method); nil for any
+// other function.
+func typeParamNames(fd *ast.FuncDecl) []string {
+	if fd.Recv != nil || fd.Type.TypeParams == nil {
+		return nil
+	}
+	var names []string
+	for _, f := range fd.Type.TypeParams.List {
+		for _, id := range f.Names {
+			names = append(names, id.Name)
+		}
+	}
+	return names
 }
