@@ -38,8 +38,7 @@ func deferInserts(in typed, info *types.Info, write func(types.Type) (string, bo
 				continue
 			}
 			w, writable := write(tv.Type)
-			from, end := in.offset(arg.Pos()), in.offset(arg.End())
-			if writable && from >= 0 && end <= len(in.src) {
+			if from, end, inside := in.span(arg); writable && inside {
 				opens, closes = append(opens, insert{from, "[]" + w + "{"}), append(closes, insert{end, "}[0]"})
 			}
 		}

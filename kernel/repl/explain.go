@@ -398,6 +398,13 @@ func parseTyped(src string) (typed, bool) {
 // offset is pos's byte offset in the input.
 func (in typed) offset(pos token.Pos) int { return in.fset.Position(pos).Offset - len(in.prefix) }
 
+// span is where n is in what was typed, [from, end); ok is false for a node outside it (in the
+// head the session put before it).
+func (in typed) span(n ast.Node) (from, end int, ok bool) {
+	from, end = in.offset(n.Pos()), in.offset(n.End())
+	return from, end, from >= 0 && end <= len(in.src)
+}
+
 // text is n as typed.
 func (in typed) text(n ast.Node) string { return in.src[in.offset(n.Pos()):in.offset(n.End())] }
 

@@ -45,8 +45,9 @@ func methodValueInserts(in typed, info *types.Info, write func(types.Type) (stri
 			return true
 		}
 		typ, writable := write(sn.Type())
-		from, to, end := in.offset(sel.X.Pos()), in.offset(sel.X.End()), in.offset(sel.End())
-		if !writable || from < 0 || end > len(in.src) {
+		from, end, inside := in.span(sel)
+		to := in.offset(sel.X.End())
+		if !writable || !inside {
 			return true
 		}
 		star, unstar := "", "" // a pointer: its value, which Go copies
@@ -79,8 +80,8 @@ func methodExprInserts(in typed, info *types.Info, write func(types.Type) (strin
 			return true
 		}
 		sig, _ := sn.Type().(*types.Signature)
-		from, end := in.offset(sel.Pos()), in.offset(sel.End())
-		if sig == nil || sig.Params().Len() == 0 || from < 0 || end > len(in.src) || strings.Contains(in.src[from:end], "*/") {
+		from, end, inside := in.span(sel)
+		if sig == nil || sig.Params().Len() == 0 || !inside || strings.Contains(in.src[from:end], "*/") {
 			return true
 		}
 		params, args := make([]string, sig.Params().Len()), make([]string, sig.Params().Len()-1)

@@ -54,8 +54,8 @@ func minMaxInserts(in typed, info *types.Info, write func(types.Type) (string, b
 			return true
 		}
 		typ, writable := write(types.Default(tv.Type))
-		from, end := in.offset(call.Pos()), in.offset(call.End())
-		if !writable || from < 0 || end > len(in.src) {
+		from, _, inside := in.span(call)
+		if !writable || !inside {
 			return true
 		}
 		fn := "__" + id.Name + "[" + typ + "]"

@@ -33,8 +33,7 @@ func unexportedTagInserts(in typed) (inserts []insert) {
 				inserts = append(inserts, insert{in.offset(f.Type.End()), " `json:\"-\"`"})
 				continue
 			}
-			from, end := in.offset(f.Tag.Pos()), in.offset(f.Tag.End())
-			if from >= 0 && end <= len(in.src) && !strings.Contains(in.src[from:end], "*/") {
+			if from, end, inside := in.span(f.Tag); inside && !strings.Contains(in.src[from:end], "*/") {
 				inserts = append(inserts, insert{from, "`json:\"-\"` /*"}, insert{end, "*/"})
 			}
 		}
