@@ -567,9 +567,7 @@ func (s *Session) Load(ctx context.Context, file string) error {
 }
 
 // LoadFiles loads several Go files of package main as one program, as `go run a.go b.go`
-// builds them: their imports, then their declarations in one evaluation (a function may use
-// what another file declares, which one file after another would not take), then the main one
-// of them declares. One file is Load's. An error names the file and the line it is in there.
+// builds them (runProgram). One file is Load's.
 func (s *Session) LoadFiles(ctx context.Context, files ...string) error {
 	if len(files) == 1 {
 		return s.Load(ctx, files[0])
@@ -578,8 +576,7 @@ func (s *Session) LoadFiles(ctx context.Context, files ...string) error {
 	defer s.evalMu.Unlock()
 	s.loads++
 	mainName := fmt.Sprintf("__main%d", s.loads)
-	var imports, decls strings.Builder
-	var starts []int // the line of the declarations where each file starts
+	var program []goFile
 	mainFile := ""
 	for _, name := range files {
 		src, err := os.ReadFile(name)
@@ -599,29 +596,62 @@ func (s *Session) LoadFiles(ctx context.Context, files ...string) error {
 		if hasMain {
 			mainFile = name
 		}
-		specs, rest, _ := splitImports(script)
-		for _, sp := range specs {
-			fmt.Fprintf(&imports, "import %s %q\n", sp.name, sp.path)
+		program = append(program, goFile{name, script, hasMain})
+	}
+	return s.runProgram(ctx, program, mainName)
+}
+
+// goFile is a Go file of a program as REPL input (fileToScript): its main, if it has one,
+// renamed.
+type goFile struct {
+	name, script string
+	hasMain      bool
+}
+
+// runProgram evaluates files, the Go files of one program, with evalMu held: the imports of each
+// but the first, then the declarations of all in one input (a function may use what another
+// file declares, which one file after another would not take; the first file's imports stay
+// where they are, the others' are blanked, keeping every line where it was), then main
+// (mainName). An error names the file and the line it is in there.
+func (s *Session) runProgram(ctx context.Context, files []goFile, mainName string) error {
+	var decls strings.Builder
+	var starts []int // the line of the declarations where each file starts
+	mainFile := ""
+	for i, f := range files {
+		script := f.script
+		if i > 0 {
+			specs, rest, _ := splitImports(script)
+			var imports strings.Builder
+			for _, sp := range specs {
+				fmt.Fprintf(&imports, "import %s %q\n", sp.name, sp.path)
+			}
+			if imports.Len() > 0 {
+				if err := s.evalInput(ctx, imports.String()); err != nil {
+					return fmt.Errorf("%s: %w", f.name, err)
+				}
+			}
+			script = blank(script[:len(script)-len(rest)]) + rest
+			decls.WriteString("\n")
 		}
 		starts = append(starts, strings.Count(decls.String(), "\n")+1)
-		decls.WriteString(blank(script[:len(script)-len(rest)]) + rest + "\n")
-	}
-	// in which file a line of the declarations is, and its line there
-	inFiles := func(err error) error {
-		at, ok := err.(*posError)
-		if !ok || at.line == 0 {
-			return fmt.Errorf("%s: %w", strings.Join(files, ", "), err)
-		}
-		k := sort.SearchInts(starts, at.line+1) - 1
-		return inFile(files[k], 0, &posError{line: at.line - starts[k] + 1, col: at.col, msg: at.msg, err: at.err})
-	}
-	if imports.Len() > 0 {
-		if err := s.evalInput(ctx, imports.String()); err != nil {
-			return err
+		decls.WriteString(script)
+		if f.hasMain {
+			mainFile = f.name
 		}
 	}
 	if err := s.evalInput(ctx, decls.String()); err != nil {
-		return declsError{inFiles(err)}
+		at, ok := err.(*posError)
+		if !ok || at.line == 0 {
+			var names []string
+			for _, f := range files {
+				names = append(names, f.name)
+			}
+			return declsError{fmt.Errorf("%s: %w", strings.Join(names, ", "), err)}
+		}
+		k := sort.SearchInts(starts, at.line+1) - 1 // the file the line is in
+		pe := *at
+		pe.line -= starts[k] - 1
+		return declsError{inFile(files[k].name, 0, &pe)}
 	}
 	if mainFile != "" {
 		if err := s.evalInput(ctx, mainName+"()"); err != nil {
@@ -678,15 +708,7 @@ func (s *Session) LoadSource(ctx context.Context, name, src string) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if hasMain || script != src { // a Go file: its declarations in one evaluation
-		if err := s.evalInput(ctx, script); err != nil {
-			return declsError{inFile(name, 0, err)}
-		}
-		if hasMain {
-			if err := s.evalInput(ctx, mainName+"()"); err != nil {
-				return fmt.Errorf("%s: %w", name, unplaced(err))
-			}
-		}
-		return nil
+		return s.runProgram(ctx, []goFile{{name, script, hasMain}}, mainName)
 	}
 	// A script: statement by statement, as if typed.
 	var pending strings.Builder
