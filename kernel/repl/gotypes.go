@@ -339,7 +339,7 @@ type typeError struct {
 }
 
 // checkedInput is typeCheck of the input being evaluated: its errors, kept for its diagnosis,
-// and the rewrites go/types' types give (methodvalue.go, minmax.go).
+// and the rewrites go/types' types give (typeCheck).
 type checkedInput struct {
 	src      string
 	errs     []typeError
@@ -371,7 +371,9 @@ func typeErrors(src string, k known) []typeError {
 // session what k holds (a declaration or variable src declares again left out) and of the
 // packages it imports (gopackages.go), and returns its errors in src in the order of their
 // positions, soft ones (unused variables and imports) left out, and the rewrites its types give:
-// method values bound when they are taken (methodvalue.go), min and max (minmax.go).
+// method values bound when taken and method expressions (methodvalue.go), methods of embedded
+// interfaces (embedded.go), min and max (minmax.go), assignments to interfaces and of nil
+// (assign.go) and deferred calls' arguments (defer.go).
 func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
 	defer func() {
 		if recover() != nil { // a type go/types cannot take: nothing is said, nothing refused

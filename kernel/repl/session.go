@@ -325,9 +325,7 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	// keeps the others (assign.go); a method value copies its receiver when it is taken
 	// (methodvalue.go); min and max run (minmax.go); a cmp.Ordered constraint takes untyped
 	// constants (stdgeneric.go); encoding/json skips unexported fields (structtag.go). Those that
-	// need go/types' types come from the check (typeCheck: method values and expressions, methods
-	// of embedded interfaces, min and max, assignments to interfaces and of nil, and deferred
-	// calls' arguments).
+	// need go/types' types come from the check (typeCheck lists them).
 	var rewrites []insert
 	if parsed {
 		for _, r := range []func(typed) []insert{loopVarInserts, goroutineInserts, compositeInserts, orderedInserts, unexportedTagInserts} {
