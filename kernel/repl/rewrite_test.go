@@ -204,6 +204,75 @@ func TestMethodValues(t *testing.T) {
 	}
 }
 
+// TestCallResultsKeepMethods: a call's result of a type the session declared with methods keeps
+// them where it is given to a compiled function (fmt's, log's, sort.Sort) and at the prompt, and
+// a session's error type is formatted and wrapped by its Error method (callresult.go). The
+// program's output is what go run printed of it.
+func TestCallResultsKeepMethods(t *testing.T) {
+	s, out := newTestSession(t)
+	loadAll(t, s, "t.go", callResultProgram)
+	const goOut = "M! P(3) E5\nM! 1 M! \"M!\" 4d21 1 M!\n[a bb ccc] w: E5 E5 M! E5\nM! E5\nM! P(3)\n1\n"
+	if got := out.String(); got != goOut {
+		t.Errorf("the program printed %q, want %q (Go's)", got, goOut)
+	}
+	out.Reset()
+	evalAll(t, s, "mk()", "mkq()", "mkE()", "fmt.Sprintf(\"%v|%5.1v|%-3d|%[1]s\", mk(), mkq(), mk())")
+	if got, want := out.String(), "M!\nP(3)\nerror: E5\nM!|    P|1  |M!\n"; got != want {
+		t.Errorf("at the prompt %q, want %q (Go's)", got, want)
+	}
+}
+
+const callResultProgram = `package main
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"sort"
+	"strings"
+)
+
+type M int
+
+func (m M) String() string { return "M!" }
+func mk() M                { return 1 }
+
+type P struct{ X int }
+
+func (p *P) String() string { return fmt.Sprintf("P(%d)", p.X) }
+func mkq() *P               { return &P{3} }
+
+type E struct{ code int }
+
+func (e E) Error() string { return fmt.Sprint("E", e.code) }
+func mkE() E              { return E{5} }
+
+type byLen []string
+
+func (b byLen) Len() int           { return len(b) }
+func (b byLen) Less(i, j int) bool { return len(b[i]) < len(b[j]) }
+func (b byLen) Swap(i, j int)      { b[i], b[j] = b[j], b[i] }
+func mkb(xs []string) byLen        { return byLen(xs) }
+
+func main() {
+	fmt.Println(mk(), mkq(), mkE())
+	fmt.Printf("%v %d %s %q %x %#v %[1]s\n", mk(), mk(), mk(), mk(), mk(), mk())
+	xs := []string{"ccc", "a", "bb"}
+	sort.Sort(mkb(xs))
+	err := fmt.Errorf("w: %w", mkE())
+	m, e := mk(), mkE()
+	fmt.Println(xs, err, errors.Unwrap(err), m, e)
+	var b strings.Builder
+	log.SetOutput(&b)
+	log.SetFlags(0)
+	log.Printf("%v %s", mk(), mkE())
+	log.Println(m, mkq())
+	fmt.Print(b.String())
+	format := "%d\n" // (not a constant: its arguments stay as typed)
+	fmt.Printf(format, mk())
+}
+`
+
 // TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend
 // (docs/repl.md lists them), so that a newer yaegi that mends one is noticed and the note
 // dropped. Each row is what Go prints, and yaegi's.
@@ -228,9 +297,18 @@ func TestKnownYaegiGaps(t *testing.T) {
 		// the receiver of a deferred method call is read when the call runs (its arguments are
 		// held at the defer statement: TestDeferredArguments)
 		{"a deferred method's receiver", "type counter struct{ n int }\nfunc (c counter) say() { fmt.Print(c.n) }\nfunc run() { c := counter{1}; defer c.say(); c.n = 2 }\nrun()", "1", "2"},
-		// a call's result of a type the session declared with methods loses them where it becomes
-		// an interface's value (a variable of it keeps them: m := mk(); fmt.Sprint(m) reads "M!")
-		{"a call's result as an interface", "type m3 []float64\nfunc (m m3) String() string { return \"M!\" }\nfunc mk() m3 { return m3{1} }\nfmt.Sprint(mk())", "M!", "[1]"},
+		// a call's result of a type the session declared with methods loses them where it is given
+		// to a function the session declared (to a compiled one it keeps them:
+		// TestCallResultsKeepMethods)
+		{"a call's result given to the session's function", "type m3 []float64\nfunc (m m3) String() string { return \"M!\" }\nfunc mk() m3 { return m3{1} }\nfunc show(v any) string { return fmt.Sprint(v) }\nshow(mk())", "M!", "[1]"},
+		// a value of such a type in a []any spread into a compiled function reaches it as the
+		// interpreter's own interface value, {0x… {…}} (its address changes from run to run)
+		{"a []any spread", "type m4 int\nfunc (m m4) String() string { return \"M!\" }\nxs := []any{m4(1)}\nimport \"strings\"\nstrings.HasPrefix(fmt.Sprint(xs...), \"{0x\")", "false", "true"},
+		// a value of such a type is given to fmt in the interpreter's wrapper, which carries its
+		// methods: the verbs that do not call them format the wrapper (an argument that both such
+		// a verb and %v read is given bare, and %v then formats it without String)
+		{"%T and %d of a value with methods", "type m5 int\nfunc (m m5) String() string { return \"M!\" }\nm := m5(1)\nfmt.Sprintf(\"%T %d\", m, m)[:7]", "main.m5", "stdlib."},
+		{"%d and %v of one call's result", "type m6 int\nfunc (m m6) String() string { return \"M!\" }\nfunc mk() m6 { return 1 }\nfmt.Sprintf(\"%d %[1]v\", mk())", "1 M!", "1 1"},
 		// fmt's %+v names an unexported field of a session type as the interpreter exports it
 		// (the REPL's own printing names it as declared: TestUnexportedFields)
 		{"%+v of an unexported field", "type rec struct{ Name string; tags []string }\nfmt.Sprintf(\"%+v\", rec{\"x\", nil})", "{Name:x tags:[]}", "{Name:x Xtags:[]}"},

@@ -29,7 +29,6 @@ import (
 	"github.com/equilibriumforcing/eqf/symbols"
 	"github.com/equilibriumforcing/eqf/symbols/eqf"
 	"github.com/traefik/yaegi/interp"
-	"github.com/traefik/yaegi/stdlib"
 )
 
 // Preload is a package the session imports before the first line.
@@ -169,7 +168,7 @@ func (s *Session) Reset() error {
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
 	in := interp.New(interp.Options{Stdout: s.opts.Stdout, Stderr: lineFilter{s.opts.Stderr, yaegiPanicTrace}, GoPath: os.DevNull})
-	if err := in.Use(stdlib.Symbols); err != nil {
+	if err := in.Use(stdlibSymbols()); err != nil {
 		return fmt.Errorf("repl: loading the standard library's symbols: %w", err)
 	}
 	if err := loadStdGeneric(in); err != nil {

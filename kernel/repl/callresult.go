@@ -1,0 +1,270 @@
+package repl
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/types"
+	"log"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+)
+
+// A value of a session's type given to a compiled function. A compiled (Go) function cannot
+// call an interpreted method, so yaegi v0.16.1 gives it a value of a type the session declared
+// with methods in a wrapper, a struct of Go functions that call them, made for the interface the
+// parameter asks for; for a parameter of type any, for the interfaces listed for that function
+// (yaegi lists fmt.Stringer and fmt.Formatter for fmt's printing functions). Two gaps follow,
+// each mended here:
+//
+//   - A call's result is passed bare, without the wrapper, where a variable or an expression in
+//     parentheses is wrapped: with type M int and a method String, fmt.Println(mk()) printed 1
+//     (Go: M!), fmt.Printf("%v", mkp()) of a struct {2}, fmt.Println(mkq()) of a pointer &{3},
+//     and sort.Sort(mkb()) of a sort.Interface the session declared panicked ("reflect: Call
+//     using []string as type sort.Interface"); the REPL prints an expression typed alone
+//     through a compiled function, so mk() at the prompt printed 1 too. Where go/types knows
+//     the call's type, the session puts such an argument in parentheses (callResultInserts).
+//   - yaegi lists no interface for log.Print, log.Printf and log.Println, nor error for fmt's
+//     functions: log.Println(m) printed 1, and fmt.Println(e) of a session's error type its
+//     fields ({5}, Go: its Error()); fmt.Errorf("w: %w", e) wrapped nothing. The session lists
+//     fmt.Formatter, error and fmt.Stringer (the order in which Go's fmt looks for them) for
+//     fmt's and log's printing functions (stdlibSymbols).
+//
+// A wrapped value is formatted wrongly by the verbs that do not call its methods (m := mk();
+// fmt.Printf("%d %T", m, m) reads "{1 …} stdlib._fmt_Stringer", Go's "1 main.M":
+// TestKnownYaegiGaps), so an argument of a Printf-like function (a compiled function whose name
+// ends in f, taking a format string and then ...any) is put in parentheses only where the verbs
+// that read it call String or Error (%v, %s, %q, %x, %X, %w; not %#v), read from a constant
+// format; one read by another verb, or by a format that is not a constant, stays bare, which
+// those verbs format as Go does. A call's result given to a function the session declared stays
+// bare too: in parentheses it made yaegi panic (func show(v any) string; s := show((mk()))),
+// where bare it reads 1, a gap pinned in TestKnownYaegiGaps.
+
+// callResultInserts are the texts that put in parentheses each call's result of a type the
+// session declared with methods given as an interface argument of a compiled package's function,
+// or typed alone at the prompt (the REPL prints it through one), from go/types' types (info).
+func callResultInserts(in typed, info *types.Info, _ func(types.Type) (string, bool)) (inserts []insert) {
+	wrap := func(e ast.Expr, to types.Type) {
+		c, ok := e.(*ast.CallExpr)
+		if !ok || !methodful(info, c, to) {
+			return
+		}
+		if from, end, inside := in.span(c); inside {
+			inserts = append(inserts, insert{from, "("}, insert{end, ")"})
+		}
+	}
+	if e := aloneExpr(in); e != nil {
+		wrap(e, types.Universe.Lookup("any").Type())
+	}
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok || c.Ellipsis.IsValid() {
+			return true
+		}
+		sig, compiled := compiledCallee(info, c)
+		if !compiled {
+			return true
+		}
+		verbs, printf, read := printfVerbs(info, c, sig)
+		for i, arg := range c.Args {
+			p := paramType(sig, i)
+			if _, isParam := p.(*types.TypeParam); p == nil || isParam || !types.IsInterface(p) {
+				continue
+			}
+			if k := i - (sig.Params().Len() - 1); printf && k >= 0 { // its place after the format
+				// (one no verb reads is printed as %!(EXTRA …), by %v)
+				if !read || slices.ContainsFunc(verbs[k], func(v rune) bool { return !strings.ContainsRune("vsqxXw", v) }) {
+					continue
+				}
+			}
+			wrap(arg, p)
+		}
+		return true
+	})
+	return inserts
+}
+
+// methodful reports whether c is a call (not a conversion) whose one result is of a type the
+// session declared, or a pointer to one, with methods that matter given to a parameter of type
+// to: for an interface with methods, any; for any (interface{}), String, Error or Format, which
+// fmt calls. (yaegi lists json.Marshaler for json.Marshal, but a value wrapped for it made
+// json.Marshal panic, a variable too, where a call's result was marshalled without its
+// MarshalJSON: such a call stays bare.)
+func methodful(info *types.Info, c *ast.CallExpr, to types.Type) bool {
+	if f, ok := info.Types[c.Fun]; !ok || f.IsType() {
+		return false
+	}
+	tv, ok := info.Types[c]
+	if !ok || tv.Type == nil || types.IsInterface(tv.Type) {
+		return false
+	}
+	t := tv.Type
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main" {
+		return false
+	}
+	ms := types.NewMethodSet(tv.Type)
+	if isAny(to) {
+		return ms.Lookup(nil, "String") != nil || ms.Lookup(nil, "Error") != nil || ms.Lookup(nil, "Format") != nil
+	}
+	return ms.Len() > 0
+}
+
+// compiledCallee is the signature of the function c calls where it is a compiled package's
+// function or method (not one the session declared, nor a function value held in a variable).
+func compiledCallee(info *types.Info, c *ast.CallExpr) (*types.Signature, bool) {
+	var id *ast.Ident
+	switch f := unparen(c.Fun).(type) {
+	case *ast.SelectorExpr:
+		id = f.Sel
+	case *ast.IndexExpr: // pkg.F[T](…)
+		if sel, ok := f.X.(*ast.SelectorExpr); ok {
+			id = sel.Sel
+		}
+	}
+	if id == nil {
+		return nil, false
+	}
+	fn, ok := info.Uses[id].(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Pkg().Path() == "main" {
+		return nil, false
+	}
+	sig, ok := info.Types[c.Fun].Type.(*types.Signature) // (instantiated where generic)
+	return sig, ok
+}
+
+// isAny reports whether t is an interface without methods (any).
+func isAny(t types.Type) bool {
+	it, ok := t.Underlying().(*types.Interface)
+	return ok && it.Empty()
+}
+
+// paramType is the type of sig's parameter that takes the i-th argument (a variadic one's
+// element); nil past the last.
+func paramType(sig *types.Signature, i int) types.Type {
+	n := sig.Params().Len()
+	switch {
+	case sig.Variadic() && i >= n-1:
+		if s, ok := sig.Params().At(n - 1).Type().(*types.Slice); ok {
+			return s.Elem()
+		}
+		return nil
+	case i < n:
+		return sig.Params().At(i).Type()
+	}
+	return nil
+}
+
+// aloneExpr is the expression typed alone at the prompt (the REPL prints its value), else nil.
+func aloneExpr(in typed) ast.Expr {
+	if _, ok := isExpr(in.src); !ok || !strings.HasSuffix(in.prefix, "func _() {\n") {
+		return nil
+	}
+	f, ok := in.root.(*ast.File)
+	if !ok || len(f.Decls) == 0 {
+		return nil
+	}
+	fd, ok := f.Decls[len(f.Decls)-1].(*ast.FuncDecl)
+	if !ok || fd.Body == nil || len(fd.Body.List) != 1 {
+		return nil
+	}
+	if st, ok := fd.Body.List[0].(*ast.ExprStmt); ok {
+		return st.X
+	}
+	return nil
+}
+
+// printfVerbs are the verbs of c's format that read each argument after it (formatVerbs), where
+// c calls a Printf-like function (printf: a name ending in f, its parameters ending in a string
+// and ...any); read is false where the format is not a constant or cannot be read.
+func printfVerbs(info *types.Info, c *ast.CallExpr, sig *types.Signature) (verbs map[int][]rune, printf, read bool) {
+	n := sig.Params().Len()
+	sel, isSel := unparen(c.Fun).(*ast.SelectorExpr)
+	if !isSel || !strings.HasSuffix(sel.Sel.Name, "f") || !sig.Variadic() || n < 2 || len(c.Args) < n-1 {
+		return nil, false, false
+	}
+	if b, ok := sig.Params().At(n - 2).Type().Underlying().(*types.Basic); !ok || b.Kind() != types.String {
+		return nil, false, false
+	}
+	if s, ok := sig.Params().At(n - 1).Type().(*types.Slice); !ok || !isAny(s.Elem()) {
+		return nil, false, false
+	}
+	tv := info.Types[c.Args[n-2]]
+	if tv.Value == nil || tv.Value.Kind() != constant.String {
+		return nil, true, false
+	}
+	verbs, read = formatVerbs(constant.StringVal(tv.Value))
+	return verbs, true, read
+}
+
+// formatVerbs are the verbs of fmt's format string that read each argument (its index → verbs;
+// '*' for a width or precision, '#' for %#v), numbered ones (%[2]v) among them; ok is false for
+// a number fmt would not read.
+func formatVerbs(format string) (verbs map[int][]rune, ok bool) {
+	verbs = map[int][]rune{}
+	arg := 0
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		sharp := false
+	spec:
+		for i++; i < len(format); i++ {
+			switch ch := format[i]; {
+			case ch == '#':
+				sharp = true
+			case strings.IndexByte("+- 0.", ch) >= 0 || '0' <= ch && ch <= '9':
+			case ch == '[':
+				end := strings.IndexByte(format[i:], ']')
+				n, err := strconv.Atoi(format[i+1 : i+max(end, 1)])
+				if end < 0 || err != nil || n < 1 {
+					return nil, false
+				}
+				arg, i = n-1, i+end
+			case ch == '*':
+				verbs[arg] = append(verbs[arg], '*')
+				arg++
+			case ch == '%': // %% reads none
+				break spec
+			default:
+				r := rune(ch)
+				if r == 'v' && sharp {
+					r = '#'
+				}
+				verbs[arg] = append(verbs[arg], r)
+				arg++
+				break spec
+			}
+		}
+	}
+	return verbs, true
+}
+
+// stdlibSymbols are yaegi's standard library symbols, with the interfaces a value of a session's
+// type is wrapped for where it is given to fmt's and log's printing functions' parameters of
+// type any (yaegi's MapTypes) that Go's fmt calls: Format, else Error, else String. (They go in
+// with the symbols: yaegi copies them to its own fmt.Println, log.Println and others, which
+// write to the session's output, when it loads fmt.)
+func stdlibSymbols() interp.Exports {
+	printing := []reflect.Type{reflect.TypeFor[fmt.Formatter](), reflect.TypeFor[error](), reflect.TypeFor[fmt.Stringer]()}
+	m := maps.Clone(stdlib.MapTypes)
+	for _, f := range []any{
+		fmt.Append, fmt.Appendf, fmt.Appendln, fmt.Errorf, fmt.Fprint, fmt.Fprintf, fmt.Fprintln,
+		fmt.Print, fmt.Printf, fmt.Println, fmt.Sprint, fmt.Sprintf, fmt.Sprintln,
+		log.Fatal, log.Fatalf, log.Fatalln, log.Panic, log.Panicf, log.Panicln, log.Print, log.Printf, log.Println,
+	} {
+		m[reflect.ValueOf(f)] = printing
+	}
+	syms := maps.Clone(stdlib.Symbols)
+	syms["."] = map[string]reflect.Value{"MapTypes": reflect.ValueOf(m)}
+	return syms
+}
