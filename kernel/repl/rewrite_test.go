@@ -308,6 +308,11 @@ func TestKnownYaegiGaps(t *testing.T) {
 		// methods: the verbs that do not call them format the wrapper (an argument that both such
 		// a verb and %v read is given bare, and %v then formats it without String)
 		{"%T and %d of a value with methods", "type m5 int\nfunc (m m5) String() string { return \"M!\" }\nm := m5(1)\nfmt.Sprintf(\"%T %d\", m, m)[:7]", "main.m5", "stdlib."},
+		// a type the session declared is held as its underlying type: a type switch or assertion
+		// cannot tell one from the other (a type with methods is told in a switch, not in an
+		// assertion)
+		{"a type switch on a type without methods", "type cel float64\nfunc kind(x any) string { switch x.(type) { case cel: return \"cel\"; case float64: return \"float64\" }; return \"other\" }\nkind(cel(2.5))", "cel", "float64"},
+		{"a type assertion to a type with methods", "type m7 int\nfunc (m m7) String() string { return \"M!\" }\nvar a any = 1\n_, isM := a.(m7)\nisM", "false", "true"},
 		{"%d and %v of one call's result", "type m6 int\nfunc (m m6) String() string { return \"M!\" }\nfunc mk() m6 { return 1 }\nfmt.Sprintf(\"%d %[1]v\", mk())", "1 M!", "1 1"},
 		// fmt's %+v names an unexported field of a session type as the interpreter exports it
 		// (the REPL's own printing names it as declared: TestUnexportedFields)
