@@ -373,8 +373,8 @@ func typeErrors(src string, k known) []typeError {
 // positions, soft ones (unused variables and imports) left out, and the rewrites its types give:
 // method values bound when taken and method expressions (methodvalue.go), methods of embedded
 // interfaces (embedded.go), min and max (minmax.go), assignments to interfaces and of nil
-// (assign.go), deferred calls' arguments (defer.go) and call results given to compiled
-// functions' interface parameters (callresult.go).
+// (assign.go), deferred calls' arguments (defer.go) and values of the session's types given to
+// compiled functions (compiledargs.go).
 func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
 	defer func() {
 		if recover() != nil { // a type go/types cannot take: nothing is said, nothing refused
@@ -494,7 +494,7 @@ func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
 	opens, closes := deferInserts(in, info, write)
 	rewrites = opens
 	for _, r := range []func(typed, *types.Info, func(types.Type) (string, bool)) []insert{
-		methodValueInserts, methodExprInserts, embeddedInterfaceInserts, minMaxInserts, interfaceAssignInserts, callResultInserts,
+		methodValueInserts, methodExprInserts, embeddedInterfaceInserts, minMaxInserts, interfaceAssignInserts, compiledArgInserts,
 	} {
 		rewrites = append(rewrites, r(in, info, write)...)
 	}

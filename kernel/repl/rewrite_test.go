@@ -206,12 +206,12 @@ func TestMethodValues(t *testing.T) {
 
 // TestCallResultsKeepMethods: a call's result of a type the session declared with methods keeps
 // them where it is given to a compiled function (fmt's, log's, sort.Sort) and at the prompt, and
-// a session's error type is formatted and wrapped by its Error method (callresult.go). The
+// a session's error type is formatted and wrapped by its Error method (compiledargs.go). The
 // program's output is what go run printed of it.
 func TestCallResultsKeepMethods(t *testing.T) {
 	s, out := newTestSession(t)
 	loadAll(t, s, "t.go", callResultProgram)
-	const goOut = "M! P(3) E5\nM! 1 M! \"M!\" 4d21 1 M!\n[a bb ccc] w: E5 E5 M! E5\nM! E5\nM! P(3)\n1\n"
+	const goOut = "M! P(3) E5\nM! 1 M! \"M!\" 4d21 1 M!\n[a bb ccc] w: E5 E5 M! E5\nM! E5\nM! P(3)\n1\n2 002 2 A test test|2.50 3.0°C 74657374|Hd7\n"
 	if got := out.String(); got != goOut {
 		t.Errorf("the program printed %q, want %q (Go's)", got, goOut)
 	}
@@ -254,6 +254,20 @@ func (b byLen) Less(i, j int) bool { return len(b[i]) < len(b[j]) }
 func (b byLen) Swap(i, j int)      { b[i], b[j] = b[j], b[i] }
 func mkb(xs []string) byLen        { return byLen(xs) }
 
+type Phase int
+
+const Test Phase = 2
+
+func (p Phase) String() string { return [...]string{"train", "eval", "test", "A"}[p%4] }
+
+type cel float64
+
+func (c cel) String() string { return fmt.Sprintf("%.1f°C", float64(c)) }
+
+type hexed int
+
+func (h hexed) Format(f fmt.State, verb rune) { fmt.Fprintf(f, "H%c%d", verb, int(h)) }
+
 func main() {
 	fmt.Println(mk(), mkq(), mkE())
 	fmt.Printf("%v %d %s %q %x %#v %[1]s\n", mk(), mk(), mk(), mk(), mk(), mk())
@@ -270,6 +284,8 @@ func main() {
 	fmt.Print(b.String())
 	format := "%d\n" // (not a constant: its arguments stay as typed)
 	fmt.Printf(format, mk())
+	p := Test
+	fmt.Printf("%d %03d %#v %c %v %s|%.2f %v %x|%d\n", Test, p, p, Phase(65), p, Test, cel(2.5), cel(3), p, hexed(7))
 }
 `
 
@@ -305,9 +321,9 @@ func TestKnownYaegiGaps(t *testing.T) {
 		// interpreter's own interface value, {0x… {…}} (its address changes from run to run)
 		{"a []any spread", "type m4 int\nfunc (m m4) String() string { return \"M!\" }\nxs := []any{m4(1)}\nimport \"strings\"\nstrings.HasPrefix(fmt.Sprint(xs...), \"{0x\")", "false", "true"},
 		// a value of such a type is given to fmt in the interpreter's wrapper, which carries its
-		// methods: the verbs that do not call them format the wrapper (an argument that both such
-		// a verb and %v read is given bare, and %v then formats it without String)
-		{"%T and %d of a value with methods", "type m5 int\nfunc (m m5) String() string { return \"M!\" }\nm := m5(1)\nfmt.Sprintf(\"%T %d\", m, m)[:7]", "main.m5", "stdlib."},
+		// methods: %T formats the wrapper's type, and a call's result that both %d and %v read is
+		// given bare (%v then formats it without String)
+		{"%T of a value with methods", "type m5 int\nfunc (m m5) String() string { return \"M!\" }\nm := m5(1)\nfmt.Sprintf(\"%T\", m)", "main.m5", "stdlib._fmt_Stringer"},
 		// a type the session declared is held as its underlying type: a type switch or assertion
 		// cannot tell one from the other (a type with methods is told in a switch, not in an
 		// assertion)

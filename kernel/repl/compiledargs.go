@@ -20,7 +20,7 @@ import (
 // call an interpreted method, so yaegi v0.16.1 gives it a value of a type the session declared
 // with methods in a wrapper, a struct of Go functions that call them, made for the interface the
 // parameter asks for; for a parameter of type any, for the interfaces listed for that function
-// (yaegi lists fmt.Stringer and fmt.Formatter for fmt's printing functions). Two gaps follow,
+// (yaegi lists fmt.Stringer and fmt.Formatter for fmt's printing functions). Three gaps follow,
 // each mended here:
 //
 //   - A call's result is passed bare, without the wrapper, where a variable or an expression in
@@ -29,27 +29,35 @@ import (
 //     and sort.Sort(mkb()) of a sort.Interface the session declared panicked ("reflect: Call
 //     using []string as type sort.Interface"); the REPL prints an expression typed alone
 //     through a compiled function, so mk() at the prompt printed 1 too. Where go/types knows
-//     the call's type, the session puts such an argument in parentheses (callResultInserts).
+//     the call's type, the session puts such an argument in parentheses (compiledArgInserts).
 //   - yaegi lists no interface for log.Print, log.Printf and log.Println, nor error for fmt's
 //     functions: log.Println(m) printed 1, and fmt.Println(e) of a session's error type its
 //     fields ({5}, Go: its Error()); fmt.Errorf("w: %w", e) wrapped nothing. The session lists
 //     fmt.Formatter, error and fmt.Stringer (the order in which Go's fmt looks for them) for
 //     fmt's and log's printing functions (stdlibSymbols).
+//   - The verbs that do not call String format the wrapper: with type Phase int, its constants
+//     and a String method, fmt.Printf("%d", Test) printed {2 5293088} (Go: 2), %#v
+//     stdlib._fmt_Stringer{IValue:2, …}. An argument of a Printf-like function (a compiled
+//     function whose name ends in f, taking a format string and then ...any) of such a type
+//     whose underlying type is a number, a string or a bool, without a Format method, that only
+//     such verbs read (%d, %f, %c, …; %#v where it has no GoString method) is given as its
+//     underlying type, which they format as Go formats it: int(Test).
 //
-// A wrapped value is formatted wrongly by the verbs that do not call its methods (m := mk();
-// fmt.Printf("%d %T", m, m) reads "{1 …} stdlib._fmt_Stringer", Go's "1 main.M":
-// TestKnownYaegiGaps), so an argument of a Printf-like function (a compiled function whose name
-// ends in f, taking a format string and then ...any) is put in parentheses only where the verbs
-// that read it call String or Error (%v, %s, %q, %x, %X, %w; not %#v), read from a constant
-// format; one read by another verb, or by a format that is not a constant, stays bare, which
-// those verbs format as Go does. A call's result given to a function the session declared stays
-// bare too: in parentheses it made yaegi panic (func show(v any) string; s := show((mk()))),
-// where bare it reads 1, a gap pinned in TestKnownYaegiGaps.
+// The verbs a Printf-like call's arguments are read by come from its format where it is a
+// constant (formatVerbs); a call's result is put in parentheses only where the verbs that read
+// it call String or Error (%v, %s, %q, %x, %X, %w; not %#v). Where a format is not a constant,
+// a call's result stays bare and a variable wrapped; %T of a variable reads the wrapper's type
+// (stdlib._fmt_Stringer), and an argument both kinds of verbs read stays as typed
+// (TestKnownYaegiGaps). A call's result given to a function the session declared stays bare
+// too: in parentheses it made yaegi panic (func show(v any) string; s := show((mk()))), where
+// bare it reads 1, a gap pinned in TestKnownYaegiGaps.
 
-// callResultInserts are the texts that put in parentheses each call's result of a type the
+// compiledArgInserts are the texts that put in parentheses each call's result of a type the
 // session declared with methods given as an interface argument of a compiled package's function,
-// or typed alone at the prompt (the REPL prints it through one), from go/types' types (info).
-func callResultInserts(in typed, info *types.Info, _ func(types.Type) (string, bool)) (inserts []insert) {
+// or typed alone at the prompt (the REPL prints it through one), and that give a Printf-like
+// function's argument read only by verbs that do not call its methods as its underlying type,
+// from go/types' types (info); write writes the underlying types.
+func compiledArgInserts(in typed, info *types.Info, write func(types.Type) (string, bool)) (inserts []insert) {
 	wrap := func(e ast.Expr, to types.Type) {
 		c, ok := e.(*ast.CallExpr)
 		if !ok || !methodful(info, c, to) {
@@ -78,8 +86,17 @@ func callResultInserts(in typed, info *types.Info, _ func(types.Type) (string, b
 				continue
 			}
 			if k := i - (sig.Params().Len() - 1); printf && k >= 0 { // its place after the format
+				if !read {
+					continue
+				}
 				// (one no verb reads is printed as %!(EXTRA …), by %v)
-				if !read || slices.ContainsFunc(verbs[k], func(v rune) bool { return !strings.ContainsRune("vsqxXw", v) }) {
+				if slices.ContainsFunc(verbs[k], func(v rune) bool { return !strings.ContainsRune("vsqxXw", v) }) {
+					if conv, ok := plainVerbsType(info, arg, verbs[k], write); ok {
+						from, end, inside := in.span(arg)
+						if inside {
+							inserts = append(inserts, insert{from, conv + "("}, insert{end, ")"})
+						}
+					}
 					continue
 				}
 			}
@@ -117,6 +134,31 @@ func methodful(info *types.Info, c *ast.CallExpr, to types.Type) bool {
 		return ms.Lookup(nil, "String") != nil || ms.Lookup(nil, "Error") != nil || ms.Lookup(nil, "Format") != nil
 	}
 	return ms.Len() > 0
+}
+
+// plainVerbsType is the underlying type, as written, that arg is given as where only verbs
+// that do not call its methods read it (verbs): a number, a string or a bool, of a type the
+// session declared with methods, none of them Format (nor GoString, where %#v reads it); ok is
+// false for any other argument, and for one %T or a width or precision ('*') reads.
+func plainVerbsType(info *types.Info, arg ast.Expr, verbs []rune, write func(types.Type) (string, bool)) (conv string, ok bool) {
+	if len(verbs) == 0 || slices.ContainsFunc(verbs, func(v rune) bool { return strings.ContainsRune("vsqxXwT*", v) }) {
+		return "", false
+	}
+	tv, ok := info.Types[arg]
+	if !ok || tv.Type == nil {
+		return "", false
+	}
+	n, ok := tv.Type.(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main" || n.TypeParams().Len() > 0 {
+		return "", false
+	}
+	b, ok := n.Underlying().(*types.Basic)
+	ms := types.NewMethodSet(n)
+	if !ok || b.Info()&(types.IsNumeric|types.IsString|types.IsBoolean) == 0 || ms.Len() == 0 ||
+		ms.Lookup(nil, "Format") != nil || slices.Contains(verbs, '#') && ms.Lookup(nil, "GoString") != nil {
+		return "", false
+	}
+	return write(b)
 }
 
 // compiledCallee is the signature of the function c calls where it is a compiled package's
