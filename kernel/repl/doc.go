@@ -67,8 +67,8 @@ func (s *Session) Doc(name string) (string, error) {
 	return string(out) + stdGenericDoc(path, member), nil
 }
 
-// declaredDoc is what :doc prints for a constant, type, function or method (T.M) the session
-// declared: its declaration as typed (a function's or method's signature; a type's followed by
+// declaredDoc is what :doc prints for a constant, type, function, method (T.M) or variable
+// declared with a type the session declared: its declaration as typed (a function's or method's signature; a type's followed by
 // its methods'); ok is false for another name, and while an evaluation runs (the session's record
 // is being written then).
 func (s *Session) declaredDoc(name string) (doc string, ok bool) {

@@ -139,10 +139,11 @@ func fieldTypes(decl string) (types []string, ok bool) {
 }
 
 // noteDecls records src's top-level declarations of constants, types, functions and methods,
-// each as typed (a function's signature), under the names it declares (a method as Type.Method), and forgets every
+// each as typed (a function's signature), under the names it declares (a method as
+// Type.Method), and of variables declared with a type (var m Model: the interpreter's globals
+// give the others' types, but not an interface type the session declared), and forgets every
 // recorded declaration a name of which src declares again at its top level (top; with it a
-// constant group, whose iota reads its place in the group). Variables are not recorded: the
-// interpreter's globals give their types.
+// constant group, whose iota reads its place in the group).
 func (s *Session) noteDecls(src string, top map[string]bool) {
 	for name := range top {
 		if g, ok := s.decls[name]; ok {
@@ -163,15 +164,19 @@ func (s *Session) noteDecls(src string, top map[string]bool) {
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.GenDecl:
-			if d.Tok != token.CONST && d.Tok != token.TYPE {
+			if d.Tok == token.IMPORT {
 				continue
 			}
 			for _, sp := range d.Specs {
 				switch sp := sp.(type) {
 				case *ast.ValueSpec:
 					for _, n := range sp.Names {
-						if n.Name != "_" {
+						switch {
+						case n.Name == "_":
+						case d.Tok == token.CONST:
 							s.decls[n.Name] = text(d)
+						case sp.Type != nil: // a variable by its declared type, which its value may not show
+							s.decls[n.Name] = "var " + n.Name + " " + text(sp.Type)
 						}
 					}
 				case *ast.TypeSpec:
@@ -494,7 +499,7 @@ func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
 	opens, closes := deferInserts(in, info, write)
 	rewrites = opens
 	for _, r := range []func(typed, *types.Info, func(types.Type) (string, bool)) []insert{
-		methodValueInserts, methodExprInserts, embeddedInterfaceInserts, minMaxInserts, interfaceAssignInserts, compiledArgInserts,
+		methodValueInserts, methodExprInserts, embeddedInterfaceInserts, minMaxInserts, interfaceAssignInserts, compiledArgInserts, interfaceCopyInserts,
 	} {
 		rewrites = append(rewrites, r(in, info, write)...)
 	}

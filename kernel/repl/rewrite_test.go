@@ -289,6 +289,85 @@ func main() {
 }
 `
 
+// TestInterfaceValuesCopy: a value of a type the session declared with methods given to an
+// interface type with methods is a copy (ifacecopy.go), where yaegi's interface value read its
+// source when called: values collected in a loop into slices, maps, fields, channels and a
+// function's parameter keep each their own (yaegi: all the last), and one converted before its
+// variable changes keeps the old value. The program's output is what go run printed of it; the
+// same at the prompt.
+func TestInterfaceValuesCopy(t *testing.T) {
+	s, out := newTestSession(t)
+	loadAll(t, s, "models.go", interfaceCopyProgram)
+	const goOut = "mlp8 mlp16  lin1 lin3  [L1 L2 L3] L7 L9\nlin1 lin2 lin3  lin1 lin2 lin3  lin1 lin2 lin3  lin1 lin1 lin2 lin3 \n"
+	if got := out.String(); got != goOut {
+		t.Errorf("the program printed %q, want %q (Go's)", got, goOut)
+	}
+	out.Reset()
+	evalAll(t, s, "var ss []fmt.Stringer", "for _, l := range []lin{{4}, {5}} { ss = append(ss, l) }", "x := lin{6}",
+		"var mm Model = x", "x.d = 0", "fmt.Println(ss, mm.Name())")
+	if got, want := out.String(), "[L4 L5] lin6\n"; got != want {
+		t.Errorf("at the prompt %q, want %q (Go's)", got, want)
+	}
+}
+
+const interfaceCopyProgram = `package main
+
+import "fmt"
+
+type Model interface{ Name() string }
+
+type mlp struct{ width int }
+
+func (m *mlp) Name() string { return fmt.Sprint("mlp", m.width) }
+func newMLP(w int) *mlp      { return &mlp{w} }
+
+type lin struct{ d int }
+
+func (l lin) Name() string   { return fmt.Sprint("lin", l.d) }
+func (l lin) String() string { return fmt.Sprint("L", l.d) }
+
+type box struct{ m Model }
+
+var kept []Model
+
+func keep(m Model) { kept = append(kept, m) }
+
+func names(ms ...Model) (s string) {
+	for _, m := range ms {
+		s += m.Name() + " "
+	}
+	return s
+}
+
+func main() {
+	var ms []Model
+	for _, w := range []int{8, 16} {
+		ms = append(ms, newMLP(w))
+	}
+	ls := []lin{{1}, {2}, {3}}
+	byName := map[string]Model{}
+	out := make([]fmt.Stringer, len(ls))
+	ch := make(chan Model, 3)
+	var all, lits []Model
+	var boxes []box
+	for i, l := range ls {
+		byName[l.Name()] = l
+		out[i] = ls[i]
+		ch <- l
+		var m Model = l
+		all = append(all, m)
+		lits = append(lits, []Model{l}...)
+		boxes = append(boxes, box{l})
+		keep(l)
+	}
+	a := lin{7}
+	var s fmt.Stringer = a
+	a = lin{9}
+	fmt.Println(names(ms...), names(byName["lin1"], byName["lin3"]), out, s, a)
+	fmt.Println(names(<-ch, <-ch, <-ch), names(all...), names(lits...), boxes[0].m.Name(), names(kept...))
+}
+`
+
 // TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend
 // (docs/repl.md lists them), so that a newer yaegi that mends one is noticed and the note
 // dropped. Each row is what Go prints, and yaegi's.
@@ -329,6 +408,11 @@ func TestKnownYaegiGaps(t *testing.T) {
 		// assertion)
 		{"a type switch on a type without methods", "type cel float64\nfunc kind(x any) string { switch x.(type) { case cel: return \"cel\"; case float64: return \"float64\" }; return \"other\" }\nkind(cel(2.5))", "cel", "float64"},
 		{"a type assertion to a type with methods", "type m7 int\nfunc (m m7) String() string { return \"M!\" }\nvar a any = 1\n_, isM := a.(m7)\nisM", "false", "true"},
+		// a value of such a type kept as an any (interface{}) reads its source when its methods
+		// are called (given to an interface with methods it is copied: TestInterfaceValuesCopy)
+		{"values with methods kept as any", "type m8 struct{ X int }\nfunc (m m8) String() string { return fmt.Sprint(\"m\", m.X) }\nfunc kept() string { var xs []any; for _, v := range []m8{{1}, {2}} { xs = append(xs, v) }; return fmt.Sprint(xs[0]) }\nkept()", "m1", "m2"},
+		// (and one a loop typed at the prompt puts in a []any of the session's top level reads nil)
+		{"a value with methods in a top-level []any", "type m9 struct{ X int }\nfunc (m m9) String() string { return \"m9\" }\nvar ys []any\nfor _, v := range []m9{{1}} { ys = append(ys, v) }\nfmt.Sprint(ys[0])", "m9", "<nil>"},
 		{"%d and %v of one call's result", "type m6 int\nfunc (m m6) String() string { return \"M!\" }\nfunc mk() m6 { return 1 }\nfmt.Sprintf(\"%d %[1]v\", mk())", "1 M!", "1 1"},
 		// fmt's %+v names an unexported field of a session type as the interpreter exports it
 		// (the REPL's own printing names it as declared: TestUnexportedFields)
