@@ -11,6 +11,7 @@ import (
 	"io"
 	"log"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,6 +70,11 @@ var undefinedName = regexp.MustCompile(`undefined: (\w+)$`)
 // nothing defines; a name that is a package the session can import says which. It runs with
 // evalMu held, after the evaluation.
 func (s *Session) diagnose(ctx context.Context, src string, err error) error {
+	return s.importClash(s.diagnoseWords(ctx, src, err))
+}
+
+// diagnoseWords is diagnose but for a declaration that clashes with an import.
+func (s *Session) diagnoseWords(ctx context.Context, src string, err error) error {
 	if err == nil || errors.Is(err, ErrInterrupted) {
 		return err
 	}
@@ -147,6 +153,36 @@ func (s *Session) noteDefined(src string) {
 	}
 	s.noteTypes(src)
 	s.noteDecls(src, top)
+}
+
+// clash is Go's error for a declaration of a name the session imports a package as.
+var clash = regexp.MustCompile(`^(\w+) (redeclared in this block|already declared through import of package)`)
+
+// importClash is err, where it says a declaration clashes with a package the session imports,
+// saying so and what to do (yaegi said "plots redeclared in this block" of func plots()).
+func (s *Session) importClash(err error) error {
+	if err == nil {
+		return nil
+	}
+	m := clash.FindStringSubmatch(msgOf(err))
+	if m == nil {
+		return err
+	}
+	s.mu.Lock()
+	_, imported := s.imports[m[1]]
+	s.mu.Unlock()
+	if !imported {
+		return err
+	}
+	hint := m[1] + " is a package the session imports: name yours otherwise"
+	if slices.ContainsFunc(s.preloads(), func(p Preload) bool { return p.Name == m[1] }) {
+		hint = m[1] + " is a package the session preloads: name yours otherwise; eqf run leaves out a preload whose name a Go program declares"
+	}
+	msg, yaegi, _ := strings.Cut(msgOf(err), " [yaegi: ")
+	if yaegi != "" {
+		yaegi = " [yaegi: " + yaegi
+	}
+	return restate(err, fmt.Sprintf("%s (%s)%s", msg, hint, yaegi))
 }
 
 // importable lists the quoted import paths of the packages named name that the session can

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/token"
 	"golang.org/x/term"
 	"io"
 	"os"
@@ -66,6 +67,10 @@ type Options struct {
 	// InlineImages is how figures are also drawn in the terminal: "iterm", "kitty" or "off";
 	// "" detects it (inline.go) when Stdout is the process's terminal, else off.
 	InlineImages string
+	// Omit names preloads not imported: eqf run leaves out those a program declares a name of
+	// (ProgramNames), as Go, where a file sees only what it imports, lets it. eqflib, which the
+	// session's own helpers use, is always imported.
+	Omit []string
 }
 
 // Session is one interpreter with the preloads. Evaluations (Eval, Load, LoadSource, Reset) run
@@ -160,6 +165,13 @@ func showVals(xs ...any) []any { return xs }
 
 var showValsValue = reflect.ValueOf(showVals)
 
+// preloads are the Preloads the session imports: all but those Options.Omit names.
+func (s *Session) preloads() []Preload {
+	return slices.DeleteFunc(slices.Clone(Preloads), func(p Preload) bool {
+		return p.Name != "eqflib" && slices.Contains(s.opts.Omit, p.Name)
+	})
+}
+
 // Dir is the session folder.
 func (s *Session) Dir() string { return s.opts.Dir }
 
@@ -189,7 +201,7 @@ func (s *Session) Reset() error {
 	}
 	var b strings.Builder
 	b.WriteString("import (\n")
-	for _, p := range Preloads {
+	for _, p := range s.preloads() {
 		fmt.Fprintf(&b, "\t%s %q\n", p.Name, p.Path)
 	}
 	fmt.Fprintf(&b, "\t__show %q\n", showPath)
@@ -215,7 +227,7 @@ func (s *Session) Reset() error {
 	s.mu.Lock()
 	s.in = in
 	s.imports = map[string]string{}
-	for _, p := range Preloads {
+	for _, p := range s.preloads() {
 		s.imports[p.Name] = p.Path
 	}
 	s.mu.Unlock()
@@ -656,6 +668,42 @@ func (s *Session) runProgram(ctx context.Context, files []goFile, mainName strin
 		}
 	}
 	return nil
+}
+
+// ProgramNames are the names the Go files among files declare at their top level (a script of
+// REPL lines, or a file that does not parse, declares none here), for Options.Omit.
+func ProgramNames(files []string) []string {
+	var names []string
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					names = append(names, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					switch sp := sp.(type) {
+					case *ast.ValueSpec:
+						for _, n := range sp.Names {
+							names = append(names, n.Name)
+						}
+					case *ast.TypeSpec:
+						names = append(names, sp.Name.Name)
+					}
+				}
+			}
+		}
+	}
+	return names
 }
 
 // ProgramFiles are the files of a program named by args: the files named, or a folder's Go files

@@ -383,3 +383,40 @@ func TestLoadFiles(t *testing.T) {
 		t.Errorf("an error in the second file: %v, want %q…", err, want)
 	}
 }
+
+// TestImportClash: a declaration of a name the session imports a package as says so and what to
+// do; a session that omits a preload (Options.Omit, as eqf run does for what a program declares,
+// ProgramNames) takes it.
+func TestImportClash(t *testing.T) {
+	s, _ := newTestSession(t)
+	ctx := context.Background()
+	for src, want := range map[string]string{
+		"func plots() int { return 3 }": "1:1: plots redeclared in this block (plots is a package the session preloads: name yours otherwise; eqf run leaves out a preload whose name a Go program declares)",
+		"type zoo struct{}":             "(zoo is a package the session preloads: name yours otherwise;",
+	} {
+		if err := s.Eval(ctx, src); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error containing %q", src, err, want)
+		}
+	}
+	evalAll(t, s, `import "sort"`)
+	if err := s.Eval(ctx, "func sort() {}"); err == nil || !strings.HasSuffix(err.Error(), "sort redeclared in this block (sort is a package the session imports: name yours otherwise)") {
+		t.Errorf("a function named as an import: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "p.go")
+	if err := os.WriteFile(file, []byte("package main\n\nimport \"fmt\"\n\nvar data, n = 2, 3\n\ntype zoo int\n\nfunc (z zoo) plots() int { return int(z) }\n\nfunc main() { fmt.Println(data * n) }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names := ProgramNames([]string{file, filepath.Join(t.TempDir(), "missing.go")})
+	if got, want := strings.Join(names, " "), "data n zoo main"; got != want {
+		t.Errorf("ProgramNames: %q, want %q (a method's name is none)", got, want)
+	}
+	var out bytes.Buffer
+	o, err := New(Options{Stdout: &out, Stderr: io.Discard, Dir: t.TempDir(), Omit: names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.LoadFiles(ctx, file); err != nil || out.String() != "6\n" {
+		t.Errorf("a program declaring data and zoo: %v, printed %q", err, out.String())
+	}
+	evalAll(t, o, "plots.Figure{}.Title") // a preload it does not declare is there
+}

@@ -38,7 +38,7 @@ func runScript(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	dir := fs.String("dir", "", "session folder for figures and videos (default out/repl/<date-time>)")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: eqf run [-dir DIR] FILE.go [FILE.go …] | DIR\n\nFILE.go is a Go file (package main; its imports, declarations and func main) or a script of\nREPL lines; several Go files, or a folder's (not its _test.go), run as one program, as go run\ndoes; either way eqflib, data, plots, eqf, graph, tensors, … are preloaded.")
+		fmt.Fprintln(os.Stderr, "usage: eqf run [-dir DIR] FILE.go [FILE.go …] | DIR\n\nFILE.go is a Go file (package main; its imports, declarations and func main) or a script of\nREPL lines; several Go files, or a folder's (not its _test.go), run as one program, as go run\ndoes; either way eqflib, data, plots, eqf, graph, tensors, … are preloaded, but for those\nwhose names a Go file declares at its top level.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -55,7 +55,8 @@ func runScript(args []string) error {
 	if err := outDir("dir", *dir); err != nil {
 		return err
 	}
-	s, err := repl.New(repl.Options{Dir: *dir})
+	// a preload the program declares a name of is left out: its files see only what they import
+	s, err := repl.New(repl.Options{Dir: *dir, Omit: repl.ProgramNames(files)})
 	if err != nil {
 		return err
 	}

@@ -262,6 +262,22 @@ func TestRunScript(t *testing.T) {
 	}
 }
 
+// TestRunDeclaresPreloadNames: a Go program run by `eqf run` may declare at its top level the
+// name of a package the session preloads (data, plots, zoo), as go run lets a file that does not
+// import it (the session said "plots redeclared in this block"). The output is go run's.
+func TestRunDeclaresPreloadNames(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "names.go")
+	src := "package main\n\nimport \"fmt\"\n\nvar data = []float64{1, 2}\n\ntype zoo struct{ n int }\n\n" +
+		"func plots(z zoo) int { return z.n * len(data) }\n\nfunc main() {\n\tfmt.Println(data, plots(zoo{3}))\n}\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(eqfBinary(t), "run", "-dir", t.TempDir(), file).CombinedOutput()
+	if err != nil || string(out) != "[1 2] 6\n" {
+		t.Errorf("eqf run: %v\n%q", err, out)
+	}
+}
+
 // TestRunSeveralFiles: `eqf run` of several Go files, or of a folder (its _test.go left out), runs
 // them as one program, as go run does: a function uses what another file declares; an error names
 // its file and line there; two mains, a script among files and no file at all are refused.
