@@ -215,7 +215,8 @@ func (s *Session) sayMismatch(ctx context.Context, in typed, err error, msg stri
 // int"), and takes them when given.
 //
 // And one that yaegi cannot infer at all ("undefined type for T": from a variadic argument,
-// sum(1, 2, 3) of sum[T int | float64](xs ...T)), where Go can.
+// sum(1, 2, 3) of sum[T int | float64](xs ...T)), where Go can. (Where go/types knows them the
+// input has run again with them written out, typeargs.go: this is what is left.)
 func (s *Session) sayInferred(ctx context.Context, in typed, err error, msg string) (string, ast.Node) {
 	uninferred := uninferredParam.MatchString(msg)
 	if !strings.HasPrefix(msg, "cannot use ") && !uninferred {

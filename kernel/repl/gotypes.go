@@ -344,11 +344,11 @@ type typeError struct {
 }
 
 // checkedInput is typeCheck of the input being evaluated: its errors, kept for its diagnosis,
-// and the rewrites go/types' types give (typeCheck).
+// the rewrites go/types' types give and the type arguments it infers (typeCheck).
 type checkedInput struct {
-	src      string
-	errs     []typeError
-	rewrites []insert
+	src                string
+	errs               []typeError
+	rewrites, typeArgs []insert
 }
 
 // typeErrorsOf is typeErrors of src told what the session knows, computed once for the input
@@ -360,15 +360,15 @@ func (s *Session) typeErrorsOf(src string) []typeError { return s.check(src).err
 // evaluated.
 func (s *Session) check(src string) *checkedInput {
 	if c := s.checked; c == nil || c.src != src {
-		errs, rewrites := typeCheck(src, s.known())
-		s.checked = &checkedInput{src, errs, rewrites}
+		errs, rewrites, typeArgs := typeCheck(src, s.known())
+		s.checked = &checkedInput{src, errs, rewrites, typeArgs}
 	}
 	return s.checked
 }
 
 // typeErrors is typeCheck's errors.
 func typeErrors(src string, k known) []typeError {
-	errs, _ := typeCheck(src, k)
+	errs, _, _ := typeCheck(src, k)
 	return errs
 }
 
@@ -379,16 +379,17 @@ func typeErrors(src string, k known) []typeError {
 // method values bound when taken and method expressions (methodvalue.go), methods of embedded
 // interfaces (embedded.go), min and max (minmax.go), assignments to interfaces and of nil
 // (assign.go), deferred calls' arguments (defer.go) and values of the session's types given to
-// compiled functions (compiledargs.go).
-func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
+// compiled functions (compiledargs.go) and to interfaces (ifacecopy.go); and the type arguments
+// of calls of its generic functions, for where yaegi fails to infer them (typeargs.go).
+func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []insert) {
 	defer func() {
 		if recover() != nil { // a type go/types cannot take: nothing is said, nothing refused
-			errs, rewrites = nil, nil
+			errs, rewrites, typeArgs = nil, nil, nil
 		}
 	}()
 	_, _, prefix, ok := parseInput(src)
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
 	_, declared := identifiers(src)
 	// The session's imports on the package clause's line (so that lines stay src's), less those
@@ -428,7 +429,7 @@ func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
 	}
 	fset, f, prefix, ok := parseInputUnder(src, importHead(imports))
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
 	files := []*ast.File{f}
 	again := map[string]bool{} // a declaration src declares a name of again is left out whole
@@ -490,7 +491,7 @@ func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
 		t.line, t.col = lineCol(src, off)
 		errs = append(errs, t)
 	}}
-	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}}
+	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}, Instances: map[*ast.Ident]types.Instance{}}
 	_ = types.NewChecker(&conf, fset, pkg, info).Files(files) // errors go to conf.Error
 	// the names src can write: the session's imports and its own
 	visible := maps.Clone(imports)
@@ -504,11 +505,12 @@ func typeCheck(src string, k known) (errs []typeError, rewrites []insert) {
 		rewrites = append(rewrites, r(in, info, write)...)
 	}
 	rewrites = append(rewrites, closes...)
+	typeArgs = typeArgInserts(in, info, write)
 	// in the order of their positions, as Go's compiler lists them
 	sort.SliceStable(errs, func(i, j int) bool {
 		return errs[i].line < errs[j].line || errs[i].line == errs[j].line && errs[i].col < errs[j].col
 	})
-	return errs, rewrites
+	return errs, rewrites, typeArgs
 }
 
 // typeWriter writes a go/types type as the session writes it: its packages by the names the

@@ -55,7 +55,8 @@ func TestSelectorSaidAsGo(t *testing.T) {
 		"pac := &ac", "anon := struct{ V int }{1}", "anonf := func() struct{ N int } { return struct{ N int }{1} }", "v := struct{ N int }{3}", "hold := struct{ F func() int }{func() int { return 1 }}", "vals := []any{c, 3}", "k0 := 1",
 		"type bag struct{ items []pt }", "bg := bag{[]pt{q, q}}", "nest := [][]bag{{bg}}", "pa := &[2]int{}",
 		"func Map[T, U any](xs []T, f func(T) U) []U { var out []U; for _, x := range xs { out = append(out, f(x)) }; return out }",
-		"func sum[T int | float64](xs ...T) T { var s T; for _, x := range xs { s += x }; return s }")
+		"func sum[T int | float64](xs ...T) T { var s T; for _, x := range xs { s += x }; return s }",
+		"type cel float64", "cels := []cel{1.5}") // (a variable go/types is not told: a []float64 to reflect)
 	for _, c := range []struct{ src, want string }{
 		{"c.Dept", "1:1: c.Dept undefined (type eqflib.DiTConfig has no field or method Dept; did you mean Depth?)"},
 		{"c.heads", "c.heads undefined (type eqflib.DiTConfig has no field or method heads, but does have field Heads)"},
@@ -98,10 +99,13 @@ func TestSelectorSaidAsGo(t *testing.T) {
 		{"ab9, cd9 := c", "1:13: assignment mismatch: 2 variables but 1 value"},
 		{"eqflib.SD3Warp()", "1:1: not enough arguments in call to eqflib.SD3Warp: want (float64)"},
 		{"x5 := c.Tokens", ""}, // no error
-		{"Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i) })", "1:18: cannot use type func(int) string as type func(int) int (yaegi v0.16.1 infers Map's type parameters wrongly here: write them out, Map[T, U](…))"},
-		{"strs := Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i) })", "1:9: cannot use type func(int) string as type func(int) int (yaegi v0.16.1 infers Map's type parameters wrongly here: write them out, Map[T, U](…))"},
+		// a call yaegi infers wrongly runs again with the type arguments go/types inferred
+		// (typeargs.go: TestInferredTypeArguments); where go/types does not know them, the error
+		// says to write them out
+		{"Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i) })", ""},
+		{"Map(cels, func(c cel) string { return fmt.Sprint(c) })", "1:11: cannot use type func(main.cel) string as type func(main.cel) main.cel (yaegi v0.16.1 infers Map's type parameters wrongly here: write them out, Map[T, U](…))"},
 		{"strs := Map[int, string]([]int{1, 2}, func(i int) string { return fmt.Sprint(i) })", ""},
-		{"sum(1, 2, 3)", "1:1: undefined type for T (yaegi v0.16.1 cannot infer sum's type parameters here, where Go can: write them out, sum[T](…))"},
+		{"sum(1, 2, 3)", ""},
 		{"sum[int](1, 2, 3)", ""},
 		{"var bad int = \"s\"", "1:15: cannot use \"s\" (untyped string constant) as int value in variable declaration"}, // no generic call: no hint
 		// what go/types knows is refused before it runs, in Go's words and at Go's positions

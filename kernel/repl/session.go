@@ -351,6 +351,17 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	if err == nil {
 		s.noteDefined(src)
 	}
+	if c := s.checked; err != nil && !s.dotImport && c != nil && c.src == src && len(c.errs) == 0 && len(c.typeArgs) > 0 && uninferred(err) {
+		// yaegi inferred a generic call's type parameters wrongly, or could not; nothing ran
+		// (a compile error): the input runs again with those go/types inferred (typeargs.go).
+		inserts := append(slices.Clone(rewrites), c.typeArgs...)
+		alt := withInserts(src, inserts)
+		if err = s.evalSource(ctx, alt); err == nil {
+			s.noteDefined(src)
+			return nil
+		}
+		return retyped(s.diagnose(ctx, alt, err), alt, src, inserts)
+	}
 	if err != nil && err.Error() == "panic: nil type" {
 		// yaegi cannot compile a range over an integer; nothing ran, so the input runs again
 		// with each range that may be one rewritten (source.go).

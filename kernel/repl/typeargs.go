@@ -1,0 +1,65 @@
+package repl
+
+import (
+	"go/ast"
+	"go/types"
+	"strings"
+)
+
+// Type arguments written out. yaegi v0.16.1 infers the type parameters of a generic function the
+// session declared wrongly where they differ (Map([]int{1, 2, 3}, func(x int) string {…}) of
+// func Map[T, U any](xs []T, f func(T) U) []U read "cannot use type func(int) string as type
+// func(int) int"), and cannot infer one from a variadic argument (sum(1, 2, 3) of
+// sum[T int | float64](xs ...T): "undefined type for T"); given them written out it runs such a
+// call. Where yaegi fails so (a compile error: nothing ran) and go/types infers them
+// (info.Instances) and the session can write them, the input runs again with them written
+// after each function's name: Map[int, string](…). Only then: yaegi's compiler refused some
+// calls written out that it inferred right (k++; g := first[int](x) read "constant definition
+// loop"). Not in a generic function's own body (where they may name its type parameters, and a
+// recursive f[T](…) made yaegi's compiler panic): there yaegi's error stays, said with what to
+// write (explain.go's sayInferred).
+
+// typeArgInserts are the type arguments, in brackets, go/types inferred for each call of a
+// generic function the session declared that the input makes outside a generic function's
+// declaration, from info; write writes them.
+func typeArgInserts(in typed, info *types.Info, write func(types.Type) (string, bool)) (inserts []insert) {
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		if fd, ok := n.(*ast.FuncDecl); ok && fd.Type.TypeParams != nil {
+			return false // a generic function's body
+		}
+		c, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		id, ok := unparen(c.Fun).(*ast.Ident)
+		if !ok {
+			return true
+		}
+		fn, ok := info.Uses[id].(*types.Func)
+		inst, inferred := info.Instances[id]
+		if !ok || !inferred || fn.Pkg() == nil || fn.Pkg().Path() != "main" || inst.TypeArgs.Len() == 0 {
+			return true
+		}
+		args := make([]string, inst.TypeArgs.Len())
+		for i := range args {
+			w, writable := write(inst.TypeArgs.At(i))
+			if !writable {
+				return true
+			}
+			args[i] = w
+		}
+		if _, end, inside := in.span(id); inside {
+			inserts = append(inserts, insert{end, "[" + strings.Join(args, ", ") + "]"})
+		}
+		return true
+	})
+	return inserts
+}
+
+// uninferred reports whether err is yaegi's for a call whose type parameters it inferred wrongly
+// ("cannot use type func(int) string as type func(int) int") or could not ("undefined type for
+// U"): a compile error, not a panic.
+func uninferred(err error) bool {
+	msg := msgOf(err)
+	return strings.HasPrefix(msg, "cannot use type ") || uninferredParam.MatchString(msg)
+}
