@@ -495,8 +495,9 @@ func (l *lockedBuffer) String() string {
 
 // TestInferredTypeArguments: a call of a generic function the session declared whose type
 // parameters yaegi infers wrongly ("cannot use type func(int) string as type func(int) int") or
-// cannot infer ("undefined type for T") runs again with those go/types inferred (typeargs.go),
-// at the prompt and in a file, printing Go's values; a call yaegi infers right runs as typed.
+// cannot infer ("undefined type for T") runs with those go/types inferred (typeargs.go): at the
+// prompt again, in a file from the start (a file run again after the compile error read its
+// types' fields empty), printing Go's values.
 func TestInferredTypeArguments(t *testing.T) {
 	s, out := newTestSession(t)
 	evalAll(t, s, "func Map[T, U any](xs []T, f func(T) U) []U { var out []U; for _, x := range xs { out = append(out, f(x)) }; return out }",
@@ -508,9 +509,10 @@ func TestInferredTypeArguments(t *testing.T) {
 	}
 	out.Reset()
 	file := "package main\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n)\n\nfunc Map[T, U any](xs []T, f func(T) U) []U {\n\tout := make([]U, 0, len(xs))\n\tfor _, x := range xs {\n\t\tout = append(out, f(x))\n\t}\n\treturn out\n}\n\n" +
-		"func main() {\n\tfmt.Println(Map([]string{\"ab\"}, func(s string) int { return len(s) }), Map([]string{\"x\"}, strings.ToUpper))\n}\n"
+		"type dog struct{ name string }\n\nfunc (d dog) Name() string { return d.name }\n\n" +
+		"func main() {\n\tfmt.Println(Map([]string{\"ab\"}, func(s string) int { return len(s) }), Map([]string{\"x\"}, strings.ToUpper), dog{\"rex\"}.Name())\n}\n"
 	loadAll(t, s, "m.go", file)
-	if got, want := out.String(), "[2] [X]\n"; got != want {
+	if got, want := out.String(), "[2] [X] rex\n"; got != want {
 		t.Errorf("the file printed %q, want %q (Go's)", got, want)
 	}
 }

@@ -344,16 +344,24 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 		}
 	}
 	if !s.dotImport {
-		rewrites = append(rewrites, s.check(src).rewrites...)
+		c := s.check(src)
+		rewrites = append(rewrites, c.rewrites...)
+		if parsed && in.prefix == "package main\n" {
+			// declarations (a file): the type arguments go/types infers written out before they
+			// run (a second run of declarations that failed to compile found them broken)
+			rewrites = append(rewrites, c.typeArgs...)
+		}
 	}
 	run := withInserts(src, rewrites)
 	err := s.evalSource(ctx, run)
 	if err == nil {
 		s.noteDefined(src)
 	}
-	if c := s.checked; err != nil && !s.dotImport && c != nil && c.src == src && len(c.errs) == 0 && len(c.typeArgs) > 0 && uninferred(err) {
-		// yaegi inferred a generic call's type parameters wrongly, or could not; nothing ran
-		// (a compile error): the input runs again with those go/types inferred (typeargs.go).
+	if c := s.checked; err != nil && !s.dotImport && c != nil && c.src == src && len(c.typeArgs) > 0 && uninferred(err) &&
+		in.prefix != "package main\n" && !slices.ContainsFunc(c.errs, func(e typeError) bool { return !unknownName(e.msg) }) {
+		// statements in which yaegi inferred a generic call's type parameters wrongly, or could
+		// not; nothing ran (a compile error): they run again with those go/types inferred
+		// (typeargs.go), where it finds nothing wrong but names it does not know.
 		inserts := append(slices.Clone(rewrites), c.typeArgs...)
 		alt := withInserts(src, inserts)
 		if err = s.evalSource(ctx, alt); err == nil {

@@ -11,11 +11,12 @@ import (
 // func Map[T, U any](xs []T, f func(T) U) []U read "cannot use type func(int) string as type
 // func(int) int"), and cannot infer one from a variadic argument (sum(1, 2, 3) of
 // sum[T int | float64](xs ...T): "undefined type for T"); given them written out it runs such a
-// call. Where yaegi fails so (a compile error: nothing ran) and go/types infers them
-// (info.Instances) and the session can write them, the input runs again with them written
-// after each function's name: Map[int, string](…). Only then: yaegi's compiler refused some
-// calls written out that it inferred right (k++; g := first[int](x) read "constant definition
-// loop"). Not in a generic function's own body (where they may name its type parameters, and a
+// call. Where go/types infers them (info.Instances) and the session can write them, they are
+// written after each function's name, Map[int, string](…): in declarations (a file) before they
+// run (run again after a compile error, a file's types were found broken: q1.go's methods read
+// empty fields), in statements only where yaegi failed so (a compile error: nothing ran), as
+// yaegi's compiler refused some calls written out that it inferred right (k++; g :=
+// first[int](x) read "constant definition loop"). Not in a generic function's own body (where they may name its type parameters, and a
 // recursive f[T](…) made yaegi's compiler panic): there yaegi's error stays, said with what to
 // write (explain.go's sayInferred).
 
@@ -43,7 +44,7 @@ func typeArgInserts(in typed, info *types.Info, write func(types.Type) (string, 
 		args := make([]string, inst.TypeArgs.Len())
 		for i := range args {
 			w, writable := write(inst.TypeArgs.At(i))
-			if !writable {
+			if !writable || strings.Contains(w, "invalid type") { // (inferred from a name go/types does not know)
 				return true
 			}
 			args[i] = w
