@@ -379,7 +379,8 @@ func typeErrors(src string, k known) []typeError {
 // method values bound when taken and method expressions (methodvalue.go), methods of embedded
 // interfaces (embedded.go), min and max (minmax.go), assignments to interfaces and of nil
 // (assign.go), deferred calls' arguments (defer.go) and values of the session's types given to
-// compiled functions (compiledargs.go) and to interfaces (ifacecopy.go); and the type arguments
+// compiled functions (compiledargs.go) and to interfaces (ifacecopy.go), ranges over an int
+// (source.go); and the type arguments
 // of calls of its generic functions, for where yaegi fails to infer them (typeargs.go).
 func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []insert) {
 	defer func() {
@@ -500,7 +501,7 @@ func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []inse
 	opens, closes := deferInserts(in, info, write)
 	rewrites = opens
 	for _, r := range []func(typed, *types.Info, func(types.Type) (string, bool)) []insert{
-		methodValueInserts, methodExprInserts, embeddedInterfaceInserts, minMaxInserts, interfaceAssignInserts, compiledArgInserts, interfaceCopyInserts,
+		methodValueInserts, methodExprInserts, embeddedInterfaceInserts, minMaxInserts, interfaceAssignInserts, compiledArgInserts, interfaceCopyInserts, intRangeInserts,
 	} {
 		rewrites = append(rewrites, r(in, info, write)...)
 	}

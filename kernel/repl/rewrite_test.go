@@ -368,6 +368,38 @@ func main() {
 }
 `
 
+// TestRangeOverIntInAFile: a file whose range is over an int and whose types have methods runs
+// as Go runs it (the range rewritten before it runs, source.go's intRangeInserts: run again after
+// yaegi's compile error, the file's method appending to a field panicked).
+func TestRangeOverIntInAFile(t *testing.T) {
+	s, out := newTestSession(t)
+	loadAll(t, s, "dogs.go", rangeIntProgram)
+	if got, want := out.String(), "3 d2 rex\n"; got != want {
+		t.Errorf("printed %q, want %q (Go's)", got, want)
+	}
+}
+
+const rangeIntProgram = `package main
+
+import "fmt"
+
+type dog struct{ name string }
+
+func (d dog) Name() string { return d.name }
+
+type pack struct{ dogs []dog }
+
+func (p *pack) add(d dog) { p.dogs = append(p.dogs, d) }
+
+func main() {
+	var p pack
+	for i := range 3 {
+		p.add(dog{fmt.Sprint("d", i)})
+	}
+	fmt.Println(len(p.dogs), p.dogs[2].Name(), dog{"rex"}.Name())
+}
+`
+
 // TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend
 // (docs/repl.md lists them), so that a newer yaegi that mends one is noticed and the note
 // dropped. Each row is what Go prints, and yaegi's.

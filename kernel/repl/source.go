@@ -228,6 +228,30 @@ func rangeIntInserts(in typed) (inserts []insert) {
 	return inserts
 }
 
+// intRangeInserts are rangeIntInserts where go/types knows the range is over an integer of
+// type int (or an untyped constant: for i := range 3), put in before the input runs. Where the
+// input is declarations (a file), a second run after the compile error found the file's types
+// broken (a method appending to a field panicked "reflect: slice index out of range"); where
+// go/types does not know the range's type, or it is another integer type, whose key Go types so,
+// the rewrite still waits for the error.
+func intRangeInserts(in typed, info *types.Info, _ func(types.Type) (string, bool)) (inserts []insert) {
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		r, isRange := n.(*ast.RangeStmt)
+		if !isRange {
+			return true
+		}
+		b, ok := under(info.TypeOf(r.X)).(*types.Basic)
+		if !ok || b.Kind() != types.Int && b.Kind() != types.UntypedInt {
+			return true
+		}
+		if from, end, inside := in.span(r.X); inside {
+			inserts = append(inserts, insert{from, "__ints(int("}, insert{end, "))"})
+		}
+		return true
+	})
+	return inserts
+}
+
 // withInserts is src with the inserts put in (sorted by offset, in place).
 func withInserts(src string, inserts []insert) string {
 	sort.SliceStable(inserts, func(i, j int) bool { return inserts[i].at < inserts[j].at })
