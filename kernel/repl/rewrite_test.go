@@ -448,6 +448,9 @@ func TestKnownYaegiGaps(t *testing.T) {
 		// a generic function's call of another, its type arguments inferred, in its body (where
 		// the session writes none out: typeargs.go) indexes past the end of what it builds
 		{"a generic call in a generic body", "func mapOf[T, U any](xs []T, f func(T) U) []U { out := make([]U, 0, len(xs)); for _, x := range xs { out = append(out, f(x)) }; return out }\nfunc apply[T any](xs []T) []string { return mapOf(xs, func(x T) string { return fmt.Sprint(x) }) }\nfunc() (s string) { defer func() { if recover() != nil { s = \"panicked\" } }(); return fmt.Sprint(apply([]int{1})) }()", "[1]", "panicked"},
+		// two interface values holding equal values of a type the session declared with methods
+		// compare unequal (of one without methods, equal)
+		{"interface values of a type with methods compared", "type vq struct{ X, Y float64 }\nfunc (v vq) String() string { return \"v\" }\nvar ia, ib any = vq{1, 2}, vq{1, 2}\nia == ib", "true", "false"},
 		{"%d and %v of one call's result", "type m6 int\nfunc (m m6) String() string { return \"M!\" }\nfunc mk() m6 { return 1 }\nfmt.Sprintf(\"%d %[1]v\", mk())", "1 M!", "1 1"},
 		// fmt's %+v names an unexported field of a session type as the interpreter exports it
 		// (the REPL's own printing names it as declared: TestUnexportedFields)
