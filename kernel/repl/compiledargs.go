@@ -67,8 +67,17 @@ func compiledArgInserts(in typed, info *types.Info, write func(types.Type) (stri
 			inserts = append(inserts, insert{from, "("}, insert{end, ")"})
 		}
 	}
+	// a slice, array or map of values with String or Error, given to be printed
+	printed := func(e ast.Expr) {
+		if conv, ok := printedElems(info, e, write); ok {
+			if from, end, inside := in.span(e); inside {
+				inserts = append(inserts, insert{from, conv + "("}, insert{end, ")"})
+			}
+		}
+	}
 	if e := aloneExpr(in); e != nil {
 		wrap(e, types.Universe.Lookup("any").Type())
+		printed(e)
 	}
 	ast.Inspect(in.root, func(n ast.Node) bool {
 		c, ok := n.(*ast.CallExpr)
@@ -80,6 +89,7 @@ func compiledArgInserts(in typed, info *types.Info, write func(types.Type) (stri
 			return true
 		}
 		verbs, printf, read := printfVerbs(info, c, sig)
+		prints := printing(info, c)
 		for i, arg := range c.Args {
 			p := paramType(sig, i)
 			if _, isParam := p.(*types.TypeParam); p == nil || isParam || !types.IsInterface(p) {
@@ -90,6 +100,9 @@ func compiledArgInserts(in typed, info *types.Info, write func(types.Type) (stri
 					continue
 				}
 				// (one no verb reads is printed as %!(EXTRA …), by %v)
+				if prints && !slices.ContainsFunc(verbs[k], func(v rune) bool { return !strings.ContainsRune("vsqxX", v) }) {
+					printed(arg)
+				}
 				if slices.ContainsFunc(verbs[k], func(v rune) bool { return !strings.ContainsRune("vsqxXw", v) }) {
 					if conv, ok := plainVerbsType(info, arg, verbs[k], write); ok {
 						from, end, inside := in.span(arg)
@@ -100,11 +113,95 @@ func compiledArgInserts(in typed, info *types.Info, write func(types.Type) (stri
 					continue
 				}
 			}
+			if prints && !printf {
+				printed(arg)
+			}
 			wrap(arg, p)
 		}
 		return true
 	})
 	return inserts
+}
+
+// printing reports whether c calls one of fmt's or log's functions that print their arguments.
+func printing(info *types.Info, c *ast.CallExpr) bool {
+	sel, ok := unparen(c.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	fn, ok := info.Uses[sel.Sel].(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "fmt" && fn.Pkg().Path() != "log" {
+		return false
+	}
+	_, isRecv := fn.Type().(*types.Signature)
+	return isRecv && fn.Type().(*types.Signature).Recv() == nil && slices.Contains(printingFuncs, fn.Name())
+}
+
+// printingFuncs are the names of fmt's and log's functions that print their arguments.
+var printingFuncs = []string{"Append", "Appendf", "Appendln", "Errorf", "Fprint", "Fprintf", "Fprintln", "Print", "Printf",
+	"Println", "Sprint", "Sprintf", "Sprintln", "Fatal", "Fatalf", "Fatalln", "Panic", "Panicf", "Panicln"}
+
+// printedElems is the function literal that gives e, a slice, array or map (not a type with
+// methods of its own) of a type the session declared, or pointers to one, with String or Error,
+// as a slice or map of error or fmt.Stringer values, each a copy (ifacecopy.go), which fmt
+// prints by their methods as it prints e's in Go: yaegi gave fmt the elements without their
+// methods, and []Run{…} printed their fields. ok is false for any other e, and where a type
+// cannot be written (fmt.Stringer where the session has not imported fmt).
+func printedElems(info *types.Info, e ast.Expr, write func(types.Type) (string, bool)) (conv string, ok bool) {
+	t := info.TypeOf(e)
+	if t == nil {
+		return "", false
+	}
+	if ms := types.NewMethodSet(t); ms.Lookup(nil, "String") != nil || ms.Lookup(nil, "Error") != nil || ms.Lookup(nil, "Format") != nil {
+		return "", false // (printed by its own method)
+	}
+	var elem, key types.Type
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		elem = u.Elem()
+	case *types.Array:
+		elem = u.Elem()
+	case *types.Map:
+		elem, key = u.Elem(), u.Key()
+	default:
+		return "", false
+	}
+	if types.IsInterface(elem) || !sessionMethods(elem) {
+		return "", false
+	}
+	ms := types.NewMethodSet(elem)
+	iface := "error"
+	switch {
+	case ms.Lookup(nil, "Error") != nil:
+	case ms.Lookup(nil, "String") == nil:
+		return "", false
+	default: // fmt.Stringer, as the session names fmt (an interface it declared would hold yaegi's own values)
+		pkg, err := tablePkgs.Import("fmt")
+		if err != nil {
+			return "", false
+		}
+		w, ok := write(pkg.Scope().Lookup("Stringer").Type())
+		if !ok {
+			return "", false
+		}
+		iface = w
+	}
+	ws, okS := write(t)
+	we, okE := write(elem)
+	if !okS || !okE {
+		return "", false
+	}
+	copyOf := "func(__v " + we + ") " + iface + " { return __v }"
+	if key == nil {
+		return "func(__s " + ws + ") []" + iface + " { __o := make([]" + iface + ", len(__s)); for __i := range __s { __o[__i] = " +
+			copyOf + "(__s[__i]) }; return __o }", true
+	}
+	wk, okK := write(key)
+	if !okK {
+		return "", false
+	}
+	return "func(__s " + ws + ") map[" + wk + "]" + iface + " { __o := make(map[" + wk + "]" + iface + ", len(__s)); for __k, __e := range __s { __o[__k] = " +
+		copyOf + "(__e) }; return __o }", true
 }
 
 // methodful reports whether c is a call (not a conversion) whose one result is of a type the

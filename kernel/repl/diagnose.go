@@ -153,6 +153,11 @@ func (s *Session) noteDefined(src string) {
 	}
 	s.noteTypes(src)
 	s.noteDecls(src, top)
+	if c := s.checked; c != nil && c.src == src {
+		for name, t := range c.vars { // (gotypes.go's topVars)
+			s.decls[name] = "var " + name + " " + t
+		}
+	}
 }
 
 // clash is Go's error for a declaration of a name the session imports a package as.

@@ -349,6 +349,7 @@ type checkedInput struct {
 	src                string
 	errs               []typeError
 	rewrites, typeArgs []insert
+	vars               map[string]string // the variables statements define at top level → their types as written
 }
 
 // typeErrorsOf is typeErrors of src told what the session knows, computed once for the input
@@ -360,15 +361,15 @@ func (s *Session) typeErrorsOf(src string) []typeError { return s.check(src).err
 // evaluated.
 func (s *Session) check(src string) *checkedInput {
 	if c := s.checked; c == nil || c.src != src {
-		errs, rewrites, typeArgs := typeCheck(src, s.known())
-		s.checked = &checkedInput{src, errs, rewrites, typeArgs}
+		errs, rewrites, typeArgs, vars := typeCheck(src, s.known())
+		s.checked = &checkedInput{src, errs, rewrites, typeArgs, vars}
 	}
 	return s.checked
 }
 
 // typeErrors is typeCheck's errors.
 func typeErrors(src string, k known) []typeError {
-	errs, _, _ := typeCheck(src, k)
+	errs, _, _, _ := typeCheck(src, k)
 	return errs
 }
 
@@ -381,16 +382,17 @@ func typeErrors(src string, k known) []typeError {
 // (assign.go), deferred calls' arguments (defer.go) and values of the session's types given to
 // compiled functions (compiledargs.go) and to interfaces (ifacecopy.go), ranges over an int
 // (source.go); and the type arguments
-// of calls of its generic functions, for where yaegi fails to infer them (typeargs.go).
-func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []insert) {
+// of calls of its generic functions, for where yaegi fails to infer them (typeargs.go); and the
+// types of the variables statements define at top level (topVars).
+func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []insert, vars map[string]string) {
 	defer func() {
 		if recover() != nil { // a type go/types cannot take: nothing is said, nothing refused
-			errs, rewrites, typeArgs = nil, nil, nil
+			errs, rewrites, typeArgs, vars = nil, nil, nil, nil
 		}
 	}()
 	_, _, prefix, ok := parseInput(src)
 	if !ok {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	_, declared := identifiers(src)
 	// The session's imports on the package clause's line (so that lines stay src's), less those
@@ -430,7 +432,7 @@ func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []inse
 	}
 	fset, f, prefix, ok := parseInputUnder(src, importHead(imports))
 	if !ok {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	files := []*ast.File{f}
 	again := map[string]bool{} // a declaration src declares a name of again is left out whole
@@ -492,7 +494,7 @@ func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []inse
 		t.line, t.col = lineCol(src, off)
 		errs = append(errs, t)
 	}}
-	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}, Instances: map[*ast.Ident]types.Instance{}}
+	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}, Instances: map[*ast.Ident]types.Instance{}, Defs: map[*ast.Ident]types.Object{}}
 	_ = types.NewChecker(&conf, fset, pkg, info).Files(files) // errors go to conf.Error
 	// the names src can write: the session's imports and its own
 	visible := maps.Clone(imports)
@@ -507,11 +509,119 @@ func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []inse
 	}
 	rewrites = append(rewrites, closes...)
 	typeArgs = typeArgInserts(in, info, write)
+	if len(errs) == 0 {
+		vars = topVars(in, info, write)
+	}
 	// in the order of their positions, as Go's compiler lists them
 	sort.SliceStable(errs, func(i, j int) bool {
 		return errs[i].line < errs[j].line || errs[i].line == errs[j].line && errs[i].col < errs[j].col
 	})
-	return errs, rewrites, typeArgs
+	return errs, rewrites, typeArgs, vars
+}
+
+// topVars are the variables the statements in (typed at the prompt) define at their top level,
+// which become the session's, with their types as write writes them: a variable of a type the
+// session declared reflect cannot show (c := Celsius(3) is a float64 to it; ts := []temp{1, 2}
+// a []float64) is then known to go/types by the type Go gives it, and its static type stays
+// (var e error = f() is an error, whatever f returns). One of a type declared in the statements
+// themselves, or one that cannot be written, is left out.
+func topVars(in typed, info *types.Info, write func(types.Type) (string, bool)) map[string]string {
+	if !strings.HasSuffix(in.prefix, "func _() {\n") {
+		return nil
+	}
+	f, ok := in.root.(*ast.File)
+	if !ok || len(f.Decls) == 0 {
+		return nil
+	}
+	fd, ok := f.Decls[len(f.Decls)-1].(*ast.FuncDecl)
+	if !ok || fd.Body == nil {
+		return nil
+	}
+	vars := map[string]string{}
+	note := func(id *ast.Ident) {
+		obj := info.Defs[id]
+		if obj == nil || id.Name == "_" || !packageLevel(obj.Type(), 0) {
+			return
+		}
+		if w, ok := write(obj.Type()); ok && !strings.Contains(w, "invalid type") {
+			vars[id.Name] = w
+		}
+	}
+	for _, st := range fd.Body.List {
+		switch st := st.(type) {
+		case *ast.AssignStmt:
+			if st.Tok == token.DEFINE {
+				for _, l := range st.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						note(id)
+					}
+				}
+			}
+		case *ast.DeclStmt:
+			if g, ok := st.Decl.(*ast.GenDecl); ok && g.Tok == token.VAR {
+				for _, sp := range g.Specs {
+					for _, id := range sp.(*ast.ValueSpec).Names {
+						note(id)
+					}
+				}
+			}
+		}
+	}
+	return vars
+}
+
+// packageLevel reports whether every named type t is made of is declared at a package's level
+// (not in a function, or in the statements typed), and t is no untyped constant's type.
+func packageLevel(t types.Type, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	switch t := t.(type) {
+	case *types.Basic:
+		return t.Info()&types.IsUntyped == 0
+	case *types.Named:
+		o := t.Obj()
+		if o.Pkg() != nil && o.Parent() != o.Pkg().Scope() {
+			return false
+		}
+		for i := range t.TypeArgs().Len() {
+			if !packageLevel(t.TypeArgs().At(i), depth+1) {
+				return false
+			}
+		}
+		return true
+	case *types.Pointer:
+		return packageLevel(t.Elem(), depth+1)
+	case *types.Slice:
+		return packageLevel(t.Elem(), depth+1)
+	case *types.Array:
+		return packageLevel(t.Elem(), depth+1)
+	case *types.Map:
+		return packageLevel(t.Key(), depth+1) && packageLevel(t.Elem(), depth+1)
+	case *types.Chan:
+		return packageLevel(t.Elem(), depth+1)
+	case *types.Struct:
+		for f := range t.Fields() {
+			if !packageLevel(f.Type(), depth+1) {
+				return false
+			}
+		}
+		return true
+	case *types.Signature:
+		for _, tup := range []*types.Tuple{t.Params(), t.Results()} {
+			for v := range tup.Variables() {
+				if !packageLevel(v.Type(), depth+1) {
+					return false
+				}
+			}
+		}
+		return true
+	case *types.Interface:
+		return true
+	case *types.Alias:
+		return packageLevel(types.Unalias(t), depth+1)
+	}
+	return false
 }
 
 // typeWriter writes a go/types type as the session writes it: its packages by the names the

@@ -400,6 +400,65 @@ func main() {
 }
 `
 
+// TestPrintedElements: a slice, array or map of a type the session declared with String or
+// Error is printed by fmt and log by its elements' methods (compiledargs.go's printedElems; yaegi
+// printed their fields: [1 2] for [1.0°C 2.0°C], pointers as addresses), with Printf's verbs that
+// call them and not with the others; at the prompt too, a variable the session defined there
+// known to go/types by the type its input gave (gotypes.go's topVars). The program's output is
+// go run's.
+func TestPrintedElements(t *testing.T) {
+	s, out := newTestSession(t)
+	loadAll(t, s, "runs.go", printedElemsProgram)
+	const goOut = "[1.0°C 2.0°C] map[a:3.0°C b:4.0°C] [5.0°C 6.0°C] [failure 1 failure 2]\n[1.0°C 2.0°C]|[x:0.50 y:0.25]|[1.0 2.0]|[{3}]\n[x:0.50 y:0.25]\n"
+	if got := out.String(); got != goOut {
+		t.Errorf("the program printed %q, want %q (Go's)", got, goOut)
+	}
+	out.Reset()
+	evalAll(t, s, "hot := []temp{30, 40}", "hot", "fmt.Println(hot, map[int]temp{1: 5})", "c := temp(5)", "var st fmt.Stringer = c", "c = 7", "st")
+	if got, want := out.String(), "[30.0°C 40.0°C]\n[30.0°C 40.0°C] map[1:5.0°C]\n5.0°C\n"; got != want {
+		t.Errorf("at the prompt %q, want %q (Go's)", got, want)
+	}
+}
+
+const printedElemsProgram = `package main
+
+import (
+	"fmt"
+	"log"
+	"strings"
+)
+
+type temp float64
+
+func (t temp) String() string { return fmt.Sprintf("%.1f°C", float64(t)) }
+
+type run struct {
+	name string
+	loss float64
+}
+
+func (r *run) String() string { return fmt.Sprintf("%s:%.2f", r.name, r.loss) }
+
+type failure struct{ code int }
+
+func (f failure) Error() string { return fmt.Sprint("failure ", f.code) }
+
+type runs []*run
+
+func main() {
+	ts := []temp{1, 2}
+	byName := map[string]temp{"b": 4, "a": 3}
+	rs := runs{{"x", 0.5}, {"y", 0.25}}
+	var b strings.Builder
+	log.SetOutput(&b)
+	log.SetFlags(0)
+	log.Println(rs)
+	fmt.Println(ts, byName, [2]temp{5, 6}, []failure{{1}, {2}})
+	fmt.Printf("%v|%s|%.1f|%d\n", ts, rs, ts, []failure{{3}})
+	fmt.Print(b.String())
+}
+`
+
 // TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend
 // (docs/repl.md lists them), so that a newer yaegi that mends one is noticed and the note
 // dropped. Each row is what Go prints, and yaegi's.
@@ -413,14 +472,8 @@ func TestKnownYaegiGaps(t *testing.T) {
 		{"a nil pointer in an interface", "type myErr struct{}\nfunc (*myErr) Error() string { return \"my\" }\nfunc none() error { var e *myErr; return e }\nnone() == nil", "false", "true"},
 		// -0.0 passed to a function the session declared arrives as 0.0
 		{"-0.0 as an argument", "import \"math\"\nfunc sign(f float64) bool { return math.Signbit(f) }\nsign(math.Copysign(0, -1))", "true", "false"},
-		// fmt formats the elements of a slice of a type with a String method without it (the
-		// interpreter holds them as their underlying type); a value of it alone is formatted by it
-		{"a slice of Stringers", "type temp float64\nfunc (t temp) String() string { return fmt.Sprintf(\"%.1f°C\", float64(t)) }\nfmt.Sprint([]temp{1, 2}, temp(3))", "[1.0°C 2.0°C] 3.0°C", "[1 2] 3.0°C"},
 		// an error of a type the session declared is not found in a chain that wraps it
 		// (errors.As with a target of that type panics: its methods are the interpreter's)
-		// a method promoted from an embedded interface, called on a variable of the session's top
-		// level (one declared in a function, or in a file, is called: TestEmbeddedInterfaceMethod)
-		{"a method of an embedded interface", "type shape interface{ area() float64 }\ntype sq struct{ s float64 }\nfunc (q sq) area() float64 { return q.s * q.s }\ntype named struct { shape; name string }\nn := named{sq{3}, \"n\"}\nfunc() (s string) { defer func() { if recover() != nil { s = \"panicked\" } }(); return fmt.Sprint(n.area()) }()", "9", "panicked"},
 		// the receiver of a deferred method call is read when the call runs (its arguments are
 		// held at the defer statement: TestDeferredArguments)
 		{"a deferred method's receiver", "type counter struct{ n int }\nfunc (c counter) say() { fmt.Print(c.n) }\nfunc run() { c := counter{1}; defer c.say(); c.n = 2 }\nrun()", "1", "2"},
@@ -702,9 +755,8 @@ func main() {
 // TestEmbeddedInterfaceMethod: a method promoted from an embedded field of an interface type is
 // called (embedded.go; yaegi panicked: "invalid interface value"), on a value, through a pointer
 // and through a struct that embeds that one, and taken as a method value: in a file, and in a
-// function the session declares. A variable of such a type at the session's top level is not
-// told to go/types (its embedded interface field's type cannot be written), so n.Area() there
-// still panics: TestKnownYaegiGaps.
+// function the session declares, and on a variable of the session's top level (known to go/types
+// by the type the input that defined it gave, gotypes.go's topVars; yaegi panicked there too).
 func TestEmbeddedInterfaceMethod(t *testing.T) {
 	s, out := newTestSession(t)
 	file := `package main
@@ -734,8 +786,9 @@ func main() {
 }
 `
 	loadAll(t, s, "embedded.go", file)
-	evalAll(t, s, "func area(n Named) float64 { return n.Area() }", "area(Named{Rect{1, 5}, \"q\"})")
-	if got, want := out.String(), "6 6 6 6 6 6\n5\n"; got != want {
+	evalAll(t, s, "func area(n Named) float64 { return n.Area() }", "area(Named{Rect{1, 5}, \"q\"})",
+		"top := Named{Rect{2, 2}, \"t\"}", "top.Area()")
+	if got, want := out.String(), "6 6 6 6 6 6\n5\n4\n"; got != want {
 		t.Errorf("printed %q, want %q (Go's)", got, want)
 	}
 }
