@@ -381,7 +381,7 @@ func typeErrors(src string, k known) []typeError {
 // interfaces (embedded.go), min and max (minmax.go), assignments to interfaces and of nil
 // (assign.go), deferred calls' arguments (defer.go) and values of the session's types given to
 // compiled functions (compiledargs.go) and to interfaces (ifacecopy.go), ranges over an int
-// (source.go); and the type arguments
+// (source.go), values a select sends (selectsend.go); and the type arguments
 // of calls of its generic functions, for where yaegi fails to infer them (typeargs.go); and the
 // types of the variables statements define at top level (topVars).
 func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []insert, vars map[string]string) {
@@ -508,6 +508,7 @@ func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []inse
 		rewrites = append(rewrites, r(in, info, write)...)
 	}
 	rewrites = append(rewrites, closes...)
+	rewrites = append(rewrites, selectSendInserts(in, info, rewrites)...)
 	typeArgs = typeArgInserts(in, info, write)
 	if len(errs) == 0 {
 		vars = topVars(in, info, write)

@@ -459,6 +459,81 @@ func main() {
 }
 `
 
+// TestSelectSends: a select in a loop sends the values Go sends (selectsend.go: computed before
+// the select, with ctx.Done(), in source order; yaegi sent zeros for what the loop computed: [{1
+// 0} {2 0} {3 0}] [0 0] [1 0]), a labeled select's break still breaks it. The output is go
+// run's.
+func TestSelectSends(t *testing.T) {
+	s, out := newTestSession(t)
+	loadAll(t, s, "workers.go", selectProgram)
+	if got, want := out.String(), "[{1 1} {2 4} {3 9}] [0 50] [1 51]\n"; got != want {
+		t.Errorf("printed %q, want %q (Go's)", got, want)
+	}
+	out.Reset()
+	evalAll(t, s, "ch := make(chan int, 2)", "for k := 0; k < 2; k++ { select { case ch <- k * 7: } }", "fmt.Println(<-ch, <-ch)")
+	if got, want := out.String(), "0 7\n"; got != want {
+		t.Errorf("at the prompt %q, want %q (Go's)", got, want)
+	}
+}
+
+const selectProgram = `package main
+
+import (
+	"context"
+	"fmt"
+)
+
+type result struct {
+	id int
+	y  float64
+}
+
+func worker(ctx context.Context, jobs <-chan int, out chan<- result) {
+	for j := range jobs {
+		select {
+		case <-ctx.Done():
+			return
+		case out <- result{j, float64(j * j)}:
+		}
+	}
+	close(out)
+}
+
+func main() {
+	jobs := make(chan int, 3)
+	out := make(chan result, 3)
+	for i := 1; i <= 3; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	worker(context.Background(), jobs, out)
+	var rs []result
+	for r := range out {
+		rs = append(rs, r)
+	}
+	pairs := make(chan [2]int, 4)
+	quit := make(chan bool)
+	n := 0
+loop:
+	for k := 0; ; k++ {
+	send:
+		select {
+		case pairs <- [2]int{k, k + 50}:
+			n++
+			if n == 2 {
+				break send
+			}
+		case <-quit:
+			break loop
+		}
+		if n == 2 {
+			break loop
+		}
+	}
+	fmt.Println(rs, <-pairs, <-pairs)
+}
+`
+
 // TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend
 // (docs/repl.md lists them), so that a newer yaegi that mends one is noticed and the note
 // dropped. Each row is what Go prints, and yaegi's.
