@@ -31,43 +31,60 @@ import (
 // with methods that the input gives to an interface type with methods inside a function literal
 // of its own, from go/types' types (info); write writes the types.
 func interfaceCopyInserts(in typed, info *types.Info, write func(types.Type) (string, bool)) (inserts []insert) {
-	convert := func(x ast.Expr, to types.Type) {
+	// convert converts x to an interface type to; one given to a function the session declared
+	// (arg) in parentheses, as is a call's result given to one as an interface with methods: a
+	// call's result so given made yaegi's type switches on it panic (kind(mk()) of func mk()
+	// Node: "invalid memory address or nil pointer dereference"); in parentheses it was right.
+	// (Not one given as an any: show((two())) of show(v any) panicked, at the prompt and as
+	// fmt.Println's argument, where show(two()) printed it without String.)
+	convert := func(x ast.Expr, to types.Type, arg bool) {
 		if x == nil || to == nil {
 			return
 		}
-		if _, isParam := to.(*types.TypeParam); isParam || !types.IsInterface(to) || isAny(to) {
-			return
-		}
-		tv, ok := info.Types[x]
-		if !ok || tv.Type == nil || tv.IsType() || types.IsInterface(tv.Type) || !sessionMethods(tv.Type) {
+		if _, isParam := to.(*types.TypeParam); isParam || !types.IsInterface(to) {
 			return
 		}
 		from, end, inside := in.span(x)
-		t, okT := write(tv.Type)
-		i, okI := write(to)
-		if !inside || !okT || !okI {
+		if !inside {
 			return
 		}
-		inserts = append(inserts, insert{from, "func(__v " + t + ") " + i + " { return __v }("}, insert{end, ")"})
+		open, close := "", ""
+		if arg {
+			open, close = "(", ")"
+		}
+		tv, ok := info.Types[x]
+		if !ok || tv.Type == nil || tv.IsType() || isAny(to) || types.IsInterface(tv.Type) || !sessionMethods(tv.Type) {
+			c, isCall := x.(*ast.CallExpr)
+			if arg && isCall && ok && !tv.IsType() && !info.Types[c.Fun].IsType() && tv.Type != nil && !isAny(to) {
+				inserts = append(inserts, insert{from, open}, insert{end, close})
+			}
+			return
+		}
+		t, okT := write(tv.Type)
+		i, okI := write(to)
+		if !okT || !okI {
+			return
+		}
+		inserts = append(inserts, insert{from, open + "func(__v " + t + ") " + i + " { return __v }("}, insert{end, ")" + close})
 	}
 	ast.Inspect(in.root, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.AssignStmt:
 			if x.Tok == token.ASSIGN && len(x.Lhs) == 1 && len(x.Rhs) == 1 {
-				convert(x.Rhs[0], info.TypeOf(x.Lhs[0]))
+				convert(x.Rhs[0], info.TypeOf(x.Lhs[0]), false)
 			}
 		case *ast.ValueSpec:
 			if x.Type != nil && len(x.Values) == len(x.Names) {
 				for _, v := range x.Values {
-					convert(v, info.TypeOf(x.Type))
+					convert(v, info.TypeOf(x.Type), false)
 				}
 			}
 		case *ast.SendStmt:
 			if ch, ok := under(info.TypeOf(x.Chan)).(*types.Chan); ok {
-				convert(x.Value, ch.Elem())
+				convert(x.Value, ch.Elem(), false)
 			}
 		case *ast.CompositeLit:
-			compositeElems(info, x, convert)
+			compositeElems(info, x, func(e ast.Expr, t types.Type) { convert(e, t, false) })
 		case *ast.CallExpr:
 			if tv, ok := info.Types[x.Fun]; !ok || tv.IsType() {
 				return true
@@ -79,11 +96,13 @@ func interfaceCopyInserts(in typed, info *types.Info, write func(types.Type) (st
 			if !ok {
 				return true
 			}
+			id, _ := unparen(x.Fun).(*ast.Ident)
+			_, builtin := info.Uses[id].(*types.Builtin) // append: no function of the session's
 			for i, arg := range x.Args {
 				if x.Ellipsis.IsValid() && sig.Variadic() && i >= sig.Params().Len()-1 {
 					break // a slice given as the variadic parameter: no conversion
 				}
-				convert(arg, paramType(sig, i))
+				convert(arg, paramType(sig, i), !builtin)
 			}
 		}
 		return true

@@ -534,6 +534,86 @@ loop:
 }
 `
 
+// TestInterfaceArguments: an expression tree of a type the session declared, walked by a type
+// switch on an interface, gives Go's values (ifacecopy.go: a call's result given as an interface
+// with methods in parentheses, a value converted in a function literal of its own; yaegi's type
+// switch panicked on kind(leaf()), "invalid memory address or nil pointer dereference"). The
+// output is go run's.
+func TestInterfaceArguments(t *testing.T) {
+	s, out := newTestSession(t)
+	loadAll(t, s, "tree.go", interfaceArgsProgram)
+	if got, want := out.String(), "(num+(num+num)) num num 6\n"; got != want {
+		t.Errorf("printed %q, want %q (Go's)", got, want)
+	}
+}
+
+const interfaceArgsProgram = `package main
+
+import "fmt"
+
+type Node interface{ Eval() float64 }
+
+type Num float64
+
+func (n Num) Eval() float64  { return float64(n) }
+func (n Num) String() string { return "N" + fmt.Sprint(float64(n)) }
+
+type Bin struct{ L, R Node }
+
+func (b *Bin) Eval() float64 { return b.L.Eval() + b.R.Eval() }
+
+func kind(n Node) string {
+	switch x := n.(type) {
+	case Num:
+		return "num"
+	case *Bin:
+		return "(" + kind(x.L) + "+" + kind(x.R) + ")"
+	}
+	return "?"
+}
+
+func leaf() Node { return Num(1) }
+
+func main() {
+	e := &Bin{Num(2), &Bin{leaf(), Num(3)}}
+	fmt.Println(kind(e), kind(leaf()), kind(Num(4)), e.Eval())
+}
+`
+
+// TestUnnamedMethodParameters: a method with a named receiver and unnamed parameters runs
+// (methodparams.go; yaegi panicked: "reflect.Set: value of type int is not assignable to type
+// float64"). The output is go run's.
+func TestUnnamedMethodParameters(t *testing.T) {
+	s, out := newTestSession(t)
+	loadAll(t, s, "params.go", unnamedParamsProgram)
+	if got, want := out.String(), "4\n5\n4\n"; got != want {
+		t.Errorf("printed %q, want %q (Go's)", got, want)
+	}
+	out.Reset()
+	evalAll(t, s, "type num float64", "func (n num) Eval(map[string]float64) float64 { return float64(n) }", "num(2).Eval(nil)")
+	if got, want := out.String(), "2\n"; got != want {
+		t.Errorf("at the prompt %q, want %q (Go's)", got, want)
+	}
+}
+
+const unnamedParamsProgram = `package main
+
+import "fmt"
+
+type S struct{ v float64 }
+
+func (s S) C(int) float64       { return s.v }
+func (s S) C2(_ int) float64    { return s.v }
+func (s *S) C3(int, int) float64 { return s.v + 1 }
+
+func main() {
+	s := S{4}
+	fmt.Println(s.C2(7))
+	fmt.Println(s.C3(1, 2))
+	fmt.Println(s.C(7))
+}
+`
+
 // TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend
 // (docs/repl.md lists them), so that a newer yaegi that mends one is noticed and the note
 // dropped. Each row is what Go prints, and yaegi's.
@@ -579,6 +659,8 @@ func TestKnownYaegiGaps(t *testing.T) {
 		// two interface values holding equal values of a type the session declared with methods
 		// compare unequal (of one without methods, equal)
 		{"interface values of a type with methods compared", "type vq struct{ X, Y float64 }\nfunc (v vq) String() string { return \"v\" }\nvar ia, ib any = vq{1, 2}, vq{1, 2}\nia == ib", "true", "false"},
+		// (and a type switch in it on the value it was given matches no case)
+		{"a type switch on a call's result given as an any", "type m10 int\nfunc (m m10) String() string { return \"M\" }\nfunc mk10() m10 { return 1 }\nfunc kindOf(v any) string { switch v.(type) { case m10: return \"m10\" }; return \"?\" }\nkindOf(mk10())", "m10", "?"},
 		{"%d and %v of one call's result", "type m6 int\nfunc (m m6) String() string { return \"M!\" }\nfunc mk() m6 { return 1 }\nfmt.Sprintf(\"%d %[1]v\", mk())", "1 M!", "1 1"},
 		// fmt's %+v names an unexported field of a session type as the interpreter exports it
 		// (the REPL's own printing names it as declared: TestUnexportedFields)

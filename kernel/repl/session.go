@@ -335,11 +335,12 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	// a goroutine's panic is recovered (goroutine.go); a composite literal among several values
 	// keeps the others (assign.go); a method value copies its receiver when it is taken
 	// (methodvalue.go); min and max run (minmax.go); a cmp.Ordered constraint takes untyped
-	// constants (stdgeneric.go); encoding/json skips unexported fields (structtag.go). Those that
+	// constants (stdgeneric.go); encoding/json skips unexported fields (structtag.go); a method's
+	// unnamed parameters are named _ (methodparams.go). Those that
 	// need go/types' types come from the check (typeCheck lists them).
 	var rewrites []insert
 	if parsed {
-		for _, r := range []func(typed) []insert{loopVarInserts, goroutineInserts, compositeInserts, orderedInserts, unexportedTagInserts} {
+		for _, r := range []func(typed) []insert{loopVarInserts, goroutineInserts, compositeInserts, orderedInserts, unexportedTagInserts, unnamedParamInserts} {
 			rewrites = append(rewrites, r(in)...)
 		}
 	}
