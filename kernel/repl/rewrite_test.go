@@ -661,6 +661,9 @@ func TestKnownYaegiGaps(t *testing.T) {
 		{"interface values of a type with methods compared", "type vq struct{ X, Y float64 }\nfunc (v vq) String() string { return \"v\" }\nvar ia, ib any = vq{1, 2}, vq{1, 2}\nia == ib", "true", "false"},
 		// (and a type switch in it on the value it was given matches no case)
 		{"a type switch on a call's result given as an any", "type m10 int\nfunc (m m10) String() string { return \"M\" }\nfunc mk10() m10 { return 1 }\nfunc kindOf(v any) string { switch v.(type) { case m10: return \"m10\" }; return \"?\" }\nkindOf(mk10())", "m10", "?"},
+		// an interface value of an interface type the session declared, given to fmt, is printed
+		// without its dynamic type's String
+		{"an interface value of a session interface printed", "type nd interface{ Eval() float64 }\ntype nm float64\nfunc (n nm) Eval() float64 { return float64(n) }\nfunc (n nm) String() string { return \"N!\" }\nvar ni nd = nm(1)\nfmt.Sprint(ni)", "N!", "1"},
 		{"%d and %v of one call's result", "type m6 int\nfunc (m m6) String() string { return \"M!\" }\nfunc mk() m6 { return 1 }\nfmt.Sprintf(\"%d %[1]v\", mk())", "1 M!", "1 1"},
 		// fmt's %+v names an unexported field of a session type as the interpreter exports it
 		// (the REPL's own printing names it as declared: TestUnexportedFields)
