@@ -87,48 +87,66 @@ func topLevelNames(src string) []string {
 		return nil
 	}
 	var names []string
-	specs := func(g *ast.GenDecl) {
-		for _, sp := range g.Specs {
-			switch sp := sp.(type) {
-			case *ast.ValueSpec:
-				for _, n := range sp.Names {
-					names = append(names, n.Name)
-				}
-			case *ast.TypeSpec:
-				names = append(names, sp.Name.Name)
-			}
-		}
-	}
 	if prefix == "package main\n" { // declarations
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.GenDecl:
-				specs(d)
-			case *ast.FuncDecl:
-				if d.Recv == nil {
-					names = append(names, d.Name.Name)
-				}
-			}
-		}
+		names = declNames(f)
 	} else if len(f.Decls) > 0 {
 		if fn, is := f.Decls[len(f.Decls)-1].(*ast.FuncDecl); is && fn.Body != nil {
-			for _, st := range fn.Body.List {
-				switch st := st.(type) {
-				case *ast.AssignStmt:
-					if st.Tok == token.DEFINE {
-						for _, l := range st.Lhs {
-							if id, is := l.(*ast.Ident); is {
-								names = append(names, id.Name)
-							}
-						}
-					}
-				case *ast.DeclStmt:
-					if g, is := st.Decl.(*ast.GenDecl); is {
-						specs(g)
-					}
-				}
+			for _, id := range topIdents(fn.Body.List) {
+				names = append(names, id.Name)
 			}
 		}
 	}
 	return slices.DeleteFunc(names, func(n string) bool { return n == "_" })
+}
+
+// declNames are the names f's declarations declare at its top level (a method declares none).
+func declNames(f *ast.File) (names []string) {
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			for _, id := range specIdents(d) {
+				names = append(names, id.Name)
+			}
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				names = append(names, d.Name.Name)
+			}
+		}
+	}
+	return names
+}
+
+// topIdents are the names statements define at their top level (with :=, and in var, const and
+// type declarations; not in a block or function inside them).
+func topIdents(stmts []ast.Stmt) (ids []*ast.Ident) {
+	for _, st := range stmts {
+		switch st := st.(type) {
+		case *ast.AssignStmt:
+			if st.Tok == token.DEFINE {
+				for _, l := range st.Lhs {
+					if id, is := l.(*ast.Ident); is {
+						ids = append(ids, id)
+					}
+				}
+			}
+		case *ast.DeclStmt:
+			if g, is := st.Decl.(*ast.GenDecl); is {
+				ids = append(ids, specIdents(g)...)
+			}
+		}
+	}
+	return ids
+}
+
+// specIdents are the names g's specs declare (none for imports).
+func specIdents(g *ast.GenDecl) (ids []*ast.Ident) {
+	for _, sp := range g.Specs {
+		switch sp := sp.(type) {
+		case *ast.ValueSpec:
+			ids = append(ids, sp.Names...)
+		case *ast.TypeSpec:
+			ids = append(ids, sp.Name)
+		}
+	}
+	return ids
 }

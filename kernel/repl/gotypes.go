@@ -539,33 +539,13 @@ func topVars(in typed, info *types.Info, write func(types.Type) (string, bool)) 
 		return nil
 	}
 	vars := map[string]string{}
-	note := func(id *ast.Ident) {
-		obj := info.Defs[id]
-		if obj == nil || id.Name == "_" || !packageLevel(obj.Type(), 0) {
-			return
+	for _, id := range topIdents(fd.Body.List) {
+		v, isVar := info.Defs[id].(*types.Var)
+		if !isVar || id.Name == "_" || !packageLevel(v.Type(), 0) {
+			continue
 		}
-		if w, ok := write(obj.Type()); ok && !strings.Contains(w, "invalid type") {
+		if w, ok := write(v.Type()); ok && !strings.Contains(w, "invalid type") {
 			vars[id.Name] = w
-		}
-	}
-	for _, st := range fd.Body.List {
-		switch st := st.(type) {
-		case *ast.AssignStmt:
-			if st.Tok == token.DEFINE {
-				for _, l := range st.Lhs {
-					if id, ok := l.(*ast.Ident); ok {
-						note(id)
-					}
-				}
-			}
-		case *ast.DeclStmt:
-			if g, ok := st.Decl.(*ast.GenDecl); ok && g.Tok == token.VAR {
-				for _, sp := range g.Specs {
-					for _, id := range sp.(*ast.ValueSpec).Names {
-						note(id)
-					}
-				}
-			}
 		}
 	}
 	return vars

@@ -105,6 +105,28 @@ func loadAll(t *testing.T, s *Session, name, src string) {
 	}
 }
 
+// filePrints loads a Go program's source into s as the file name and checks that it printed
+// want, what go run printed of it.
+func filePrints(t *testing.T, s *Session, out *bytes.Buffer, name, src, want string) {
+	t.Helper()
+	out.Reset()
+	loadAll(t, s, name, src)
+	if got := out.String(); got != want {
+		t.Errorf("%s printed %q, want %q (Go's)", name, got, want)
+	}
+}
+
+// linesPrint evaluates lines in s, as typed at the prompt, and checks that they printed want
+// (Go's).
+func linesPrint(t *testing.T, s *Session, out *bytes.Buffer, want string, lines ...string) {
+	t.Helper()
+	out.Reset()
+	evalAll(t, s, lines...)
+	if got := out.String(); got != want {
+		t.Errorf("at the prompt %q, want %q (Go's)", got, want)
+	}
+}
+
 func TestVarAsAssignments(t *testing.T) {
 	for src, want := range map[string][]string{
 		"var m = n":                        {"m := n"},
@@ -210,16 +232,9 @@ func TestMethodValues(t *testing.T) {
 // program's output is what go run printed of it.
 func TestCallResultsKeepMethods(t *testing.T) {
 	s, out := newTestSession(t)
-	loadAll(t, s, "t.go", callResultProgram)
 	const goOut = "M! P(3) E5\nM! 1 M! \"M!\" 4d21 1 M!\n[a bb ccc] w: E5 E5 M! E5\nM! E5\nM! P(3)\n1\n2 002 2 A test test|2.50 3.0°C 74657374|Hd7\n"
-	if got := out.String(); got != goOut {
-		t.Errorf("the program printed %q, want %q (Go's)", got, goOut)
-	}
-	out.Reset()
-	evalAll(t, s, "mk()", "mkq()", "mkE()", "fmt.Sprintf(\"%v|%5.1v|%-3d|%[1]s\", mk(), mkq(), mk())")
-	if got, want := out.String(), "M!\nP(3)\nerror: E5\nM!|    P|1  |M!\n"; got != want {
-		t.Errorf("at the prompt %q, want %q (Go's)", got, want)
-	}
+	filePrints(t, s, out, "t.go", callResultProgram, goOut)
+	linesPrint(t, s, out, "M!\nP(3)\nerror: E5\nM!|    P|1  |M!\n", "mk()", "mkq()", "mkE()", "fmt.Sprintf(\"%v|%5.1v|%-3d|%[1]s\", mk(), mkq(), mk())")
 }
 
 const callResultProgram = `package main
@@ -297,17 +312,10 @@ func main() {
 // same at the prompt.
 func TestInterfaceValuesCopy(t *testing.T) {
 	s, out := newTestSession(t)
-	loadAll(t, s, "models.go", interfaceCopyProgram)
 	const goOut = "mlp8 mlp16  lin1 lin3  [L1 L2 L3] L7 L9\nlin1 lin2 lin3  lin1 lin2 lin3  lin1 lin2 lin3  lin1 lin1 lin2 lin3 \n"
-	if got := out.String(); got != goOut {
-		t.Errorf("the program printed %q, want %q (Go's)", got, goOut)
-	}
-	out.Reset()
-	evalAll(t, s, "var ss []fmt.Stringer", "for _, l := range []lin{{4}, {5}} { ss = append(ss, l) }", "x := lin{6}",
+	filePrints(t, s, out, "models.go", interfaceCopyProgram, goOut)
+	linesPrint(t, s, out, "[L4 L5] lin6\n", "var ss []fmt.Stringer", "for _, l := range []lin{{4}, {5}} { ss = append(ss, l) }", "x := lin{6}",
 		"var mm Model = x", "x.d = 0", "fmt.Println(ss, mm.Name())")
-	if got, want := out.String(), "[L4 L5] lin6\n"; got != want {
-		t.Errorf("at the prompt %q, want %q (Go's)", got, want)
-	}
 }
 
 const interfaceCopyProgram = `package main
@@ -373,10 +381,7 @@ func main() {
 // yaegi's compile error, the file's method appending to a field panicked).
 func TestRangeOverIntInAFile(t *testing.T) {
 	s, out := newTestSession(t)
-	loadAll(t, s, "dogs.go", rangeIntProgram)
-	if got, want := out.String(), "3 d2 rex\n"; got != want {
-		t.Errorf("printed %q, want %q (Go's)", got, want)
-	}
+	filePrints(t, s, out, "dogs.go", rangeIntProgram, "3 d2 rex\n")
 }
 
 const rangeIntProgram = `package main
@@ -408,16 +413,9 @@ func main() {
 // go run's.
 func TestPrintedElements(t *testing.T) {
 	s, out := newTestSession(t)
-	loadAll(t, s, "runs.go", printedElemsProgram)
 	const goOut = "[1.0°C 2.0°C] map[a:3.0°C b:4.0°C] [5.0°C 6.0°C] [failure 1 failure 2]\n[1.0°C 2.0°C]|[x:0.50 y:0.25]|[1.0 2.0]|[{3}]\n[x:0.50 y:0.25]\n"
-	if got := out.String(); got != goOut {
-		t.Errorf("the program printed %q, want %q (Go's)", got, goOut)
-	}
-	out.Reset()
-	evalAll(t, s, "hot := []temp{30, 40}", "hot", "fmt.Println(hot, map[int]temp{1: 5})", "c := temp(5)", "var st fmt.Stringer = c", "c = 7", "st")
-	if got, want := out.String(), "[30.0°C 40.0°C]\n[30.0°C 40.0°C] map[1:5.0°C]\n5.0°C\n"; got != want {
-		t.Errorf("at the prompt %q, want %q (Go's)", got, want)
-	}
+	filePrints(t, s, out, "runs.go", printedElemsProgram, goOut)
+	linesPrint(t, s, out, "[30.0°C 40.0°C]\n[30.0°C 40.0°C] map[1:5.0°C]\n5.0°C\n", "hot := []temp{30, 40}", "hot", "fmt.Println(hot, map[int]temp{1: 5})", "c := temp(5)", "var st fmt.Stringer = c", "c = 7", "st")
 }
 
 const printedElemsProgram = `package main
@@ -465,15 +463,8 @@ func main() {
 // run's.
 func TestSelectSends(t *testing.T) {
 	s, out := newTestSession(t)
-	loadAll(t, s, "workers.go", selectProgram)
-	if got, want := out.String(), "[{1 1} {2 4} {3 9}] [0 50] [1 51]\n"; got != want {
-		t.Errorf("printed %q, want %q (Go's)", got, want)
-	}
-	out.Reset()
-	evalAll(t, s, "ch := make(chan int, 2)", "for k := 0; k < 2; k++ { select { case ch <- k * 7: } }", "fmt.Println(<-ch, <-ch)")
-	if got, want := out.String(), "0 7\n"; got != want {
-		t.Errorf("at the prompt %q, want %q (Go's)", got, want)
-	}
+	filePrints(t, s, out, "workers.go", selectProgram, "[{1 1} {2 4} {3 9}] [0 50] [1 51]\n")
+	linesPrint(t, s, out, "0 7\n", "ch := make(chan int, 2)", "for k := 0; k < 2; k++ { select { case ch <- k * 7: } }", "fmt.Println(<-ch, <-ch)")
 }
 
 const selectProgram = `package main
@@ -541,10 +532,7 @@ loop:
 // output is go run's.
 func TestInterfaceArguments(t *testing.T) {
 	s, out := newTestSession(t)
-	loadAll(t, s, "tree.go", interfaceArgsProgram)
-	if got, want := out.String(), "(num+(num+num)) num num 6\n"; got != want {
-		t.Errorf("printed %q, want %q (Go's)", got, want)
-	}
+	filePrints(t, s, out, "tree.go", interfaceArgsProgram, "(num+(num+num)) num num 6\n")
 }
 
 const interfaceArgsProgram = `package main
@@ -585,15 +573,8 @@ func main() {
 // float64"). The output is go run's.
 func TestUnnamedMethodParameters(t *testing.T) {
 	s, out := newTestSession(t)
-	loadAll(t, s, "params.go", unnamedParamsProgram)
-	if got, want := out.String(), "4\n5\n4\n"; got != want {
-		t.Errorf("printed %q, want %q (Go's)", got, want)
-	}
-	out.Reset()
-	evalAll(t, s, "type num float64", "func (n num) Eval(map[string]float64) float64 { return float64(n) }", "num(2).Eval(nil)")
-	if got, want := out.String(), "2\n"; got != want {
-		t.Errorf("at the prompt %q, want %q (Go's)", got, want)
-	}
+	filePrints(t, s, out, "params.go", unnamedParamsProgram, "4\n5\n4\n")
+	linesPrint(t, s, out, "2\n", "type num float64", "func (n num) Eval(map[string]float64) float64 { return float64(n) }", "num(2).Eval(nil)")
 }
 
 const unnamedParamsProgram = `package main

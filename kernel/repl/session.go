@@ -703,25 +703,7 @@ func ProgramNames(files []string) []string {
 		if err != nil {
 			continue
 		}
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv == nil {
-					names = append(names, d.Name.Name)
-				}
-			case *ast.GenDecl:
-				for _, sp := range d.Specs {
-					switch sp := sp.(type) {
-					case *ast.ValueSpec:
-						for _, n := range sp.Names {
-							names = append(names, n.Name)
-						}
-					case *ast.TypeSpec:
-						names = append(names, sp.Name.Name)
-					}
-				}
-			}
-		}
+		names = append(names, declNames(f)...)
 	}
 	return names
 }
