@@ -20,7 +20,7 @@ import (
 // call an interpreted method, so yaegi v0.16.1 gives it a value of a type the session declared
 // with methods in a wrapper, a struct of Go functions that call them, made for the interface the
 // parameter asks for; for a parameter of type any, for the interfaces listed for that function
-// (yaegi lists fmt.Stringer and fmt.Formatter for fmt's printing functions). Three gaps follow,
+// (yaegi lists fmt.Stringer and fmt.Formatter for fmt's printing functions). Four gaps follow,
 // each mended here:
 //
 //   - A call's result is passed bare, without the wrapper, where a variable or an expression in
@@ -42,15 +42,21 @@ import (
 //     whose underlying type is a number, a string or a bool, without a Format method, that only
 //     such verbs read (%d, %f, %c, …; %#v where it has no GoString method) is given as its
 //     underlying type, which they format as Go formats it: int(Test).
+//   - A slice, array or map of such values is given as it is, its elements without their
+//     methods: fmt.Println(ts) of a []temp printed [1 2] for [1.0°C 2.0°C], of pointers their
+//     addresses. Given to fmt's and log's printing functions (or typed alone at the prompt) with
+//     verbs that call String, it is given as a slice or map of fmt.Stringer or error values
+//     (printedElems).
 //
 // The verbs a Printf-like call's arguments are read by come from its format where it is a
 // constant (formatVerbs); a call's result is put in parentheses only where the verbs that read
 // it call String or Error (%v, %s, %q, %x, %X, %w; not %#v). Where a format is not a constant,
 // a call's result stays bare and a variable wrapped; %T of a variable reads the wrapper's type
 // (stdlib._fmt_Stringer), and an argument both kinds of verbs read stays as typed
-// (TestKnownYaegiGaps). A call's result given to a function the session declared stays bare
-// too: in parentheses it made yaegi panic (func show(v any) string; s := show((mk()))), where
-// bare it reads 1, a gap pinned in TestKnownYaegiGaps.
+// (TestKnownYaegiGaps). A call's result given to a function the session declared as an any
+// stays bare too (ifacecopy.go puts one given as an interface with methods in parentheses): in
+// parentheses it made yaegi panic (func show(v any) string; s := show((mk()))), where bare it
+// reads 1, a gap pinned in TestKnownYaegiGaps.
 
 // compiledArgInserts are the texts that put in parentheses each call's result of a type the
 // session declared with methods given as an interface argument of a compiled package's function,

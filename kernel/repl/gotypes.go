@@ -379,11 +379,11 @@ func typeErrors(src string, k known) []typeError {
 // positions, soft ones (unused variables and imports) left out, and the rewrites its types give:
 // method values bound when taken and method expressions (methodvalue.go), methods of embedded
 // interfaces (embedded.go), min and max (minmax.go), assignments to interfaces and of nil
-// (assign.go), deferred calls' arguments (defer.go) and values of the session's types given to
+// (assign.go), deferred calls' arguments (defer.go), values of the session's types given to
 // compiled functions (compiledargs.go) and to interfaces (ifacecopy.go), ranges over an int
-// (source.go), values a select sends (selectsend.go); and the type arguments
-// of calls of its generic functions, for where yaegi fails to infer them (typeargs.go); and the
-// types of the variables statements define at top level (topVars).
+// (source.go) and values a select sends (selectsend.go); the type arguments of calls of its
+// generic functions, for where yaegi fails to infer them (typeargs.go); and the types of the
+// variables statements define at top level (topVars).
 func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []insert, vars map[string]string) {
 	defer func() {
 		if recover() != nil { // a type go/types cannot take: nothing is said, nothing refused
@@ -508,8 +508,8 @@ func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []inse
 		rewrites = append(rewrites, r(in, info, write)...)
 	}
 	rewrites = append(rewrites, closes...)
-	rewrites = append(rewrites, selectSendInserts(in, info, rewrites)...)
 	typeArgs = typeArgInserts(in, info, write)
+	rewrites = append(rewrites, selectSendInserts(in, info, append(slices.Clone(rewrites), typeArgs...))...)
 	if len(errs) == 0 {
 		vars = topVars(in, info, write)
 	}

@@ -55,7 +55,8 @@ func interfaceCopyInserts(in typed, info *types.Info, write func(types.Type) (st
 		tv, ok := info.Types[x]
 		if !ok || tv.Type == nil || tv.IsType() || isAny(to) || types.IsInterface(tv.Type) || !sessionMethods(tv.Type) {
 			c, isCall := x.(*ast.CallExpr)
-			if arg && isCall && ok && !tv.IsType() && !info.Types[c.Fun].IsType() && tv.Type != nil && !isAny(to) {
+			_, several := tv.Type.(*types.Tuple) // (f(g()) of a g of two results: no parentheses)
+			if arg && isCall && ok && !tv.IsType() && !info.Types[c.Fun].IsType() && tv.Type != nil && !several && !isAny(to) {
 				inserts = append(inserts, insert{from, open}, insert{end, close})
 			}
 			return

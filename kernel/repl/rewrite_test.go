@@ -528,11 +528,11 @@ loop:
 // TestInterfaceArguments: an expression tree of a type the session declared, walked by a type
 // switch on an interface, gives Go's values (ifacecopy.go: a call's result given as an interface
 // with methods in parentheses, a value converted in a function literal of its own; yaegi's type
-// switch panicked on kind(leaf()), "invalid memory address or nil pointer dereference"). The
-// output is go run's.
+// switch panicked on kind(leaf()), "invalid memory address or nil pointer dereference"; a call
+// of two results given as both arguments, pair(two()), stays as typed). The output is go run's.
 func TestInterfaceArguments(t *testing.T) {
 	s, out := newTestSession(t)
-	filePrints(t, s, out, "tree.go", interfaceArgsProgram, "(num+(num+num)) num num 6\n")
+	filePrints(t, s, out, "tree.go", interfaceArgsProgram, "(num+(num+num)) num num 6 3\n")
 }
 
 const interfaceArgsProgram = `package main
@@ -562,9 +562,12 @@ func kind(n Node) string {
 
 func leaf() Node { return Num(1) }
 
+func pair(a, b Node) float64 { return a.Eval() + b.Eval() }
+func two() (Node, Node)      { return Num(1), Num(2) }
+
 func main() {
 	e := &Bin{Num(2), &Bin{leaf(), Num(3)}}
-	fmt.Println(kind(e), kind(leaf()), kind(Num(4)), e.Eval())
+	fmt.Println(kind(e), kind(leaf()), kind(Num(4)), e.Eval(), pair(two()))
 }
 `
 
