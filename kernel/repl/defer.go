@@ -17,7 +17,10 @@ import (
 // runs in Go too; one deferred in a loop reads the last iteration's in yaegi) and the receiver of
 // a deferred method call: yaegi evaluates the whole function value when the call runs, so
 // `defer a.report()` of a value receiver then a.n = 2 reports 2 (Go: the n of a at the defer
-// statement), whatever the receiver is written as (both pinned in TestKnownYaegiGaps).
+// statement), whatever the receiver is written as (both pinned in TestKnownYaegiGaps). An
+// argument ifacecopy.go converts to an interface is held by that conversion (in a composite
+// literal of its own type, []Num{v}[0], given to a parameter of type Node, it made yaegi
+// panic: "reflect.Set: value of type interp.valueInterface is not assignable to type float64").
 
 // deferInserts are the texts that hold each argument of each deferred call in the input as it
 // is at the defer statement, from go/types' types (info); write writes them. The texts that open
@@ -29,10 +32,15 @@ func deferInserts(in typed, info *types.Info, write func(types.Type) (string, bo
 		if !ok {
 			return true
 		}
-		for _, arg := range d.Call.Args {
+		sig, _ := info.TypeOf(d.Call.Fun).(*types.Signature)
+		_, compiled := compiledCallee(info, d.Call)
+		for i, arg := range d.Call.Args {
 			tv, known := info.Types[arg]
 			if !known || tv.Value != nil || tv.IsNil() || !tv.IsValue() || tv.Type == nil {
 				continue
+			}
+			if sig != nil && !compiled && copied(info, arg, paramType(sig, i)) {
+				continue // converted in a function literal, which holds it (ifacecopy.go)
 			}
 			if b, basic := tv.Type.(*types.Basic); basic && (b.Info()&types.IsUntyped != 0 || b.Kind() == types.Invalid) {
 				continue

@@ -53,7 +53,7 @@ func interfaceCopyInserts(in typed, info *types.Info, write func(types.Type) (st
 			open, close = "(", ")"
 		}
 		tv, ok := info.Types[x]
-		if !ok || tv.Type == nil || tv.IsType() || isAny(to) || types.IsInterface(tv.Type) || !sessionMethods(tv.Type) {
+		if !copied(info, x, to) {
 			c, isCall := x.(*ast.CallExpr)
 			_, several := tv.Type.(*types.Tuple) // (f(g()) of a g of two results: no parentheses)
 			if arg && isCall && ok && !tv.IsType() && !info.Types[c.Fun].IsType() && tv.Type != nil && !several && !isAny(to) {
@@ -109,6 +109,17 @@ func interfaceCopyInserts(in typed, info *types.Info, write func(types.Type) (st
 		return true
 	})
 	return inserts
+}
+
+// copied reports whether x, given to a place of type to, is converted there in a function
+// literal of its own: a value of a type the session declared with methods given to an interface
+// type with methods.
+func copied(info *types.Info, x ast.Expr, to types.Type) bool {
+	if _, isParam := to.(*types.TypeParam); to == nil || isParam || !types.IsInterface(to) || isAny(to) {
+		return false
+	}
+	tv, ok := info.Types[x]
+	return ok && tv.Type != nil && !tv.IsType() && !types.IsInterface(tv.Type) && sessionMethods(tv.Type)
 }
 
 // sessionMethods reports whether t is a type the session declared, or a pointer to one, with

@@ -529,10 +529,12 @@ loop:
 // switch on an interface, gives Go's values (ifacecopy.go: a call's result given as an interface
 // with methods in parentheses, a value converted in a function literal of its own; yaegi's type
 // switch panicked on kind(leaf()), "invalid memory address or nil pointer dereference"; a call
-// of two results given as both arguments, pair(two()), stays as typed). The output is go run's.
+// of two results given as both arguments, pair(two()), stays as typed; one deferred in a loop,
+// defer keep(v), is held by its conversion: defer.go's []Num{v}[0] of it panicked). The output
+// is go run's.
 func TestInterfaceArguments(t *testing.T) {
 	s, out := newTestSession(t)
-	filePrints(t, s, out, "tree.go", interfaceArgsProgram, "(num+(num+num)) num num 6 3\n")
+	filePrints(t, s, out, "tree.go", interfaceArgsProgram, "(num+(num+num)) num num 6 3 2 1\n")
 }
 
 const interfaceArgsProgram = `package main
@@ -565,9 +567,20 @@ func leaf() Node { return Num(1) }
 func pair(a, b Node) float64 { return a.Eval() + b.Eval() }
 func two() (Node, Node)      { return Num(1), Num(2) }
 
+var kept []Node
+
+func keep(n Node) { kept = append(kept, n) }
+
+func deferred() {
+	for _, v := range []Num{1, 2} {
+		defer keep(v)
+	}
+}
+
 func main() {
 	e := &Bin{Num(2), &Bin{leaf(), Num(3)}}
-	fmt.Println(kind(e), kind(leaf()), kind(Num(4)), e.Eval(), pair(two()))
+	deferred()
+	fmt.Println(kind(e), kind(leaf()), kind(Num(4)), e.Eval(), pair(two()), kept[0].Eval(), kept[1].Eval())
 }
 `
 
@@ -648,6 +661,10 @@ func TestKnownYaegiGaps(t *testing.T) {
 		// an interface value of an interface type the session declared, given to fmt, is printed
 		// without its dynamic type's String
 		{"an interface value of a session interface printed", "type nd interface{ Eval() float64 }\ntype nm float64\nfunc (n nm) Eval() float64 { return float64(n) }\nfunc (n nm) String() string { return \"N!\" }\nvar ni nd = nm(1)\nfmt.Sprint(ni)", "N!", "1"},
+		// a select sending a value of a type the session declared with methods on a channel of an
+		// interface type panics ("reflect.Select: value of type float64 is not assignable to type
+		// interp.valueInterface"; computed before the select, selectsend.go, it reads the last sent)
+		{"a select sending to a channel of an interface", "type nd2 interface{ Eval() float64 }\ntype nm2 float64\nfunc (n nm2) Eval() float64 { return float64(n) }\nfunc sends() (s string) { defer func() { if recover() != nil { s = \"panicked\" } }(); ch := make(chan nd2, 2); for k := 0; k < 2; k++ { select { case ch <- nm2(k * 10): } }; return fmt.Sprint((<-ch).Eval(), (<-ch).Eval()) }\nsends()", "0 10", "panicked"},
 		{"%d and %v of one call's result", "type m6 int\nfunc (m m6) String() string { return \"M!\" }\nfunc mk() m6 { return 1 }\nfmt.Sprintf(\"%d %[1]v\", mk())", "1 M!", "1 1"},
 		// fmt's %+v names an unexported field of a session type as the interpreter exports it
 		// (the REPL's own printing names it as declared: TestUnexportedFields)
