@@ -611,6 +611,40 @@ func main() {
 }
 `
 
+// TestPrintedInterfaces: a value of an interface type the session declared with a String
+// method, and a slice of them, given to fmt is printed by its dynamic value's String
+// (compiledargs.go's printedIface; yaegi printed its fields, {5 8}, and the slice's elements as
+// its own values). The output is go run's.
+func TestPrintedInterfaces(t *testing.T) {
+	s, out := newTestSession(t)
+	filePrints(t, s, out, "metric.go", printedIfaceProgram, "acc=0.62 [acc=0.50] acc=0.62 acc=0.62\nacc=0.62\nacc=0.62\n")
+	linesPrint(t, s, out, "acc=0.75\n", "var mt Metric = acc{3, 4}", "mt")
+}
+
+const printedIfaceProgram = `package main
+
+import "fmt"
+
+type Metric interface {
+	Value() float64
+	String() string
+}
+
+type acc struct{ hits, total int }
+
+func (a acc) Value() float64 { return float64(a.hits) / float64(a.total) }
+func (a acc) String() string { return fmt.Sprintf("acc=%.2f", a.Value()) }
+
+func main() {
+	var m Metric = acc{5, 8}
+	ms := []Metric{acc{1, 2}}
+	fmt.Println(m, ms, m.String(), fmt.Stringer(m))
+	var st fmt.Stringer = m
+	fmt.Println(st)
+	fmt.Println((func(__v Metric) fmt.Stringer { return __v }(m)))
+}
+`
+
 // TestKnownYaegiGaps pins what yaegi v0.16.1 gets wrong that the session does not mend
 // (docs/repl.md lists them), so that a newer yaegi that mends one is noticed and the note
 // dropped. Each row is what Go prints, and yaegi's.
