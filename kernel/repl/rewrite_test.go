@@ -699,6 +699,8 @@ func TestKnownYaegiGaps(t *testing.T) {
 		// interface type panics ("reflect.Select: value of type float64 is not assignable to type
 		// interp.valueInterface"; computed before the select, selectsend.go, it reads the last sent)
 		{"a select sending to a channel of an interface", "type nd2 interface{ Eval() float64 }\ntype nm2 float64\nfunc (n nm2) Eval() float64 { return float64(n) }\nfunc sends() (s string) { defer func() { if recover() != nil { s = \"panicked\" } }(); ch := make(chan nd2, 2); for k := 0; k < 2; k++ { select { case ch <- nm2(k * 10): } }; return fmt.Sprint((<-ch).Eval(), (<-ch).Eval()) }\nsends()", "0 10", "panicked"},
+		// %T of a struct type the session declared reads the interpreter's structure
+		{"%T of a struct type", "type pt9 struct{ X, Y int }\nfmt.Sprintf(\"%T\", pt9{1, 2})", "main.pt9", "struct { X int; Y int }"},
 		{"%d and %v of one call's result", "type m6 int\nfunc (m m6) String() string { return \"M!\" }\nfunc mk() m6 { return 1 }\nfmt.Sprintf(\"%d %[1]v\", mk())", "1 M!", "1 1"},
 		// fmt's %+v names an unexported field of a session type as the interpreter exports it
 		// (the REPL's own printing names it as declared: TestUnexportedFields)
