@@ -187,7 +187,7 @@ func printedElems(info *types.Info, e ast.Expr, write func(types.Type) (string, 
 	if !okS || !okE {
 		return "", false
 	}
-	copyOf := "func(__v " + we + ") " + iface + " { return __v }"
+	copyOf := copyFunc(we, iface, types.IsInterface(elem))
 	if key == nil {
 		return "func(__s " + ws + ") []" + iface + " { __o := make([]" + iface + ", len(__s)); for __i := range __s { __o[__i] = " +
 			copyOf + "(__s[__i]) }; return __o }", true
@@ -237,7 +237,17 @@ func printedIface(info *types.Info, e ast.Expr, write func(types.Type) (string, 
 	if !ok || !okT {
 		return "", false
 	}
-	return "(func(__v " + w + ") " + iface + " { return __v })", true
+	return "(" + copyFunc(w, iface, true) + ")", true
+}
+
+// copyFunc is the function literal that converts a value of type (written) t to the interface
+// iface, one of its own (ifacecopy.go); where t is an interface (nilable), its nil stays nil (a
+// nil Shape given to fmt as a fmt.Stringer holding it panicked, where Go prints <nil>).
+func copyFunc(t, iface string, nilable bool) string {
+	if nilable {
+		return "func(__v " + t + ") " + iface + " { if __v == nil { return nil }; return __v }"
+	}
+	return "func(__v " + t + ") " + iface + " { return __v }"
 }
 
 // methodful reports whether c is a call (not a conversion) whose one result is of a type the

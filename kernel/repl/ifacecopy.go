@@ -66,7 +66,7 @@ func interfaceCopyInserts(in typed, info *types.Info, write func(types.Type) (st
 		if !okT || !okI {
 			return
 		}
-		inserts = append(inserts, insert{from, open + "func(__v " + t + ") " + i + " { return __v }("}, insert{end, ")" + close})
+		inserts = append(inserts, insert{from, open + copyFunc(t, i, false) + "("}, insert{end, ")" + close})
 	}
 	ast.Inspect(in.root, func(n ast.Node) bool {
 		switch x := n.(type) {

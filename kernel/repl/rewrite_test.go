@@ -612,13 +612,17 @@ func main() {
 `
 
 // TestPrintedInterfaces: a value of an interface type the session declared with a String
-// method, and a slice of them, given to fmt is printed by its dynamic value's String
+// method, and a slice or map of them, given to fmt is printed by its dynamic value's String
 // (compiledargs.go's printedIface; yaegi printed its fields, {5 8}, and the slice's elements as
 // its own values). The output is go run's.
 func TestPrintedInterfaces(t *testing.T) {
 	s, out := newTestSession(t)
 	filePrints(t, s, out, "metric.go", printedIfaceProgram, "acc=0.62 [acc=0.50] acc=0.62 acc=0.62\nacc=0.62\nacc=0.62\n")
 	linesPrint(t, s, out, "acc=0.75\n", "var mt Metric = acc{3, 4}", "mt")
+	// a nil one prints <nil>, alone and among others (given as a nil fmt.Stringer: one holding
+	// the nil interface panicked)
+	linesPrint(t, s, out, "<nil>\n<nil> [<nil> acc=0.50] map[1:<nil>]\n", "var none Metric", "none",
+		"fmt.Println(none, []Metric{nil, acc{1, 2}}, map[int]Metric{1: nil})")
 }
 
 const printedIfaceProgram = `package main
