@@ -65,11 +65,10 @@ import (
 // from go/types' types (info); write writes the underlying types.
 func compiledArgInserts(in typed, info *types.Info, write func(types.Type) (string, bool)) (inserts []insert) {
 	wrap := func(e ast.Expr, to types.Type) {
-		c, ok := e.(*ast.CallExpr)
-		if !ok || !methodful(info, c, to) {
+		if !methodful(info, e, to) {
 			return
 		}
-		if from, end, inside := in.span(c); inside {
+		if from, end, inside := in.span(e); inside {
 			inserts = append(inserts, insert{from, "("}, insert{end, ")"})
 		}
 	}
@@ -108,11 +107,7 @@ func compiledArgInserts(in typed, info *types.Info, write func(types.Type) (stri
 				if !read {
 					continue
 				}
-				// (one no verb reads is printed as %!(EXTRA …), by %v)
-				if prints && !slices.ContainsFunc(verbs[k], func(v rune) bool { return !strings.ContainsRune("vsqxX", v) }) {
-					printed(arg)
-				}
-				if slices.ContainsFunc(verbs[k], func(v rune) bool { return !strings.ContainsRune("vsqxXw", v) }) {
+				if !onlyMethodVerbs(verbs[k]) {
 					if conv, ok := plainVerbsType(info, arg, verbs[k], write); ok {
 						from, end, inside := in.span(arg)
 						if inside {
@@ -122,7 +117,7 @@ func compiledArgInserts(in typed, info *types.Info, write func(types.Type) (stri
 					continue
 				}
 			}
-			if prints && !printf {
+			if prints {
 				printed(arg)
 			}
 			wrap(arg, p)
@@ -132,23 +127,37 @@ func compiledArgInserts(in typed, info *types.Info, write func(types.Type) (stri
 	return inserts
 }
 
-// printing reports whether c calls one of fmt's or log's functions that print their arguments.
+// onlyMethodVerbs reports whether the verbs that read an argument (formatVerbs) all call its
+// String or Error method (%v, %s, %q, %x, %X, %w): none where none reads it (%!(EXTRA …), by
+// %v).
+func onlyMethodVerbs(verbs []rune) bool {
+	return !slices.ContainsFunc(verbs, func(v rune) bool { return !strings.ContainsRune("vsqxXw", v) })
+}
+
+// printing reports whether c calls one of fmt's or log's functions that print their arguments
+// (printers).
 func printing(info *types.Info, c *ast.CallExpr) bool {
 	sel, ok := unparen(c.Fun).(*ast.SelectorExpr)
 	if !ok {
 		return false
 	}
 	fn, ok := info.Uses[sel.Sel].(*types.Func)
-	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "fmt" && fn.Pkg().Path() != "log" {
+	if !ok || fn.Pkg() == nil {
 		return false
 	}
-	_, isRecv := fn.Type().(*types.Signature)
-	return isRecv && fn.Type().(*types.Signature).Recv() == nil && slices.Contains(printingFuncs, fn.Name())
+	_, found := printers[fn.Pkg().Path()+"."+fn.Name()]
+	return found
 }
 
-// printingFuncs are the names of fmt's and log's functions that print their arguments.
-var printingFuncs = []string{"Append", "Appendf", "Appendln", "Errorf", "Fprint", "Fprintf", "Fprintln", "Print", "Printf",
-	"Println", "Sprint", "Sprintf", "Sprintln", "Fatal", "Fatalf", "Fatalln", "Panic", "Panicf", "Panicln"}
+// printers are fmt's and log's functions that print their arguments, by package and name.
+var printers = map[string]any{
+	"fmt.Append": fmt.Append, "fmt.Appendf": fmt.Appendf, "fmt.Appendln": fmt.Appendln, "fmt.Errorf": fmt.Errorf,
+	"fmt.Fprint": fmt.Fprint, "fmt.Fprintf": fmt.Fprintf, "fmt.Fprintln": fmt.Fprintln, "fmt.Print": fmt.Print,
+	"fmt.Printf": fmt.Printf, "fmt.Println": fmt.Println, "fmt.Sprint": fmt.Sprint, "fmt.Sprintf": fmt.Sprintf,
+	"fmt.Sprintln": fmt.Sprintln, "log.Fatal": log.Fatal, "log.Fatalf": log.Fatalf, "log.Fatalln": log.Fatalln,
+	"log.Panic": log.Panic, "log.Panicf": log.Panicf, "log.Panicln": log.Panicln, "log.Print": log.Print,
+	"log.Printf": log.Printf, "log.Println": log.Println,
+}
 
 // printedElems is the function literal that gives e, a slice, array or map (not a type with
 // methods of its own) of a type the session declared, or pointers to one, with String or Error,
@@ -161,7 +170,7 @@ func printedElems(info *types.Info, e ast.Expr, write func(types.Type) (string, 
 	if t == nil {
 		return "", false
 	}
-	if ms := types.NewMethodSet(t); ms.Lookup(nil, "String") != nil || ms.Lookup(nil, "Error") != nil || ms.Lookup(nil, "Format") != nil {
+	if fmtMethods(t) {
 		return "", false // (printed by its own method)
 	}
 	var elem, key types.Type
@@ -250,33 +259,24 @@ func copyFunc(t, iface string, nilable bool) string {
 	return "func(__v " + t + ") " + iface + " { return __v }"
 }
 
-// methodful reports whether c is a call (not a conversion) whose one result is of a type the
-// session declared, or a pointer to one, with methods that matter given to a parameter of type
-// to: for an interface with methods, any; for any (interface{}), String, Error or Format, which
-// fmt calls. (yaegi lists json.Marshaler for json.Marshal, but a value wrapped for it made
-// json.Marshal panic, a variable too, where a call's result was marshalled without its
-// MarshalJSON: such a call stays bare.)
-func methodful(info *types.Info, c *ast.CallExpr, to types.Type) bool {
-	if f, ok := info.Types[c.Fun]; !ok || f.IsType() {
+// methodful reports whether e is a call's result (callResult) of a type the session declared,
+// or a pointer to one, with methods that matter given to a parameter of type to: for an
+// interface with methods, any; for any (interface{}), those fmt calls (fmtMethods). (yaegi lists
+// json.Marshaler for json.Marshal, but a value wrapped for it made json.Marshal panic, a
+// variable too, where a call's result was marshalled without its MarshalJSON: such a call stays
+// bare.)
+func methodful(info *types.Info, e ast.Expr, to types.Type) bool {
+	t := callResult(info, e)
+	if t == nil || types.IsInterface(t) || !sessionMethods(t) {
 		return false
 	}
-	tv, ok := info.Types[c]
-	if !ok || tv.Type == nil || types.IsInterface(tv.Type) {
-		return false
-	}
-	t := tv.Type
-	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	n, ok := t.(*types.Named)
-	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main" {
-		return false
-	}
-	ms := types.NewMethodSet(tv.Type)
-	if isAny(to) {
-		return ms.Lookup(nil, "String") != nil || ms.Lookup(nil, "Error") != nil || ms.Lookup(nil, "Format") != nil
-	}
-	return ms.Len() > 0
+	return !isAny(to) || fmtMethods(t)
+}
+
+// fmtMethods reports whether t has a method fmt calls to print it: String, Error or Format.
+func fmtMethods(t types.Type) bool {
+	ms := types.NewMethodSet(t)
+	return ms.Lookup(nil, "String") != nil || ms.Lookup(nil, "Error") != nil || ms.Lookup(nil, "Format") != nil
 }
 
 // plainVerbsType is the underlying type, as written, that arg is given as where only verbs
@@ -287,17 +287,13 @@ func plainVerbsType(info *types.Info, arg ast.Expr, verbs []rune, write func(typ
 	if len(verbs) == 0 || slices.ContainsFunc(verbs, func(v rune) bool { return strings.ContainsRune("vsqxXwT*", v) }) {
 		return "", false
 	}
-	tv, ok := info.Types[arg]
-	if !ok || tv.Type == nil {
-		return "", false
-	}
-	n, ok := tv.Type.(*types.Named)
-	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main" || n.TypeParams().Len() > 0 {
+	n, ok := info.TypeOf(arg).(*types.Named)
+	if !ok || !sessionMethods(n) {
 		return "", false
 	}
 	b, ok := n.Underlying().(*types.Basic)
 	ms := types.NewMethodSet(n)
-	if !ok || b.Info()&(types.IsNumeric|types.IsString|types.IsBoolean) == 0 || ms.Len() == 0 ||
+	if !ok || b.Info()&(types.IsNumeric|types.IsString|types.IsBoolean) == 0 ||
 		ms.Lookup(nil, "Format") != nil || slices.Contains(verbs, '#') && ms.Lookup(nil, "GoString") != nil {
 		return "", false
 	}
@@ -351,18 +347,11 @@ func paramType(sig *types.Signature, i int) types.Type {
 
 // aloneExpr is the expression typed alone at the prompt (the REPL prints its value), else nil.
 func aloneExpr(in typed) ast.Expr {
-	if _, ok := isExpr(in.src); !ok || !strings.HasSuffix(in.prefix, "func _() {\n") {
+	stmts := typedStmts(in)
+	if _, ok := isExpr(in.src); !ok || len(stmts) != 1 {
 		return nil
 	}
-	f, ok := in.root.(*ast.File)
-	if !ok || len(f.Decls) == 0 {
-		return nil
-	}
-	fd, ok := f.Decls[len(f.Decls)-1].(*ast.FuncDecl)
-	if !ok || fd.Body == nil || len(fd.Body.List) != 1 {
-		return nil
-	}
-	if st, ok := fd.Body.List[0].(*ast.ExprStmt); ok {
+	if st, ok := stmts[0].(*ast.ExprStmt); ok {
 		return st.X
 	}
 	return nil
@@ -440,14 +429,10 @@ func formatVerbs(format string) (verbs map[int][]rune, ok bool) {
 // with the symbols: yaegi copies them to its own fmt.Println, log.Println and others, which
 // write to the session's output, when it loads fmt.)
 func stdlibSymbols() interp.Exports {
-	printing := []reflect.Type{reflect.TypeFor[fmt.Formatter](), reflect.TypeFor[error](), reflect.TypeFor[fmt.Stringer]()}
+	ifaces := []reflect.Type{reflect.TypeFor[fmt.Formatter](), reflect.TypeFor[error](), reflect.TypeFor[fmt.Stringer]()}
 	m := maps.Clone(stdlib.MapTypes)
-	for _, f := range []any{
-		fmt.Append, fmt.Appendf, fmt.Appendln, fmt.Errorf, fmt.Fprint, fmt.Fprintf, fmt.Fprintln,
-		fmt.Print, fmt.Printf, fmt.Println, fmt.Sprint, fmt.Sprintf, fmt.Sprintln,
-		log.Fatal, log.Fatalf, log.Fatalln, log.Panic, log.Panicf, log.Panicln, log.Print, log.Printf, log.Println,
-	} {
-		m[reflect.ValueOf(f)] = printing
+	for _, f := range printers {
+		m[reflect.ValueOf(f)] = ifaces
 	}
 	syms := maps.Clone(stdlib.Symbols)
 	syms["."] = map[string]reflect.Value{"MapTypes": reflect.ValueOf(m)}

@@ -82,21 +82,31 @@ func (s *Session) ghostUse(src string) error {
 // and functions of declarations, or the variables and constants of statements (not those of
 // a block or function inside them).
 func topLevelNames(src string) []string {
-	_, f, prefix, ok := parseInput(src)
+	in, ok := parseTyped(src)
 	if !ok {
 		return nil
 	}
 	var names []string
-	if prefix == "package main\n" { // declarations
+	if f, isFile := in.root.(*ast.File); isFile && in.prefix == "package main\n" { // declarations
 		names = declNames(f)
-	} else if len(f.Decls) > 0 {
-		if fn, is := f.Decls[len(f.Decls)-1].(*ast.FuncDecl); is && fn.Body != nil {
-			for _, id := range topIdents(fn.Body.List) {
-				names = append(names, id.Name)
-			}
-		}
+	}
+	for _, id := range topIdents(typedStmts(in)) {
+		names = append(names, id.Name)
 	}
 	return slices.DeleteFunc(names, func(n string) bool { return n == "_" })
+}
+
+// typedStmts are the statements typed (parsed in the function the session wraps them in);
+// none where the input is declarations.
+func typedStmts(in typed) []ast.Stmt {
+	f, ok := in.root.(*ast.File)
+	if !ok || !strings.HasSuffix(in.prefix, "func _() {\n") || len(f.Decls) == 0 {
+		return nil
+	}
+	if fd, ok := f.Decls[len(f.Decls)-1].(*ast.FuncDecl); ok && fd.Body != nil {
+		return fd.Body.List
+	}
+	return nil
 }
 
 // declNames are the names f's declarations declare at its top level (a method declares none).

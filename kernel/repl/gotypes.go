@@ -527,19 +527,8 @@ func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []inse
 // (var e error = f() is an error, whatever f returns). One of a type declared in the statements
 // themselves, or one that cannot be written, is left out.
 func topVars(in typed, info *types.Info, write func(types.Type) (string, bool)) map[string]string {
-	if !strings.HasSuffix(in.prefix, "func _() {\n") {
-		return nil
-	}
-	f, ok := in.root.(*ast.File)
-	if !ok || len(f.Decls) == 0 {
-		return nil
-	}
-	fd, ok := f.Decls[len(f.Decls)-1].(*ast.FuncDecl)
-	if !ok || fd.Body == nil {
-		return nil
-	}
 	vars := map[string]string{}
-	for _, id := range topIdents(fd.Body.List) {
+	for _, id := range topIdents(typedStmts(in)) {
 		v, isVar := info.Defs[id].(*types.Var)
 		if !isVar || id.Name == "_" || !packageLevel(v.Type(), 0) {
 			continue

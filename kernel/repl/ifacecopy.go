@@ -38,35 +38,24 @@ func interfaceCopyInserts(in typed, info *types.Info, write func(types.Type) (st
 	// (Not one given as an any: show((two())) of show(v any) panicked, at the prompt and as
 	// fmt.Println's argument, where show(two()) printed it without String.)
 	convert := func(x ast.Expr, to types.Type, arg bool) {
-		if x == nil || to == nil {
-			return
-		}
-		if _, isParam := to.(*types.TypeParam); isParam || !types.IsInterface(to) {
-			return
-		}
 		from, end, inside := in.span(x)
-		if !inside {
+		if !inside || !methodsInterface(to) {
 			return
 		}
 		open, close := "", ""
 		if arg {
 			open, close = "(", ")"
 		}
-		tv, ok := info.Types[x]
-		if !copied(info, x, to) {
-			c, isCall := x.(*ast.CallExpr)
-			_, several := tv.Type.(*types.Tuple) // (f(g()) of a g of two results: no parentheses)
-			if arg && isCall && ok && !tv.IsType() && !info.Types[c.Fun].IsType() && tv.Type != nil && !several && !isAny(to) {
-				inserts = append(inserts, insert{from, open}, insert{end, close})
+		switch {
+		case copied(info, x, to):
+			t, okT := write(info.TypeOf(x))
+			i, okI := write(to)
+			if okT && okI {
+				inserts = append(inserts, insert{from, open + copyFunc(t, i, false) + "("}, insert{end, ")" + close})
 			}
-			return
+		case arg && callResult(info, x) != nil:
+			inserts = append(inserts, insert{from, open}, insert{end, close})
 		}
-		t, okT := write(tv.Type)
-		i, okI := write(to)
-		if !okT || !okI {
-			return
-		}
-		inserts = append(inserts, insert{from, open + copyFunc(t, i, false) + "("}, insert{end, ")" + close})
 	}
 	ast.Inspect(in.root, func(n ast.Node) bool {
 		switch x := n.(type) {
@@ -115,11 +104,34 @@ func interfaceCopyInserts(in typed, info *types.Info, write func(types.Type) (st
 // literal of its own: a value of a type the session declared with methods given to an interface
 // type with methods.
 func copied(info *types.Info, x ast.Expr, to types.Type) bool {
-	if _, isParam := to.(*types.TypeParam); to == nil || isParam || !types.IsInterface(to) || isAny(to) {
+	if !methodsInterface(to) {
 		return false
 	}
 	tv, ok := info.Types[x]
 	return ok && tv.Type != nil && !tv.IsType() && !types.IsInterface(tv.Type) && sessionMethods(tv.Type)
+}
+
+// methodsInterface reports whether t is an interface type with methods (not a type parameter).
+func methodsInterface(t types.Type) bool {
+	_, isParam := t.(*types.TypeParam)
+	return t != nil && !isParam && types.IsInterface(t) && !isAny(t)
+}
+
+// callResult is the type of e where it is a call (not a conversion) of one result; nil for
+// another e (f(g()) of a g of two results gives g() no parentheses).
+func callResult(info *types.Info, e ast.Expr) types.Type {
+	c, ok := e.(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	if f, ok := info.Types[c.Fun]; !ok || f.IsType() {
+		return nil
+	}
+	t := info.TypeOf(c)
+	if _, several := t.(*types.Tuple); several {
+		return nil
+	}
+	return t
 }
 
 // sessionMethods reports whether t is a type the session declared, or a pointer to one, with

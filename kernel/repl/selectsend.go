@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"slices"
 	"strings"
@@ -113,7 +114,7 @@ func moved(info *types.Info, v ast.Expr) bool {
 
 // receivedFrom is the channel a receive expression (<-ch) reads; nil for another expression.
 func receivedFrom(e ast.Expr) ast.Expr {
-	if u, ok := unparen(e).(*ast.UnaryExpr); ok && u.Op.String() == "<-" {
+	if u, ok := unparen(e).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
 		return u.X
 	}
 	return nil

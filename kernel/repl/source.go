@@ -222,10 +222,19 @@ func rangeIntInserts(in typed) (inserts []insert) {
 				return true
 			}
 		}
-		inserts = append(inserts, insert{in.offset(r.X.Pos()), "__ints(int("}, insert{in.offset(r.X.End()), "))"})
+		inserts = append(inserts, rangeOverInts(in, r.X)...)
 		return true
 	})
 	return inserts
+}
+
+// rangeOverInts are the texts that make a range over x one over __ints(int(x)).
+func rangeOverInts(in typed, x ast.Expr) []insert {
+	from, end, inside := in.span(x)
+	if !inside {
+		return nil
+	}
+	return []insert{{from, "__ints(int("}, {end, "))"}}
 }
 
 // intRangeInserts are rangeIntInserts where go/types knows the range is over an integer of
@@ -244,9 +253,7 @@ func intRangeInserts(in typed, info *types.Info, _ func(types.Type) (string, boo
 		if !ok || b.Kind() != types.Int && b.Kind() != types.UntypedInt {
 			return true
 		}
-		if from, end, inside := in.span(r.X); inside {
-			inserts = append(inserts, insert{from, "__ints(int("}, insert{end, "))"})
-		}
+		inserts = append(inserts, rangeOverInts(in, r.X)...)
 		return true
 	})
 	return inserts
