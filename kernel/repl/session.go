@@ -336,18 +336,20 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	// keeps the others (assign.go); a method value copies its receiver when it is taken
 	// (methodvalue.go); min and max run (minmax.go); a cmp.Ordered constraint takes untyped
 	// constants (stdgeneric.go); encoding/json skips unexported fields (structtag.go); a method's
-	// unnamed parameters are named _ (methodparams.go). Those that
-	// need go/types' types come from the check (typeCheck lists them).
+	// unnamed parameters are named _ (methodparams.go). Those that need go/types' types come from
+	// the check (typeCheck lists them).
 	var rewrites []insert
+	var c *checkedInput                              // (nil where a dot import leaves go/types not knowing the names)
+	decls := parsed && in.prefix == "package main\n" // declarations (a file), else statements
 	if parsed {
 		for _, r := range []func(typed) []insert{loopVarInserts, goroutineInserts, compositeInserts, orderedInserts, unexportedTagInserts, unnamedParamInserts} {
 			rewrites = append(rewrites, r(in)...)
 		}
 	}
 	if !s.dotImport {
-		c := s.check(src)
+		c = s.check(src)
 		rewrites = append(rewrites, c.rewrites...)
-		if parsed && in.prefix == "package main\n" {
+		if decls {
 			// declarations (a file): the type arguments go/types infers written out before they
 			// run (a second run of declarations that failed to compile found them broken)
 			rewrites = append(rewrites, c.typeArgs...)
@@ -358,8 +360,8 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	if err == nil {
 		s.noteDefined(src)
 	}
-	if c := s.checked; err != nil && !s.dotImport && c != nil && c.src == src && len(c.typeArgs) > 0 && uninferred(err) &&
-		in.prefix != "package main\n" && !slices.ContainsFunc(c.errs, func(e typeError) bool { return !unknownName(e.msg) }) {
+	if err != nil && c != nil && !decls && len(c.typeArgs) > 0 && uninferred(err) &&
+		!slices.ContainsFunc(c.errs, func(e typeError) bool { return !unknownName(e.msg) }) {
 		// statements in which yaegi inferred a generic call's type parameters wrongly, or could
 		// not; nothing ran (a compile error): they run again with those go/types inferred
 		// (typeargs.go), where it finds nothing wrong but names it does not know.
