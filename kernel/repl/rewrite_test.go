@@ -611,6 +611,107 @@ func main() {
 }
 `
 
+// TestNamedResults: a function's named results start at zero on every call (namedresults.go;
+// yaegi started them at what the call's slot held, so inc(1) in a loop gave 1 2 3 and an error
+// result read the last call's), and x = f() of a function that reads x reads x's value before the
+// call (yaegi: its own result's). The output is go run's.
+func TestNamedResults(t *testing.T) {
+	s, out := newTestSession(t)
+	filePrints(t, s, out, "named.go", namedResultsProgram, "1 1 1 1\n3 3 6 4 g inside 1\n7\n[2] zero <nil>\n5 <nil>0 none[0][1][3]2\n")
+	linesPrint(t, s, out, "1\n1 1 \n", "func inc2(n int) (k int) { k += n; return }", "x2 := inc2(1)", "x2 = inc2(1)", "x2",
+		"for range 2 { fmt.Print(inc2(1), \" \") }", "fmt.Println()")
+}
+
+const namedResultsProgram = `package main
+
+import (
+	"errors"
+	"fmt"
+)
+
+var g int
+
+func inc(n int) (k int) {
+	k += n
+	return
+}
+
+func acc(n int) (sum, cnt float64) {
+	for i := range n {
+		sum += float64(i)
+		cnt++
+	}
+	return
+}
+
+func peek() (k int) {
+	k = 7
+	fmt.Println("g inside", g)
+	return
+}
+
+func gen[T any](v T) (out []T) {
+	out = append(out, v)
+	return
+}
+
+func check(i int) (err error) {
+	if err != nil {
+		return fmt.Errorf("stale: %w", err)
+	}
+	if i == 0 {
+		err = errors.New("zero")
+	}
+	return
+}
+
+func blank(i int) (_ int, err error) {
+	if i > 0 {
+		return i, nil
+	}
+	err = errors.New("none")
+	return
+}
+
+type stats struct{ n int }
+
+func (s *stats) add(v int) (total []int) {
+	s.n += v
+	total = append(total, s.n)
+	return
+}
+
+func main() {
+	for range 3 {
+		fmt.Print(inc(1), " ")
+	}
+	x := inc(1)
+	x = inc(1)
+	fmt.Println(x)
+	for _, n := range []int{3, 4} {
+		s, c := acc(n)
+		fmt.Print(s, c, " ")
+	}
+	g = 1
+	g = peek()
+	fmt.Println(g)
+	ys := gen(1)
+	ys = gen(2)
+	fmt.Println(ys, check(0), check(1))
+	for _, i := range []int{5, 0} {
+		fmt.Print(blank(i))
+	}
+	var s stats
+	for i := range 3 {
+		fmt.Print(s.add(i))
+	}
+	f := func(n int) (m int) { m += n; return }
+	w := f(2)
+	w = f(2)
+	fmt.Println(w)
+}
+`
+
 // TestPrintedInterfaces: a value of an interface type the session declared with a String
 // method, and a slice or map of them, given to fmt is printed by its dynamic value's String
 // (compiledargs.go's printedIface; yaegi printed its fields, {5 8}, and the slice's elements as

@@ -336,13 +336,14 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 	// keeps the others (assign.go); a method value copies its receiver when it is taken
 	// (methodvalue.go); min and max run (minmax.go); a cmp.Ordered constraint takes untyped
 	// constants (stdgeneric.go); encoding/json skips unexported fields (structtag.go); a method's
-	// unnamed parameters are named _ (methodparams.go). Those that need go/types' types come from
+	// unnamed parameters are named _ (methodparams.go); named results start at zero
+	// (namedresults.go). Those that need go/types' types come from
 	// the check (typeCheck lists them).
 	var rewrites []insert
 	var c *checkedInput                              // (nil where a dot import leaves go/types not knowing the names)
 	decls := parsed && in.prefix == "package main\n" // declarations (a file), else statements
 	if parsed {
-		for _, r := range []func(typed) []insert{loopVarInserts, goroutineInserts, compositeInserts, orderedInserts, unexportedTagInserts, unnamedParamInserts} {
+		for _, r := range []func(typed) []insert{loopVarInserts, goroutineInserts, compositeInserts, orderedInserts, unexportedTagInserts, unnamedParamInserts, namedResultInserts} {
 			rewrites = append(rewrites, r(in)...)
 		}
 	}
