@@ -3,7 +3,9 @@ package paper
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -77,7 +79,9 @@ func Run(dir string) string {
 func ResultsDir() string { return filepath.Join(zoo.Root(), "results") }
 
 // LoadResults reads every saved result under root (root/<experiment>/results.json: the committed
-// results/, an `eqf paper -out` folder), in the paper's order (Experiments).
+// results/, an `eqf paper -out` folder), in the paper's order (Experiments). A folder in root
+// without results.json holds no result and is passed over (a folder of one's own notes; with
+// root /tmp, every other program's); one whose results.json cannot be read is an error.
 func LoadResults(root string) ([]*Result, error) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -90,6 +94,9 @@ func LoadResults(root string) ([]*Result, error) {
 	var out []*Result
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") { // an `eqf paper -out` folder keeps its rollouts in .rollouts
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(root, e.Name(), "results.json")); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		r, err := loadPlaced(root, e.Name())
