@@ -18,6 +18,8 @@ import (
 //	p := eqflib.DiTPresets["tiny"].Depth → panic (nil pointer) in its compiler
 //	s := Map[int, string](xs, f)         → "not a generic type" (a session's generic function
 //	                                        given its type arguments)
+//	it := slices.Values(xs)              → panic "interface conversion: reflect.Type is nil" (a
+//	                                        generic function's result of a function type)
 //
 // while `var c eqflib.DiTConfig; c = …` works. When a declaration fails to compile with one of
 // these, the session evaluates the right side once, reads the values' types, declares the
@@ -31,7 +33,7 @@ func yaegiDefineBug(err error) bool {
 	m := err.Error()
 	return strings.Contains(m, "constant definition loop") || strings.Contains(m, "nil type") || strings.Contains(m, "nil reflect type") ||
 		strings.Contains(m, "invalid memory address or nil pointer dereference") ||
-		strings.Contains(m, "not a generic type")
+		strings.Contains(m, "not a generic type") || strings.Contains(m, "reflect.Type is nil")
 }
 
 // parseDefine parses src as one short variable declaration `a, b := x, y` with identifiers on

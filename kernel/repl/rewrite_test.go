@@ -712,6 +712,116 @@ func main() {
 }
 `
 
+// TestRangeOverFunc: a range over a function, the session's own iterators' (slices.All,
+// maps.Keys, …) and those a program declares, runs as a call of it with the body as its yield
+// function (rangefunc.go): continue and break of the loop, not those of a loop or switch inside
+// it, closures keeping each iteration's variable, no variables, nested ranges. The output is go
+// run's.
+func TestRangeOverFunc(t *testing.T) {
+	s, out := newTestSession(t)
+	filePrints(t, s, out, "rangefunc.go", rangeFuncProgram, "0:3 1:1 2:2 \n3 2 \n2 1 \n3 [a b]\n0 20 30 \na1 0 b2 0 c3 0 \n[a b] 2 [c d] 2 [e] 1 \nxx\n0 0 1 0 1 1 2 0 2 1 2 2 \n")
+}
+
+const rangeFuncProgram = `package main
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+func count(n int) func(yield func(int) bool) {
+	return func(yield func(int) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+func pairs(yield func(string, int) bool) {
+	_ = yield("a", 1) && yield("b", 2) && yield("c", 3)
+}
+
+func main() {
+	xs := []float64{3, 1, 2}
+	for i, v := range slices.All(xs) {
+		fmt.Print(i, ":", v, " ")
+	}
+	fmt.Println()
+	for v := range slices.Values(xs) {
+		if v == 1 {
+			continue
+		}
+		fmt.Print(v, " ")
+	}
+	fmt.Println()
+	for i := range slices.Backward(xs) {
+		fmt.Print(i, " ")
+		if i == 1 {
+			break
+		}
+	}
+	fmt.Println()
+	m := map[string]int{"a": 1, "b": 2}
+	total := 0
+	for _, v := range maps.All(m) {
+		total += v
+	}
+	keys := []string{}
+	for k := range maps.Keys(m) {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	fmt.Println(total, keys)
+	var fs []func() int
+	for i := range count(5) {
+		switch {
+		case i == 1:
+			continue
+		case i == 3:
+			break
+		}
+		if i == 4 {
+			break
+		}
+		fs = append(fs, func() int { return i * 10 })
+	}
+	for _, f := range fs {
+		fmt.Print(f(), " ")
+	}
+	fmt.Println()
+	for k, v := range pairs {
+		for j := 0; j < 3; j++ {
+			if j == 1 {
+				break
+			}
+			fmt.Print(k, v, j, " ")
+		}
+	}
+	fmt.Println()
+	for c := range slices.Chunk(strings.Fields("a b c d e"), 2) {
+		fmt.Print(c, len(c), " ")
+	}
+	fmt.Println()
+	for range count(2) {
+		fmt.Print("x")
+	}
+	fmt.Println()
+	for v := range count(3) {
+		for w := range count(3) {
+			if w > v {
+				break
+			}
+			fmt.Print(v, w, " ")
+		}
+	}
+	fmt.Println()
+}
+`
+
 // TestPrintedInterfaces: a value of an interface type the session declared with a String
 // method, and a slice or map of them, given to fmt is printed by its dynamic value's String
 // (compiledargs.go's printedIface; yaegi printed its fields, {5 8}, and the slice's elements as

@@ -19,7 +19,6 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -393,8 +392,8 @@ func (s *Session) evalChecked(ctx context.Context, src string) error {
 				if d == nil {
 					return nil
 				}
-				if m := rangedFunc.FindStringSubmatch(msgOf(d)); m != nil { // not an integer: a function
-					return restate(d, fmt.Sprintf("cannot range over %s (%s): yaegi v0.16.1, the interpreter, cannot range over a function (Go 1.23's iterators); call it with the loop's body as its yield function, which returns true to go on", m[1], m[2]))
+				if said, ok := rangedFuncSaid(in, d); ok { // not an integer: a function (rangefunc.go)
+					return said
 				}
 				return d
 			}
@@ -549,10 +548,6 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 	}
 	return v, err
 }
-
-// rangedFunc is Go's words for a range over a function the session took for one over an
-// integer (__ints(f)), with the function and its type.
-var rangedFunc = regexp.MustCompile(`^cannot convert (.+?) \((value of type func\(.*\))\) to type int`)
 
 // compilePanic is a panic of the interpreter's compiler, before anything of the input ran (a
 // panic of the program comes from its run instead: EvalWithContext recovers both, and only this

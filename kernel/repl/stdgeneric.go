@@ -1,12 +1,12 @@
 package repl
 
 import (
-	"cmp"
 	"embed"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"path"
 	"regexp"
 	"slices"
@@ -61,28 +61,8 @@ func loadStdGeneric(in *interp.Interpreter) error {
 // maps, cmp) does not have.
 var undefinedSourceSymbol = regexp.MustCompile(`^undefined selector:? (\w+)\.(\w+)$`)
 
-// iterators are the functions of Go's slices and maps that return or take an iterator (iter.Seq,
-// Go 1.23), with what does their work without one (%[1]s: the call's first argument, else s or
-// m): yaegi v0.16.1 cannot range over a function, so they are not in the session.
-var iterators = map[string]string{
-	"slices.All":              "range over %[1]s itself",
-	"slices.Values":           "range over %[1]s itself",
-	"slices.Backward":         "for i := len(%[1]s) - 1; i >= 0; i-- { … }",
-	"slices.Collect":          "append the values in a loop",
-	"slices.AppendSeq":        "append the values in a loop",
-	"slices.Chunk":            "slice %[1]s in a loop: %[1]s[i:j]",
-	"slices.Sorted":           "collect the values in a slice, then slices.Sort it",
-	"slices.SortedFunc":       "collect the values in a slice, then slices.SortFunc it",
-	"slices.SortedStableFunc": "collect the values in a slice, then slices.SortStableFunc it",
-	"maps.Keys":               "for k := range %[1]s { keys = append(keys, k) }",
-	"maps.Values":             "for _, v := range %[1]s { values = append(values, v) }",
-	"maps.All":                "range over %[1]s itself",
-	"maps.Insert":             "maps.Copy(dst, src)",
-	"maps.Collect":            "maps.Clone(m)",
-}
-
-// sayStdGeneric is err said as Go says it (undefined: maps.Keys) when it is yaegi's for a name
-// the interpreter's slices, maps or cmp lacks, with why (an iterator) or the name meant.
+// sayStdGeneric is err said as Go says it (undefined: slices.Sortt) when it is yaegi's for a name
+// the interpreter's slices, maps or cmp lacks, with the name meant or those it has.
 func (s *Session) sayStdGeneric(src string, err error) (error, bool) {
 	m := undefinedSourceSymbol.FindStringSubmatch(msgOf(err))
 	if m == nil {
@@ -94,19 +74,6 @@ func (s *Session) sayStdGeneric(src string, err error) (error, bool) {
 	if path != "slices" && path != "maps" && path != "cmp" {
 		return nil, false
 	}
-	if _, ok := iterators[path+"."+m[2]]; ok {
-		arg := "" // the call's first argument, if the input has one
-		if in, ok := parseTyped(src); ok {
-			ast.Inspect(in.root, func(n ast.Node) bool {
-				if c, is := n.(*ast.CallExpr); is && len(c.Args) > 0 && in.text(c.Fun) == m[1]+"."+m[2] {
-					arg = exprString(c.Args[0])
-				}
-				return true
-			})
-		}
-		instead, _ := iteratorInstead(path, m[2], arg)
-		return restate(err, fmt.Sprintf("undefined: %s.%s (an iterator, Go 1.23: yaegi v0.16.1, the interpreter, cannot range over a function; %s) [yaegi: %s]", m[1], m[2], instead, words(err))), true
-	}
 	names := stdGenericNames()[path]
 	hint := ":doc " + path + " lists Go's; the interpreter's are " + strings.Join(slices.Sorted(slices.Values(names)), ", ")
 	if near := nearest(m[2], names); near != "" {
@@ -115,11 +82,49 @@ func (s *Session) sayStdGeneric(src string, err error) (error, bool) {
 	return restate(err, fmt.Sprintf("undefined: %s.%s (%s) [yaegi: %s]", m[1], m[2], hint, words(err))), true
 }
 
-// iteratorInstead is what does the work of path.name, an iterator, without one, said of arg (the
-// call's first argument; "" for s or m); ok is false for a name that is no iterator.
-func iteratorInstead(path, name, arg string) (instead string, ok bool) {
-	instead, ok = iterators[path+"."+name]
-	return fmt.Sprintf(instead, cmp.Or(arg, map[string]string{"slices": "s", "maps": "m"}[path])), ok
+// A slice or map of a type from a compiled package given to slices and maps. yaegi's compiler
+// panicked instantiating the session's own slices and maps functions (stdgeneric.go) with a
+// slice or map whose type came from a compiled package: sc := strings.Fields("b a");
+// slices.Sort(sc) read "CFG post-order panic: runtime error: invalid memory address or nil
+// pointer dereference" (slices.Sort([]string{"b", "a"}) ran), as did slices.Sorted(
+// slices.Values(r.Scores)) of a compiled struct's []float64 field. Converted to its own type,
+// []string(sc), which shares its elements, it runs: each argument of a call of package slices or
+// maps that go/types knows as a slice or map type without a name is converted so.
+
+// stdArgInserts are the conversions of each argument of a call of package slices or maps whose
+// type is a slice or map type without a name, as write writes it.
+func stdArgInserts(in typed, info *types.Info, write func(types.Type) (string, bool)) (inserts []insert) {
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := unparen(c.Fun).(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		pkg, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if pn, isPkg := info.Uses[pkg].(*types.PkgName); !isPkg || pn.Imported().Path() != "slices" && pn.Imported().Path() != "maps" {
+			return true
+		}
+		for _, a := range c.Args {
+			t := info.TypeOf(a)
+			switch t.(type) {
+			case *types.Slice, *types.Map:
+			default:
+				continue
+			}
+			w, writable := write(t)
+			if from, end, inside := in.span(a); inside && writable && !strings.Contains(w, "invalid type") {
+				inserts = append(inserts, insert{from, w + "("}, insert{end, ")"})
+			}
+		}
+		return true
+	})
+	return inserts
 }
 
 // ownStdGeneric are the exported functions of the files above (package → names).
@@ -166,15 +171,25 @@ func exportedFuncs(src string) (pkg string, names []string) {
 	return f.Name.Name, names
 }
 
+// iterator reports whether path.name is one of the session's iterator functions: one that
+// returns an iterator, or takes one (Go 1.23).
+func iterator(path, name string) bool {
+	return slices.Contains(map[string][]string{
+		"slices": {"All", "Values", "Backward", "Collect", "AppendSeq", "Chunk", "Sorted", "SortedFunc", "SortedStableFunc"},
+		"maps":   {"All", "Keys", "Values", "Insert", "Collect"},
+	}[path], name)
+}
+
 // stdGenericDoc is what :doc adds to Go's doc of slices.NAME or maps.NAME (path, name): that the
 // session has no iterator, or that its function is its own (nothing for another name).
 func stdGenericDoc(path, name string) string {
-	if instead, ok := iteratorInstead(path, name, ""); ok {
-		return fmt.Sprintf("\nIn this session: none: an iterator, Go 1.23, and yaegi v0.16.1, the interpreter, cannot range over a function; %s.\n", instead)
-	}
 	if slices.Contains(ownStdGeneric()[path], name) {
 		kind := map[string]string{"slices": "[]E where Go's takes S ~[]E", "maps": "map[K]V where Go's takes M ~map[K]V"}[path]
-		return fmt.Sprintf("\nIn this session: the session's own %s.%s, taking %s (a result has that type, not the argument's named type); yaegi's copy lacks it or cannot call it.\n", path, name, kind)
+		doc := fmt.Sprintf("\nIn this session: the session's own %s.%s, taking %s (a result has that type, not the argument's named type); yaegi's copy lacks it or cannot call it.", path, name, kind)
+		if iterator(path, name) {
+			doc += " An iterator here is a function of a yield function (func(yield func(E) bool): iter.Seq's underlying type; yaegi has no package iter); a range over one runs where its body has no return, defer, label or goto."
+		}
+		return doc + "\n"
 	}
 	return ""
 }

@@ -7,7 +7,8 @@
 // fail on their first call ("undefined type for K"). Here each takes map[K]V where Go's takes
 // M ~map[K]V: the same values, and for a map of a named type a result of type map[K]V where
 // Go's is M. DeleteFunc and EqualFunc are yaegi's. The iterator functions (All, Keys, Values,
-// Insert, Collect) are not here: yaegi cannot range over a function (Go 1.23).
+// Insert, Collect; Go 1.23, which yaegi's copy predates) are written without a range over a
+// function, which yaegi cannot run: they call the yield function, or the iterator with one.
 package maps
 
 // Equal reports whether two maps contain the same key/value pairs (NaNs are not equal).
@@ -41,4 +42,56 @@ func Copy[K comparable, V any](dst, src map[K]V) {
 	for k, v := range src {
 		dst[k] = v
 	}
+}
+
+// The iterator functions (Go 1.23), each a function of a yield function (Go's iter.Seq[K] and
+// iter.Seq2[K, V], whose underlying types these are): yaegi cannot range over a function, so
+// they call it; the session runs a range over one as a call (kernel/repl/rangefunc.go).
+
+// All returns an iterator over key-value pairs from m (in no fixed order).
+func All[K comparable, V any](m map[K]V) func(yield func(K, V) bool) {
+	return func(yield func(K, V) bool) {
+		for k, v := range m {
+			if !yield(k, v) {
+				return
+			}
+		}
+	}
+}
+
+// Keys returns an iterator over keys in m (in no fixed order).
+func Keys[K comparable, V any](m map[K]V) func(yield func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// Values returns an iterator over values in m (in no fixed order).
+func Values[K comparable, V any](m map[K]V) func(yield func(V) bool) {
+	return func(yield func(V) bool) {
+		for _, v := range m {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+// Insert adds the key-value pairs from seq to m; a key already in m has its value overwritten.
+func Insert[K comparable, V any](m map[K]V, seq func(yield func(K, V) bool)) {
+	seq(func(k K, v V) bool {
+		m[k] = v
+		return true
+	})
+}
+
+// Collect collects key-value pairs from seq into a new map and returns it.
+func Collect[K comparable, V any](seq func(yield func(K, V) bool)) map[K]V {
+	m := make(map[K]V)
+	Insert(m, seq)
+	return m
 }

@@ -12,8 +12,9 @@
 // same panics, and for a slice of a named type (type L []int) a result of type []E where Go's is
 // L. The sorts are a stable merge sort (Go's Sort and SortFunc are not stable: any order they may
 // give of elements that compare equal, this gives one). The iterator functions (All, Values,
-// Backward, Collect, AppendSeq, Sorted, SortedFunc, SortedStableFunc, Chunk) are not here: yaegi
-// cannot range over a function (Go 1.23).
+// Backward, Collect, AppendSeq, Sorted, SortedFunc, SortedStableFunc, Chunk; Go 1.23, which
+// yaegi's copy predates) are written without a range over a function, which yaegi cannot run:
+// they call the yield function, or the iterator with one.
 //
 // The file imports only cmp, which yaegi's slices.go imports too (the session drops the import
 // clause, which yaegi would take for a second declaration of cmp).
@@ -445,4 +446,98 @@ func BinarySearchFunc[E, T any](x []E, target T, cmp func(E, T) int) (int, bool)
 		}
 	}
 	return i, i < n && cmp(x[i], target) == 0
+}
+
+// The iterator functions (Go 1.23), each a function of a yield function (Go's iter.Seq[E] and
+// iter.Seq2[int, E], whose underlying types these are): yaegi cannot range over a function, so
+// they call it; the session runs a range over one as a call (kernel/repl/rangefunc.go).
+
+// All returns an iterator over index-value pairs in the slice, in the usual order.
+func All[E any](s []E) func(yield func(int, E) bool) {
+	return func(yield func(int, E) bool) {
+		for i, v := range s {
+			if !yield(i, v) {
+				return
+			}
+		}
+	}
+}
+
+// Backward returns an iterator over index-value pairs in the slice, traversing it backward with
+// descending indices.
+func Backward[E any](s []E) func(yield func(int, E) bool) {
+	return func(yield func(int, E) bool) {
+		for i := len(s) - 1; i >= 0; i-- {
+			if !yield(i, s[i]) {
+				return
+			}
+		}
+	}
+}
+
+// Values returns an iterator that yields the slice elements in order.
+func Values[E any](s []E) func(yield func(E) bool) {
+	return func(yield func(E) bool) {
+		for _, v := range s {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+// AppendSeq appends the values from seq to the slice and returns the extended slice.
+func AppendSeq[E any](s []E, seq func(yield func(E) bool)) []E {
+	seq(func(v E) bool {
+		s = append(s, v)
+		return true
+	})
+	return s
+}
+
+// Collect collects values from seq into a new slice and returns it (nil for no values).
+func Collect[E any](seq func(yield func(E) bool)) []E {
+	return AppendSeq([]E(nil), seq)
+}
+
+// Sorted collects values from seq into a new slice, sorts the slice, and returns it.
+func Sorted[E cmp.Ordered](seq func(yield func(E) bool)) []E {
+	s := Collect(seq)
+	Sort(s)
+	return s
+}
+
+// SortedFunc collects values from seq into a new slice, sorts the slice using the comparison
+// function, and returns it.
+func SortedFunc[E any](seq func(yield func(E) bool), cmp func(E, E) int) []E {
+	s := Collect(seq)
+	SortFunc(s, cmp)
+	return s
+}
+
+// SortedStableFunc collects values from seq into a new slice, sorts it keeping the original
+// order of equal elements, using the comparison function, and returns it.
+func SortedStableFunc[E any](seq func(yield func(E) bool), cmp func(E, E) int) []E {
+	s := Collect(seq)
+	SortStableFunc(s, cmp)
+	return s
+}
+
+// Chunk returns an iterator over consecutive sub-slices of up to n elements of s, all but the
+// last of size n; each has its capacity cut to its length. It panics if n is less than 1.
+func Chunk[E any](s []E, n int) func(yield func([]E) bool) {
+	if n < 1 {
+		panic("cannot be less than 1")
+	}
+	return func(yield func([]E) bool) {
+		for i := 0; i < len(s); i += n {
+			end := len(s) - i
+			if n < end {
+				end = n
+			}
+			if !yield(s[i : i+end : i+end]) {
+				return
+			}
+		}
+	}
 }

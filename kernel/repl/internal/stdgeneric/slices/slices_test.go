@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	std "slices"
+	"strings"
 	"testing"
 )
 
@@ -87,6 +88,20 @@ func TestAgainstGo(t *testing.T) {
 		same(t, "Max", x, func(s []float64) any { return fmt.Sprint(Max(s)) }, func(s []float64) any { return fmt.Sprint(std.Max(s)) })
 		same(t, "MinFunc", x, func(s []float64) any { return MinFunc(s, byKey) }, func(s []float64) any { return std.MinFunc(s, byKey) })
 		same(t, "MaxFunc", x, func(s []float64) any { return MaxFunc(s, byKey) }, func(s []float64) any { return std.MaxFunc(s, byKey) })
+		// the iterators, read to the end and stopped after `stop` values
+		stop := r.IntN(n + 2)
+		stable := func(s []float64, c func(a, b float64) int) any { s = std.Clone(s); std.SortStableFunc(s, c); return s }
+		same(t, "All", x, func(s []float64) any { return read2(All(s), stop) }, func(s []float64) any { return read2(std.All(s), stop) })
+		same(t, "Backward", x, func(s []float64) any { return read2(Backward(s), stop) }, func(s []float64) any { return read2(std.Backward(s), stop) })
+		same(t, "Values", x, func(s []float64) any { return read(Values(s), stop) }, func(s []float64) any { return read(std.Values(s), stop) })
+		same(t, "AppendSeq", x, func(s []float64) any { return AppendSeq(s, Values(y)) }, func(s []float64) any { return std.AppendSeq(s, std.Values(y)) })
+		same(t, "Collect", x, func(s []float64) any { return Collect(Values(s)) }, func(s []float64) any { return std.Collect(std.Values(s)) })
+		// (Go's Sorted and SortedFunc sort as its Sort and SortFunc, not stable: as above)
+		same(t, "Sorted", x, func(s []float64) any { return Sorted(Values(s)) }, func(s []float64) any { return stable(s, cmp.Compare) })
+		same(t, "SortedFunc", x, func(s []float64) any { return SortedFunc(Values(s), byKey) }, func(s []float64) any { return stable(s, byKey) })
+		same(t, "SortedStableFunc", x, func(s []float64) any { return SortedStableFunc(Values(s), byKey) },
+			func(s []float64) any { return std.SortedStableFunc(std.Values(s), byKey) })
+		same(t, "Chunk", x, func(s []float64) any { return chunks(Chunk(s, i-1), stop) }, func(s []float64) any { return chunks(std.Chunk(s, i-1), stop) })
 		sorted := std.Clone(x)
 		std.Sort(sorted)
 		for _, target := range append(v, math.NaN(), 0, 2) {
@@ -127,4 +142,46 @@ func TestStrings(t *testing.T) {
 	if i, ok := BinarySearch(s, "pan"); i != 3 || !ok {
 		t.Errorf("BinarySearch: %d %v", i, ok)
 	}
+}
+
+// read is what a range over seq gives up to its stop-th value, where the loop breaks.
+func read[E any](seq func(yield func(E) bool), stop int) string {
+	var b strings.Builder
+	n := 0
+	for v := range seq {
+		if n == stop {
+			break
+		}
+		n++
+		fmt.Fprint(&b, v, " ")
+	}
+	return b.String()
+}
+
+// read2 is read of an iterator over pairs.
+func read2[K, V any](seq func(yield func(K, V) bool), stop int) string {
+	var b strings.Builder
+	n := 0
+	for k, v := range seq {
+		if n == stop {
+			break
+		}
+		n++
+		fmt.Fprint(&b, k, ":", v, " ")
+	}
+	return b.String()
+}
+
+// chunks is read of an iterator over sub-slices, with each one's capacity.
+func chunks[E any](seq func(yield func([]E) bool), stop int) string {
+	var b strings.Builder
+	n := 0
+	for c := range seq {
+		if n == stop {
+			break
+		}
+		n++
+		fmt.Fprint(&b, c, "/", cap(c), " ")
+	}
+	return b.String()
 }
