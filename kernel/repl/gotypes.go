@@ -503,7 +503,7 @@ func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []inse
 	opens, closes := deferInserts(in, info, write)
 	rewrites = opens
 	for _, r := range []func(typed, *types.Info, func(types.Type) (string, bool)) []insert{
-		methodValueInserts, methodExprInserts, embeddedInterfaceInserts, minMaxInserts, interfaceAssignInserts, compiledArgInserts, interfaceCopyInserts, intRangeInserts, namedResultCallInserts, stdArgInserts, rangeFuncInserts,
+		methodValueInserts, methodExprInserts, embeddedInterfaceInserts, minMaxInserts, interfaceAssignInserts, compiledArgInserts, interfaceCopyInserts, intRangeInserts, namedResultCallInserts, stdArgInserts, rangeFuncInserts, typeParamInserts,
 	} {
 		rewrites = append(rewrites, r(in, info, write)...)
 	}

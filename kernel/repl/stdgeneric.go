@@ -21,16 +21,18 @@ import (
 // cmp as source and compiles them into every interpreter, but infers no type parameter from
 // another's constraint: slices.Clone(x), slices.Reverse(x), maps.Clone(m) and most of their
 // kind fail on their first call with "undefined type for E" at a line of its copy, and it has no
-// slices.Sort, Min, Max or BinarySearch. The session compiles internal/stdgeneric's slices.go
-// and maps.go (see their package comments: []E where Go's take S ~[]E; tested there against Go's
-// packages) into the interpreter's slices and maps after yaegi's copies, whose functions of
-// the same names they replace.
+// slices.Sort, Min, Max or BinarySearch; and it looks a type parameter's name up among the
+// session's names, so after T := 50 cmp.Compare(1, 2) read "undefined type for T". The session
+// compiles internal/stdgeneric's cmp.go, slices.go and maps.go (see their package comments: []E
+// where Go's take S ~[]E, type parameters named E_, T_, K_, V_; tested there against Go's
+// packages) into the interpreter's cmp, slices and maps after yaegi's copies, whose functions of
+// the same names they replace: every function of yaegi's copies.
 
-//go:embed internal/stdgeneric/slices/slices.go internal/stdgeneric/maps/maps.go
+//go:embed internal/stdgeneric/cmp/cmp.go internal/stdgeneric/slices/slices.go internal/stdgeneric/maps/maps.go
 var stdGeneric embed.FS
 
 // stdGenericFiles are the files compiled, in order.
-var stdGenericFiles = []string{"internal/stdgeneric/slices/slices.go", "internal/stdgeneric/maps/maps.go"}
+var stdGenericFiles = []string{"internal/stdgeneric/cmp/cmp.go", "internal/stdgeneric/slices/slices.go", "internal/stdgeneric/maps/maps.go"}
 
 // loadStdGeneric compiles the files into in, each without its import clause (yaegi's copy of the
 // package imports what they use, and takes a second import of it for a redeclaration), its lines
@@ -92,7 +94,8 @@ func (s *Session) sayStdGeneric(src string, err error) (error, bool) {
 // maps that go/types knows as a slice or map type without a name is converted so.
 
 // stdArgInserts are the conversions of each argument of a call of package slices or maps whose
-// type is a slice or map type without a name, as write writes it.
+// type is a slice or map type without a name, as write writes it, and the type argument of each
+// call of cmp.Or (the type of its first argument, or of the elements of the slice it spreads).
 func stdArgInserts(in typed, info *types.Info, write func(types.Type) (string, bool)) (inserts []insert) {
 	ast.Inspect(in.root, func(n ast.Node) bool {
 		c, ok := n.(*ast.CallExpr)
@@ -107,7 +110,24 @@ func stdArgInserts(in typed, info *types.Info, write func(types.Type) (string, b
 		if !ok {
 			return true
 		}
-		if pn, isPkg := info.Uses[pkg].(*types.PkgName); !isPkg || pn.Imported().Path() != "slices" && pn.Imported().Path() != "maps" {
+		pn, isPkg := info.Uses[pkg].(*types.PkgName)
+		if !isPkg {
+			return true
+		}
+		if path := pn.Imported().Path(); path == "cmp" && sel.Sel.Name == "Or" && len(c.Args) > 0 {
+			// its type argument, written out: yaegi infers none from variadic arguments alone
+			// (cmp.Or(0, 3) read "undefined type for T")
+			t := types.Default(info.TypeOf(c.Args[0]))
+			if sl, spread := t.(*types.Slice); spread && c.Ellipsis.IsValid() {
+				t = sl.Elem()
+			}
+			if w, writable := write(t); writable && !strings.Contains(w, "invalid type") {
+				if _, end, inside := in.span(sel); inside {
+					inserts = append(inserts, insert{end, "[" + w + "]"})
+				}
+			}
+			return true
+		} else if path != "slices" && path != "maps" {
 			return true
 		}
 		for _, a := range c.Args {
@@ -184,8 +204,10 @@ func iterator(path, name string) bool {
 // session has no iterator, or that its function is its own (nothing for another name).
 func stdGenericDoc(path, name string) string {
 	if slices.Contains(ownStdGeneric()[path], name) {
-		kind := map[string]string{"slices": "[]E where Go's takes S ~[]E", "maps": "map[K]V where Go's takes M ~map[K]V"}[path]
-		doc := fmt.Sprintf("\nIn this session: the session's own %s.%s, taking %s (a result has that type, not the argument's named type); yaegi's copy lacks it or cannot call it.", path, name, kind)
+		doc := fmt.Sprintf("\nIn this session: the session's own %s.%s; yaegi's copy lacks it or cannot call it.", path, name)
+		if kind, ok := map[string]string{"slices": "[]E where Go's takes S ~[]E", "maps": "map[K]V where Go's takes M ~map[K]V"}[path]; ok {
+			doc = fmt.Sprintf("\nIn this session: the session's own %s.%s, taking %s (a result has that type, not the argument's named type); yaegi's copy lacks it or cannot call it.", path, name, kind)
+		}
 		if iterator(path, name) {
 			doc += " An iterator here is a function of a yield function (func(yield func(E) bool): iter.Seq's underlying type; yaegi has no package iter); a range over one runs where its body has no return, defer, label or goto."
 		}

@@ -112,6 +112,39 @@ func TestStdGeneric(t *testing.T) {
 	}
 }
 
+// TestTypeParamNames: names the session declares that are a generic function's type parameters'
+// (E, K, V, S, T, yaegi's lookup of a type parameter's name found them) leave slices, maps, cmp
+// and the functions and types a file declares working (stdgeneric.go's own type parameters end in
+// _; typeargs.go renames a file's that its names clash with). Outputs are Go's.
+func TestTypeParamNames(t *testing.T) {
+	s, out := newTestSession(t)
+	filePrints(t, s, out, "typeparams.go", typeParamsProgram, "4 50 b {1} 2.5\n")
+	linesPrint(t, s, out, "-1\n[1 2]\n1\n[a]\n3\n7\n", `import ("cmp"; "maps"; "slices")`, "E, K, V, S := 1, 2, 3, 4", "cmp.Compare(1, 2)",
+		"xs := []int{2, 1}", "slices.Sort(xs)", "xs", "slices.IndexFunc(xs, func(v int) bool { return v == 2 })",
+		`slices.Sorted(maps.Keys(map[string]int{"a": 1}))`, "cmp.Or(0, 3)", "func second[S any](s []S) S { return s[1] }", "second([]int{6, 7})")
+}
+
+const typeParamsProgram = `package main
+
+import "fmt"
+
+var T = 50
+
+type E struct{ n int }
+
+type Box[T any] struct{ v T }
+
+func (b Box[T]) Get() T { return b.v }
+
+func first[T any](s []T) T { return s[0] }
+
+func pair[E, K any](e E, k K) string { return fmt.Sprint(e, k) }
+
+func main() {
+	fmt.Println(first([]int{4}), T, Box[string]{"b"}.Get(), pair(E{1}, 2.5))
+}
+`
+
 // TestStdGenericSaid: what the session's slices, maps and cmp lack is said as Go says it, with
 // why; a range over a function is said as one; several statements that yaegi's compiler panics
 // on run one by one, and a panic of the program in one does not run the statements before it

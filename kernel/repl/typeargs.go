@@ -64,3 +64,41 @@ func uninferred(err error) bool {
 	msg := msgOf(err)
 	return strings.HasPrefix(msg, "cannot use type ") || uninferredParam.MatchString(msg)
 }
+
+// Type parameters named as the program's names. yaegi looks a type parameter's name up among the
+// package's names: with var T = 50 in a file, func first[T any](s []T) T { return s[0] } made
+// the program panic ("runtime error: invalid memory address or nil pointer dereference"), and at
+// the prompt, after T := 50, a call of such a function read "undefined type for T". The session
+// renames such a type parameter, where go/types knows it, __T in the function or type that
+// declares it (typeParamInserts): go/types and what is said keep T.
+
+// typeParamInserts are the texts that rename, T to __T, each type parameter the input declares
+// whose name a package-level name of the program or the session has, where it is declared and
+// used.
+func typeParamInserts(in typed, info *types.Info, _ func(types.Type) (string, bool)) (inserts []insert) {
+	clash := map[types.Object]bool{}
+	var ids []*ast.Ident // (the input's: info holds the session's declarations too)
+	ast.Inspect(in.root, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		ids = append(ids, id)
+		if tn, ok := info.Defs[id].(*types.TypeName); ok && id.Name != "_" && tn.Pkg() != nil && tn.Pkg().Scope().Lookup(id.Name) != nil {
+			if _, isParam := tn.Type().(*types.TypeParam); isParam {
+				clash[tn] = true
+			}
+		}
+		return true
+	})
+	for _, id := range ids {
+		obj := info.Defs[id]
+		if obj == nil {
+			obj = info.Uses[id]
+		}
+		if from, _, inside := in.span(id); inside && clash[obj] {
+			inserts = append(inserts, insert{from, "__"}) // (before it: a struct tag may follow it)
+		}
+	}
+	return inserts
+}

@@ -48,8 +48,18 @@ func TestAgainstGo(t *testing.T) {
 		if got, want := Collect(All(a)), std.Collect(std.All(a)); fmt.Sprint(got) != fmt.Sprint(want) || got == nil {
 			t.Errorf("Collect(All(%v)) = %v, Go's maps gives %v", a, got, want)
 		}
+		eq := func(x, y float64) bool { return x == y || x < 1 && y < 1 }
+		if got, want := EqualFunc(a, b, eq), std.EqualFunc(a, b, eq); got != want {
+			t.Errorf("EqualFunc(%v, %v) = %v, Go's maps gives %v", a, b, got, want)
+		}
 		if a == nil {
 			continue
+		}
+		del, gdel := Clone(a), std.Clone(a)
+		DeleteFunc(del, func(k int, v float64) bool { return k > 2 || v > 1 })
+		std.DeleteFunc(gdel, func(k int, v float64) bool { return k > 2 || v > 1 })
+		if fmt.Sprint(del) != fmt.Sprint(gdel) {
+			t.Errorf("DeleteFunc(%v) = %v, Go's maps gives %v", a, del, gdel)
 		}
 		ins, gins := Clone(a), std.Clone(a)
 		Insert(ins, All(b))
