@@ -7,10 +7,13 @@ import (
 	"log"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // A range over an integer (Go 1.22), which yaegi cannot compile, runs as Go runs it: at the
@@ -821,6 +824,18 @@ func main() {
 	fmt.Println()
 }
 `
+
+// TestEnvironment: a program reads and sets the process's environment, as in Go: yaegi gave it an
+// empty one of its own (os.Getenv("HOME") read ""), and os.Setenv did not reach eqf's packages
+// (zoo.Root reads $EQF_ROOT).
+func TestEnvironment(t *testing.T) {
+	t.Setenv("EQF_TEST_SEEN", "seen")
+	t.Setenv(zoo.EnvRoot, "")
+	dir := t.TempDir()
+	s, out := newTestSession(t)
+	linesPrint(t, s, out, "seen true\n<nil>\ntrue\n", `fmt.Println(os.Getenv("EQF_TEST_SEEN"), len(os.Environ()) > 0)`,
+		`os.Setenv(zoo.EnvRoot, `+strconv.Quote(dir)+`)`, `zoo.Root() == `+strconv.Quote(dir))
+}
 
 // TestPrintedInterfaces: a value of an interface type the session declared with a String
 // method, and a slice or map of them, given to fmt is printed by its dynamic value's String

@@ -178,7 +178,10 @@ func (s *Session) Dir() string { return s.opts.Dir }
 func (s *Session) Reset() error {
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
-	in := interp.New(interp.Options{Stdout: s.opts.Stdout, Stderr: lineFilter{s.opts.Stderr, yaegiPanicTrace}, GoPath: os.DevNull})
+	// Unrestricted: os.Getenv, os.Setenv and os.Environ are the process's, as in Go (yaegi's
+	// default gives the program an environment of its own, empty unless given: os.Getenv("HOME")
+	// read "", and os.Setenv("EQF_ROOT", dir) never reached the zoo, which reads the process's)
+	in := interp.New(interp.Options{Stdout: s.opts.Stdout, Stderr: lineFilter{s.opts.Stderr, yaegiPanicTrace}, GoPath: os.DevNull, Unrestricted: true})
 	if err := in.Use(stdlibSymbols()); err != nil {
 		return fmt.Errorf("repl: loading the standard library's symbols: %w", err)
 	}
