@@ -41,6 +41,9 @@ var zeroValuePanic = regexp.MustCompile(`^reflect: call of reflect\.Value\.\w+ o
 
 // panicError is the error Eval returns for a panic with value v.
 func panicError(v any) error {
+	if code, exit := v.(exitStatus); exit { // os.Exit, log.Fatal (exit.go)
+		return &ExitError{int(code)}
+	}
 	msg := fmt.Sprint(v)
 	switch {
 	case zeroValuePanic.MatchString(msg):

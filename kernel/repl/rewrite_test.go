@@ -3,6 +3,7 @@ package repl
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"math"
@@ -835,6 +836,34 @@ func TestEnvironment(t *testing.T) {
 	s, out := newTestSession(t)
 	linesPrint(t, s, out, "seen true\n<nil>\ntrue\n", `fmt.Println(os.Getenv("EQF_TEST_SEEN"), len(os.Environ()) > 0)`,
 		`os.Setenv(zoo.EnvRoot, `+strconv.Quote(dir)+`)`, `zoo.Root() == `+strconv.Quote(dir))
+}
+
+// TestExit: os.Exit and log.Fatal in the session return an *ExitError with their status (log's
+// line written first, to the session's error output) and the session goes on; log's printing
+// functions write there too, a value by its String (exit.go).
+func TestExit(t *testing.T) {
+	var out, errs bytes.Buffer
+	s, err := New(Options{Stdout: &out, Stderr: &errs, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	evalAll(t, s, `import ("log"; "os")`, "log.SetFlags(0)", "type lvl int", `func (l lvl) String() string { return "L" + fmt.Sprint(int(l)) }`)
+	for _, c := range []struct {
+		src  string
+		code int // (-1: no exit)
+	}{{"os.Exit(3)", 3}, {`log.Fatalf("bad %d", 2)`, 1}, {`func stop() { log.Fatalln("stop") }`, -1}, {"stop()", 1}} {
+		src, code := c.src, c.code
+		err := s.Eval(ctx, src)
+		exit := (*ExitError)(nil)
+		if code < 0 && err != nil || code >= 0 && (!errors.As(err, &exit) || exit.Code != code) {
+			t.Errorf("%s: %v, want exit status %d", src, err, code)
+		}
+	}
+	evalAll(t, s, "log.Println(lvl(2))", `fmt.Println("on")`)
+	if errs.String() != "bad 2\nstop\nL2\n" || out.String() != "on\n" {
+		t.Errorf("log wrote %q, the program %q; want \"bad 2\\nstop\\nL2\\n\", \"on\\n\"", errs.String(), out.String())
+	}
 }
 
 // TestPrintedInterfaces: a value of an interface type the session declared with a String

@@ -185,6 +185,9 @@ func (s *Session) Reset() error {
 	if err := in.Use(stdlibSymbols()); err != nil {
 		return fmt.Errorf("repl: loading the standard library's symbols: %w", err)
 	}
+	if err := in.Use(exitSymbols(lineFilter{s.opts.Stderr, yaegiPanicTrace})); err != nil { // (exit.go)
+		return fmt.Errorf("repl: loading log and os.Exit: %w", err)
+	}
 	if err := loadStdGeneric(in); err != nil {
 		return fmt.Errorf("repl: compiling the standard library's generic functions: %w", err)
 	}
@@ -736,6 +739,23 @@ func ProgramFiles(args []string) ([]string, error) {
 		}
 	}
 	return args, nil
+}
+
+// RunArgs splits eqf run's arguments as go run splits its own: the program (a folder, the Go
+// files named first, or a script of REPL lines, one file not ending in .go) and the arguments
+// given to it (its os.Args[1:]).
+func RunArgs(args []string) (program, progArgs []string) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	if st, err := os.Stat(args[0]); err == nil && st.IsDir() || !strings.HasSuffix(args[0], ".go") {
+		return args[:1], args[1:]
+	}
+	n := 1
+	for n < len(args) && strings.HasSuffix(args[n], ".go") {
+		n++
+	}
+	return args[:n], args[n:]
 }
 
 // declsError is the error of a Go file whose declarations failed to compile: yaegi keeps what

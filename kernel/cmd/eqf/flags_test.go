@@ -190,7 +190,8 @@ func TestFlagPlaceholders(t *testing.T) {
 // TestStrayArguments: a command that takes flags only refuses a word after them, and one that
 // takes names refuses a flag after the names, before any work starts and naming the word. Go's
 // flag package stops at the first word that is not a flag, so either would otherwise be dropped
-// (with every flag after it) or taken for a name; `run` takes exactly one file.
+// (with every flag after it) or taken for a name. `run` gives the words after its program to the
+// program, as go run does; a program that is not there is refused before its folder is made.
 func TestStrayArguments(t *testing.T) {
 	dir := t.TempDir()
 	rows := map[string]struct {
@@ -205,7 +206,7 @@ func TestStrayArguments(t *testing.T) {
 		"repl":        {[]string{"-dir", filepath.Join(dir, "repl"), "script.go"}, `unexpected argument "script.go"`},
 		"models":      {[]string{"-dir", filepath.Join(dir, "models"), "fm", "-seeds", "3"}, "flag -seeds after the names"},
 		"paper":       {[]string{"-out", filepath.Join(dir, "paper"), "bowls", "-quick"}, "flag -quick after the names"},
-		"run":         {[]string{"-dir", filepath.Join(dir, "run"), "a.go", dir}, "a folder among several files"},
+		"run":         {[]string{"-dir", filepath.Join(dir, "run"), "missing.go", "-n", "3"}, "missing.go: no such file"},
 	}
 	for cmd, run := range commands {
 		row, ok := rows[cmd]

@@ -40,7 +40,8 @@ commands:
                tensors preloaded and the backend created; reads stdin line by line when it is
                not a terminal (echo 'expr' | eqf repl)
   run          run FILE.go (package main, or a script of REPL lines) with the same preloads;
-               several Go files, or a folder's, run as one program, as go run does
+               several Go files, or a folder's, run as one program, and the words after it
+               are its arguments, as go run does
 
 run "eqf <command> -h" for a command's flags`)
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 
 	"github.com/equilibriumforcing/eqf/kernel/repl"
 	"golang.org/x/term"
@@ -38,7 +40,7 @@ func runScript(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	dir := fs.String("dir", "", "session folder for figures and videos (default out/repl/<date-time>)")
 	fs.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: eqf run [-dir DIR] FILE.go [FILE.go …] | DIR\n\nFILE.go is a Go file (package main; its imports, declarations and func main) or a script of\nREPL lines; several Go files, or a folder's (not its _test.go), run as one program, as go run\ndoes; either way eqflib, data, plots, eqf, graph, tensors, … are preloaded, but for those\nwhose names a Go file declares at its top level.")
+		fmt.Fprintln(os.Stderr, "usage: eqf run [-dir DIR] FILE.go [FILE.go …] | DIR [ARG …]\n\nFILE.go is a Go file (package main; its imports, declarations and func main) or a script of\nREPL lines; several Go files, or a folder's (not its _test.go), run as one program, as go run\ndoes; either way eqflib, data, plots, eqf, graph, tensors, … are preloaded, but for those\nwhose names a Go file declares at its top level. The arguments after the program are its own\n(os.Args[1:], what flag.Parse reads), as go run gives them.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -48,10 +50,23 @@ func runScript(args []string) error {
 		fs.Usage()
 		return errors.New("run: FILE: none given: name a Go file, a script of REPL lines, several Go files or a folder")
 	}
-	files, err := repl.ProgramFiles(fs.Args())
+	program, progArgs := repl.RunArgs(fs.Args())
+	files, err := repl.ProgramFiles(program)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
+	for _, f := range files { // (before the session folder is made)
+		if _, err := os.Stat(f); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("run: FILE = %s: no such file (the words after the program are its arguments)", f)
+		} else if err != nil {
+			return fmt.Errorf("run: FILE = %s: %w", f, err)
+		}
+	}
+	// the program's command line, as go run gives it: its name, then the arguments after the
+	// program (the interpreted os.Args and the flag package, which is compiled, read it)
+	os.Args = append([]string{strings.TrimSuffix(filepath.Base(program[0]), ".go")}, progArgs...)
+	// and its flags only: not those the packages eqf links register (testing/quick's -quickchecks)
+	flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ExitOnError)
 	if err := outDir("dir", *dir); err != nil {
 		return err
 	}
@@ -62,5 +77,9 @@ func runScript(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return s.LoadFiles(ctx, files...)
+	err = s.LoadFiles(ctx, files...)
+	if exit := (*repl.ExitError)(nil); errors.As(err, &exit) {
+		os.Exit(exit.Code) // the program's os.Exit or log.Fatal: its status, as go run gives it
+	}
+	return err
 }

@@ -278,6 +278,62 @@ func TestRunDeclaresPreloadNames(t *testing.T) {
 	}
 }
 
+// TestRunArgsAndExit: `eqf run FILE.go ARGS…` gives the program its arguments (os.Args, and the
+// flag package, which is compiled: it read eqf's own), and its os.Exit and log.Fatal end eqf run
+// with their status and nothing more, as go run does (yaegi made them panics: exit status 1,
+// "panic: os.Exit(3)").
+func TestRunArgsAndExit(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "args.go")
+	src := `package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+)
+
+func main() {
+	n := flag.Int("n", 1, "count")
+	flag.Parse()
+	fmt.Println(filepath.Base(os.Args[0]), len(os.Args), *n, flag.Args())
+	switch *n {
+	case 7:
+		log.SetFlags(0)
+		log.Fatal("seven")
+	case 8:
+		os.Exit(3)
+	}
+}
+`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		out  string
+		code int
+	}{
+		{nil, "args 1 1 []\n", 0},
+		{[]string{"-n", "5", "x", "y"}, "args 5 5 [x y]\n", 0},
+		{[]string{"-n", "7"}, "args 3 7 []\nseven\n", 1},
+		{[]string{"-n", "8"}, "args 3 8 []\n", 3},
+		{[]string{"-bad"}, "flag provided but not defined: -bad\nUsage of args:\n  -n int\n    \tcount (default 1)\n", 2},
+	} {
+		out, err := exec.Command(eqfBinary(t), append([]string{"run", "-dir", t.TempDir(), file}, c.args...)...).CombinedOutput()
+		code := 0
+		if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != c.out || code != c.code {
+			t.Errorf("eqf run args.go %v: %q, exit status %d; want %q, %d (go run's)", c.args, out, code, c.out, c.code)
+		}
+	}
+}
+
 // TestRunSeveralFiles: `eqf run` of several Go files, or of a folder (its _test.go left out), runs
 // them as one program, as go run does: a function uses what another file declares; an error names
 // its file and line there; two mains, a script among files and no file at all are refused.
