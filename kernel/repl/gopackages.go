@@ -2,7 +2,9 @@ package repl
 
 import (
 	"fmt"
+	"go/ast"
 	"go/constant"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"path"
@@ -48,6 +50,9 @@ var tablePkgs = &tablePackages{pkgs: map[string]*types.Package{}, filled: map[st
 // table has.
 func (tp *tablePackages) Import(p string) (*types.Package, error) {
 	index()
+	if src, ok := stdStubs[p]; ok { // compiled from source by the interpreter: Go's declarations
+		return tp.stub(p, src)
+	}
 	if _, ok := pkgName[p]; !ok {
 		return nil, fmt.Errorf("no symbol table for %q", p)
 	}
@@ -67,6 +72,26 @@ func (tp *tablePackages) Import(p string) (*types.Package, error) {
 		}
 	}
 	pkg.MarkComplete()
+	return pkg, nil
+}
+
+// stub is the package at path p, one of Go's that the interpreter compiles from source (cmp,
+// iter, slices, maps), checked from src, its exported declarations (stdstubs_gen.go; go generate
+// writes it from the toolchain's sources), once.
+func (tp *tablePackages) stub(p, src string) (*types.Package, error) {
+	if pkg, ok := tp.pkgs[p]; ok && tp.filled[p] {
+		return pkg, nil
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, p+".go", src, 0)
+	if err != nil {
+		return nil, err
+	}
+	pkg, err := (&types.Config{Importer: tp}).Check(p, fset, []*ast.File{f}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s's declarations: %w", p, err)
+	}
+	tp.pkgs[p], tp.filled[p] = pkg, true
 	return pkg, nil
 }
 

@@ -720,10 +720,15 @@ func main() {
 // maps.Keys, …) and those a program declares, runs as a call of it with the body as its yield
 // function (rangefunc.go): continue and break of the loop, not those of a loop or switch inside
 // it, closures keeping each iteration's variable, no variables, nested ranges. The output is go
-// run's.
+// run's. A return in the body returns from the function (its results set, a flag checked after
+// the call), and a program may import iter (Seq, Seq2: the session's own) and declare iterators.
 func TestRangeOverFunc(t *testing.T) {
 	s, out := newTestSession(t)
 	filePrints(t, s, out, "rangefunc.go", rangeFuncProgram, "0:3 1:1 2:2 \n3 2 \n2 1 \n3 [a b]\n0 20 30 \na1 0 b2 0 c3 0 \n[a b] 2 [c d] 2 [e] 1 \nxx\n0 0 1 0 1 1 2 0 2 1 2 2 \n")
+	s2, out2 := newTestSession(t)
+	filePrints(t, s2, out2, "returns.go", rangeReturnsProgram, "1 -1\nb 2 <nil>\n 0 none\n6 <nil>\n1 negative -2\n7 seven\n0 \n4\n")
+	s3, out3 := newTestSession(t)
+	filePrints(t, s3, out3, "iter.go", iterProgram, "2c 1b 0a \n[2 4 6]\neqf 2\neqf eqm fm default\n")
 }
 
 const rangeFuncProgram = `package main
@@ -823,6 +828,141 @@ func main() {
 		}
 	}
 	fmt.Println()
+}
+`
+
+const rangeReturnsProgram = `package main
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+func find(xs []float64, t float64) int {
+	for i, v := range slices.All(xs) {
+		if v == t {
+			return i
+		}
+	}
+	return -1
+}
+
+func pair(m map[string]int) (string, int, error) {
+	for k, v := range maps.All(m) {
+		if v > 1 {
+			return k, v, nil
+		}
+	}
+	return "", 0, errors.New("none")
+}
+
+func named(xs []int) (sum int, err error) {
+	for v := range slices.Values(xs) {
+		if v < 0 {
+			err = fmt.Errorf("negative %d", v)
+			return
+		}
+		sum += v
+	}
+	return
+}
+
+func two() (int, string) { return 7, "seven" }
+
+func viaCall(xs []int) (int, string) {
+	for v := range slices.Values(xs) {
+		if v == 7 {
+			return two()
+		}
+	}
+	return 0, ""
+}
+
+func nested(xs []int) int {
+	for i := range slices.Values(xs) {
+		for j := 0; j < 3; j++ {
+			if i*j == 4 {
+				return i + j
+			}
+		}
+	}
+	return -1
+}
+
+func main() {
+	fmt.Println(find([]float64{3, 1, 2}, 1), find(nil, 1))
+	fmt.Println(pair(map[string]int{"a": 1, "b": 2}))
+	fmt.Println(pair(map[string]int{"a": 1}))
+	fmt.Println(named([]int{1, 2, 3}))
+	fmt.Println(named([]int{1, -2, 3}))
+	fmt.Println(viaCall([]int{1, 7}))
+	fmt.Println(viaCall([]int{1}))
+	fmt.Println(nested([]int{1, 2, 3}))
+}
+`
+
+const iterProgram = `package main
+
+import (
+	"cmp"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+)
+
+type Stack[T any] struct{ items []T }
+
+func (s *Stack[T]) Push(v T) { s.items = append(s.items, v) }
+func (s *Stack[T]) All() iter.Seq2[int, T] {
+	return func(yield func(int, T) bool) {
+		for i := len(s.items) - 1; i >= 0; i-- {
+			if !yield(i, s.items[i]) {
+				return
+			}
+		}
+	}
+}
+
+func Filter[T any](seq iter.Seq[T], keep func(T) bool) iter.Seq[T] {
+	return func(yield func(T) bool) {
+		for v := range seq {
+			if keep(v) && !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+type score struct {
+	name string
+	fvd  float64
+}
+
+func main() {
+	var s Stack[string]
+	for _, w := range []string{"a", "b", "c"} {
+		s.Push(w)
+	}
+	for i, v := range s.All() {
+		fmt.Print(i, v, " ")
+	}
+	fmt.Println()
+	evens := slices.Collect(Filter(slices.Values([]int{1, 2, 3, 4, 6}), func(v int) bool { return v%2 == 0 }))
+	fmt.Println(evens)
+	scores := []score{{"fm", 50.4}, {"eqf", 39}, {"eqm", 61}}
+	slices.SortFunc(scores, func(a, b score) int { return cmp.Compare(a.fvd, b.fvd) })
+	fmt.Println(scores[0].name, slices.IndexFunc(scores, func(s score) bool { return s.name == "eqm" }))
+	byName := map[string]float64{}
+	for _, sc := range scores {
+		byName[sc.name] = sc.fvd
+	}
+	for _, k := range slices.Sorted(maps.Keys(byName)) {
+		fmt.Print(k, " ")
+	}
+	fmt.Println(cmp.Or("", "default"))
 }
 `
 

@@ -263,6 +263,7 @@ func index() {
 				pkgNames[p] = names
 			}
 		}
+		pkgName["iter"], pkgNames["iter"] = "iter", []string{"Seq", "Seq2"} // (the session's own: stdgeneric.go)
 	})
 }
 

@@ -28,11 +28,13 @@ import (
 // packages) into the interpreter's cmp, slices and maps after yaegi's copies, whose functions of
 // the same names they replace: every function of yaegi's copies.
 
-//go:embed internal/stdgeneric/cmp/cmp.go internal/stdgeneric/slices/slices.go internal/stdgeneric/maps/maps.go
+//go:embed internal/stdgeneric/cmp/cmp.go internal/stdgeneric/iter/iter.go internal/stdgeneric/slices/slices.go internal/stdgeneric/maps/maps.go
 var stdGeneric embed.FS
 
-// stdGenericFiles are the files compiled, in order.
-var stdGenericFiles = []string{"internal/stdgeneric/cmp/cmp.go", "internal/stdgeneric/slices/slices.go", "internal/stdgeneric/maps/maps.go"}
+// stdGenericFiles are the files compiled, in order (iter.go as a package of its own).
+var stdGenericFiles = []string{"internal/stdgeneric/cmp/cmp.go", "internal/stdgeneric/iter/iter.go", "internal/stdgeneric/slices/slices.go", "internal/stdgeneric/maps/maps.go"}
+
+//go:generate go run ./internal/stdgeneric/stubs/gen.go
 
 // loadStdGeneric compiles the files into in, each without its import clause (yaegi's copy of the
 // package imports what they use, and takes a second import of it for a redeclaration), its lines
@@ -209,7 +211,7 @@ func stdGenericDoc(path, name string) string {
 			doc = fmt.Sprintf("\nIn this session: the session's own %s.%s, taking %s (a result has that type, not the argument's named type); yaegi's copy lacks it or cannot call it.", path, name, kind)
 		}
 		if iterator(path, name) {
-			doc += " An iterator here is a function of a yield function (func(yield func(E) bool): iter.Seq's underlying type; yaegi has no package iter); a range over one runs where its body has no return, defer, label or goto."
+			doc += " An iterator here is a function of a yield function (func(yield func(E) bool): iter.Seq's underlying type); a range over one runs where its body has no defer, label or goto."
 		}
 		return doc + "\n"
 	}

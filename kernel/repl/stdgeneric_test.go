@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -145,6 +148,22 @@ func main() {
 }
 `
 
+// TestStdStubsUpToDate: stdstubs_gen.go is what go generate writes from the toolchain's cmp,
+// iter, slices and maps.
+func TestStdStubsUpToDate(t *testing.T) {
+	fresh := filepath.Join(t.TempDir(), "stubs.txt") // (not .go: go run would take it for a file to build)
+	if out, err := exec.Command("go", "run", "./internal/stdgeneric/stubs/gen.go", fresh).CombinedOutput(); err != nil {
+		t.Fatalf("go run gen.go: %v\n%s", err, out)
+	}
+	want, err := os.ReadFile(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile("stdstubs_gen.go"); err != nil || string(got) != string(want) {
+		t.Errorf("stdstubs_gen.go is out of date (%v): run go generate ./kernel/repl", err)
+	}
+}
+
 // TestStdGenericSaid: what the session's slices, maps and cmp lack is said as Go says it, with
 // why; a range over a function is said as one; several statements that yaegi's compiler panics
 // on run one by one, and a panic of the program in one does not run the statements before it
@@ -163,10 +182,10 @@ func TestStdGenericSaid(t *testing.T) {
 		`slices.Nope(x)`:       "1:1: undefined: slices.Nope (:doc slices lists Go's; the interpreter's are All, AppendSeq, Backward, BinarySearch, ",
 		// a range over a function the session cannot write as a call, and one with a variable too
 		// many (at its column, as Go says it)
-		`func find() int { for i, v := range slices.All(x) { if v == 1 { return i } }; return -1 }`: "1:37: cannot range over slices.All(x) (value of type func(func(int,int) bool)): yaegi v0.16.1, the interpreter, cannot range over a function",
-		`for v := range seq { defer fmt.Println(v) }`:                                               "1:16: cannot range over seq (value of type func(yield func(int) bool)): yaegi v0.16.1",
-		`for a, b := range seq {}`:                                                                  "1:8: range over seq (value of type func(yield func(int) bool)) permits only one iteration variable",
-		`for k, v := range maps.Keys(m) {}`:                                                         "1:8: range over maps.Keys(m) (value of type func(func(string) bool)) permits only one iteration variable",
+		`func find() int { for i, v := range slices.All(x) { if v == 1 { goto out } }; out: return -1 }`: "1:37: cannot range over slices.All(x) (value of type iter.Seq2[int, int]): yaegi v0.16.1, the interpreter, cannot range over a function",
+		`for v := range seq { defer fmt.Println(v) }`:                                                    "1:16: cannot range over seq (value of type func(yield func(int) bool)): yaegi v0.16.1",
+		`for a, b := range seq {}`:                                                                       "1:8: range over seq (value of type func(yield func(int) bool)) permits only one iteration variable",
+		`for k, v := range maps.Keys(m) {}`:                                                              "1:8: range over maps.Keys(m) (value of type iter.Seq[string]) permits only one iteration variable",
 	} {
 		if err := s.Eval(ctx, src); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: error %v, want one starting %q", src, err, want)
