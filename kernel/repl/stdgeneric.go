@@ -75,6 +75,9 @@ func (s *Session) sayStdGeneric(src string, err error) (error, bool) {
 	s.mu.Lock()
 	path := s.imports[m[1]]
 	s.mu.Unlock()
+	if path == "iter" {
+		return restate(err, fmt.Sprintf("undefined: %s.%s (the interpreter's iter has Seq and Seq2, not Pull and Pull2, which need Go's coroutines: range over the sequence, or collect it, slices.Collect(seq)) [yaegi: %s]", m[1], m[2], words(err))), true
+	}
 	if path != "slices" && path != "maps" && path != "cmp" {
 		return nil, false
 	}

@@ -171,7 +171,7 @@ func TestStdStubsUpToDate(t *testing.T) {
 func TestStdGenericSaid(t *testing.T) {
 	s, out := newTestSession(t)
 	ctx := context.Background()
-	for _, src := range []string{`import "slices"`, `import "maps"`, `m := map[string]int{"a": 1}`, `x := []int{3, 1, 2}`,
+	for _, src := range []string{`import "slices"`, `import "maps"`, `import "iter"`, `m := map[string]int{"a": 1}`, `x := []int{3, 1, 2}`,
 		`func first[T any](s []T) T { return s[0] }`, `func seq(yield func(int) bool) { yield(1) }`, `k := 0`} {
 		if err := s.Eval(ctx, src); err != nil {
 			t.Fatalf("%s: %v", src, err)
@@ -179,6 +179,7 @@ func TestStdGenericSaid(t *testing.T) {
 	}
 	for src, want := range map[string]string{
 		`y := slices.Sortt(x)`: "1:6: undefined: slices.Sortt (did you mean slices.Sort?)",
+		`iter.Pull(seq)`:       "1:1: undefined: iter.Pull (the interpreter's iter has Seq and Seq2, not Pull and Pull2",
 		`slices.Nope(x)`:       "1:1: undefined: slices.Nope (:doc slices lists Go's; the interpreter's are All, AppendSeq, Backward, BinarySearch, ",
 		// a range over a function the session cannot write as a call, and one with a variable too
 		// many (at its column, as Go says it)
