@@ -27,8 +27,8 @@ import (
 // yaegi's error stays, said with what to write instead (rangedFuncSaid).
 
 // rangeFuncInserts are the texts that write each range over a function in the input whose yield
-// function's parameter types go/types knows (or that of a slices or maps iterator), and whose
-// body can be a function's, as a call of that function.
+// function's parameter types go/types knows, and whose body can be a function's, as a call of
+// that function (rangeFuncCall).
 func rangeFuncInserts(in typed, info *types.Info, write func(types.Type) (string, bool)) (inserts []insert) {
 	labeled := map[ast.Stmt]bool{} // (a labeled range, whose label's break and continue: left as it is)
 	isFuncRange := func(rs *ast.RangeStmt) bool { return yieldParams(info, rs.X) != nil }
@@ -73,12 +73,12 @@ func typeOfObj(obj types.Object) types.Type {
 // rangeFuncCall are the texts that write rs, a range over a function in a function of signature
 // sig (nil where unknown: then it returns nothing), as a call of it (none where it cannot):
 //
-//	for i, v := range seq { body }  →  var __retN bool; var __rN_1 R1; …; seq(func(i int, v E) bool
-//	                                    { { body }; return true }); if __retN { return __rN_1, … }
+//	for i, v := range seq { body }  →  var __retN bool; var __rN_0 R0; …; seq(func(i int, v E) bool
+//	                                    { { body }; return true }); if __retN { return __rN_0, … }
 //
-// where a return in the body sets the results (the function's own where it names them) and
-// __retN, then returns false (the flag and the results only where the body returns); N is the
-// loop's offset.
+// where a return in the body sets the results' values (a bare one, those of the results it
+// names) and __retN, then returns false (the flag and the values only where the body returns); N
+// is the loop's offset.
 func rangeFuncCall(in typed, info *types.Info, write func(types.Type) (string, bool), rs *ast.RangeStmt, sig *types.Signature, isFuncRange func(*ast.RangeStmt) bool) []insert {
 	params := yieldParams(info, rs.X)
 	if params == nil {
@@ -118,7 +118,7 @@ func rangeFuncCall(in typed, info *types.Info, write func(types.Type) (string, b
 	}
 	open, shut := "", ""
 	switch rs.X.(type) {
-	case *ast.Ident, *ast.SelectorExpr, *ast.CallExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.FuncLit, *ast.ParenExpr, *ast.TypeAssertExpr:
+	case *ast.Ident, *ast.SelectorExpr, *ast.CallExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.FuncLit, *ast.TypeAssertExpr:
 		// (called as it is: yaegi's call of a declared function in parentheses, (pairs)(…),
 		// panicked "reflect: call of reflect.Value.Call on ptr Value")
 	default:
@@ -152,26 +152,22 @@ func returnInserts(in typed, write func(types.Type) (string, bool), returns []*a
 	}
 	flag := fmt.Sprintf("__ret%d", at)
 	results := sig.Results()
-	named := results.Len() > 0 && results.At(0).Name() != "" && results.At(0).Name() != "_"
 	decl := "var " + flag + " bool; "
-	names := make([]string, results.Len()) // what a return sets
+	temps := make([]string, results.Len()) // what a return sets (the results' values, computed as they are in Go before any is set)
+	named := make([]string, 0, results.Len())
 	for i := range results.Len() {
-		if named {
-			names[i] = results.At(i).Name()
-			continue
-		}
 		w, writable := write(results.At(i).Type())
 		if !writable || strings.Contains(w, "invalid type") {
 			return r, false
 		}
-		names[i] = fmt.Sprintf("__r%d_%d", at, i)
-		decl += "var " + names[i] + " " + w + "; "
+		temps[i] = fmt.Sprintf("__r%d_%d", at, i)
+		decl += "var " + temps[i] + " " + w + "; "
+		if n := results.At(i).Name(); n != "" && n != "_" {
+			named = append(named, n)
+		}
 	}
 	r.inserts = append(r.inserts, insert{at, decl})
-	r.after = "; if " + flag + " { return " + strings.Join(names, ", ") + " }"
-	if named {
-		r.after = "; if " + flag + " { return }"
-	}
+	r.after = "; if " + flag + " { return " + strings.Join(temps, ", ") + " }"
 	for _, ret := range returns {
 		from, end, inside := in.span(ret)
 		if !inside || strings.Contains(in.src[from:end], "/") {
@@ -179,18 +175,22 @@ func returnInserts(in typed, write func(types.Type) (string, bool), returns []*a
 		}
 		kw := from + len("return")
 		switch {
-		case len(ret.Results) == 0: // (a function without results, or with named ones)
-			r.inserts = append(r.inserts, insert{from, flag + " = true; return false /*"}, insert{kw, "*/"})
-		case len(ret.Results) == 1 && len(names) > 1: // return f(), of several results
-			r.inserts = append(r.inserts, insert{from, flag + " = true; " + strings.Join(names, ", ") + " = /*"}, insert{kw, "*/"}, insert{end, "; return false"})
-		case len(ret.Results) == len(names):
+		case len(ret.Results) == 0 && (len(temps) == 0 || len(named) == len(temps)): // (no results, or named ones: their values)
+			set := ""
+			for i, n := range named {
+				set += temps[i] + " = " + n + "; "
+			}
+			r.inserts = append(r.inserts, insert{from, flag + " = true; " + set + "return false /*"}, insert{kw, "*/"})
+		case len(ret.Results) == 1 && len(temps) > 1: // return f(), of several results
+			r.inserts = append(r.inserts, insert{from, flag + " = true; " + strings.Join(temps, ", ") + " = /*"}, insert{kw, "*/"}, insert{end, "; return false"})
+		case len(ret.Results) == len(temps) && len(temps) > 0:
 			r.inserts = append(r.inserts, insert{from, flag + " = true; /*"}, insert{kw, "*/"})
 			for i, e := range ret.Results { // one assignment each (yaegi's of several values lost some)
 				ef, ee, _ := in.span(e)
 				if i > 0 {
 					r.inserts = append(r.inserts, insert{ef, "*/ "})
 				}
-				r.inserts = append(r.inserts, insert{ef, names[i] + " = "})
+				r.inserts = append(r.inserts, insert{ef, temps[i] + " = "})
 				if i < len(ret.Results)-1 {
 					r.inserts = append(r.inserts, insert{ee, "; /*"})
 				}

@@ -726,7 +726,7 @@ func TestRangeOverFunc(t *testing.T) {
 	s, out := newTestSession(t)
 	filePrints(t, s, out, "rangefunc.go", rangeFuncProgram, "0:3 1:1 2:2 \n3 2 \n2 1 \n3 [a b]\n0 20 30 \na1 0 b2 0 c3 0 \n[a b] 2 [c d] 2 [e] 1 \nxx\n0 0 1 0 1 1 2 0 2 1 2 2 \n")
 	s2, out2 := newTestSession(t)
-	filePrints(t, s2, out2, "returns.go", rangeReturnsProgram, "1 -1\nb 2 <nil>\n 0 none\n6 <nil>\n1 negative -2\n7 seven\n0 \n4\n")
+	filePrints(t, s2, out2, "returns.go", rangeReturnsProgram, "2 1\n3 4\n1 -1\nb 2 <nil>\n 0 none\n6 <nil>\n1 negative -2\n7 seven\n0 \n4\n")
 	s3, out3 := newTestSession(t)
 	filePrints(t, s3, out3, "iter.go", iterProgram, "2c 1b 0a \n[2 4 6]\neqf 2\neqf eqm fm default\n")
 }
@@ -900,6 +900,27 @@ func main() {
 	fmt.Println(viaCall([]int{1, 7}))
 	fmt.Println(viaCall([]int{1}))
 	fmt.Println(nested([]int{1, 2, 3}))
+}
+
+func swap(xs []int) (a, b int) {
+	a, b = 1, 2
+	for range slices.Values(xs) {
+		return b, a
+	}
+	return
+}
+
+func bare(xs []int) (a, b int) {
+	a, b = 3, 4
+	for range slices.Values(xs) {
+		return
+	}
+	return 0, 0
+}
+
+func init() {
+	fmt.Println(swap([]int{1}))
+	fmt.Println(bare([]int{1}))
 }
 `
 

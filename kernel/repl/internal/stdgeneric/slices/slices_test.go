@@ -162,30 +162,16 @@ func read[E any](seq func(yield func(E) bool), stop int) string {
 	return b.String()
 }
 
-// read2 is read of an iterator over pairs.
+// read2 is read of an iterator over pairs, each read as k:v.
 func read2[K, V any](seq func(yield func(K, V) bool), stop int) string {
-	var b strings.Builder
-	n := 0
-	for k, v := range seq {
-		if n == stop {
-			break
-		}
-		n++
-		fmt.Fprint(&b, k, ":", v, " ")
-	}
-	return b.String()
+	return read(func(yield func(string) bool) {
+		seq(func(k K, v V) bool { return yield(fmt.Sprint(k, ":", v)) })
+	}, stop)
 }
 
-// chunks is read of an iterator over sub-slices, with each one's capacity.
+// chunks is read of an iterator over sub-slices, each read with its capacity.
 func chunks[E any](seq func(yield func([]E) bool), stop int) string {
-	var b strings.Builder
-	n := 0
-	for c := range seq {
-		if n == stop {
-			break
-		}
-		n++
-		fmt.Fprint(&b, c, "/", cap(c), " ")
-	}
-	return b.String()
+	return read(func(yield func(string) bool) {
+		seq(func(c []E) bool { return yield(fmt.Sprint(c, "/", cap(c))) })
+	}, stop)
 }
