@@ -205,9 +205,13 @@ func iterator(path, name string) bool {
 	}[path], name)
 }
 
-// stdGenericDoc is what :doc adds to Go's doc of slices.NAME or maps.NAME (path, name): that the
-// session has no iterator, or that its function is its own (nothing for another name).
+// stdGenericDoc is what :doc adds to Go's doc of slices.NAME, maps.NAME, cmp.NAME or iter.NAME
+// (path, name): that its function is the session's own, or that the session has none (iter.Pull;
+// nothing for another name).
 func stdGenericDoc(path, name string) string {
+	if path == "iter" && (name == "Pull" || name == "Pull2") {
+		return "\nIn this session: none: the interpreter's iter has Seq and Seq2; Pull and Pull2 need Go's coroutines (range over the sequence, or collect it, slices.Collect(seq)).\n"
+	}
 	if slices.Contains(ownStdGeneric()[path], name) {
 		doc := fmt.Sprintf("\nIn this session: the session's own %s.%s; yaegi's copy lacks it or cannot call it.", path, name)
 		if kind, ok := map[string]string{"slices": "[]E where Go's takes S ~[]E", "maps": "map[K]V where Go's takes M ~map[K]V"}[path]; ok {
