@@ -181,12 +181,13 @@ func TestStdGenericSaid(t *testing.T) {
 		`y := slices.Sortt(x)`: "1:6: undefined: slices.Sortt (did you mean slices.Sort?)",
 		`iter.Pull(seq)`:       "1:1: undefined: iter.Pull (the interpreter's iter has Seq and Seq2, not Pull and Pull2",
 		`slices.Nope(x)`:       "1:1: undefined: slices.Nope (:doc slices lists Go's; the interpreter's are All, AppendSeq, Backward, BinarySearch, ",
-		// a range over a function the session cannot write as a call, and one with a variable too
-		// many (at its column, as Go says it)
+		// a range over a function the session cannot write as a call (a goto, a defer)
 		`func find() int { for i, v := range slices.All(x) { if v == 1 { goto out } }; out: return -1 }`: "1:37: cannot range over slices.All(x) (value of type iter.Seq2[int, int]): yaegi v0.16.1, the interpreter, cannot range over a function",
-		`for v := range seq { defer fmt.Println(v) }`:                                                    "1:16: cannot range over seq (value of type func(yield func(int) bool)): yaegi v0.16.1",
-		`for a, b := range seq {}`:                                                                       "1:8: range over seq (value of type func(yield func(int) bool)) permits only one iteration variable",
-		`for k, v := range maps.Keys(m) {}`:                                                              "1:8: range over maps.Keys(m) (value of type iter.Seq[string]) permits only one iteration variable",
+
+		`for v := range seq { defer fmt.Println(v) }`: "1:16: cannot range over seq (value of type func(yield func(int) bool)): yaegi v0.16.1",
+		// a range with a variable too many: Go's error, at its column
+		`for a, b := range seq {}`:          "1:8: range over seq (value of type func(yield func(int) bool)) permits only one iteration variable",
+		`for k, v := range maps.Keys(m) {}`: "1:8: range over maps.Keys(m) (value of type iter.Seq[string]) permits only one iteration variable",
 	} {
 		if err := s.Eval(ctx, src); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: error %v, want one starting %q", src, err, want)
