@@ -303,15 +303,7 @@ func plainVerbsType(info *types.Info, arg ast.Expr, verbs []rune, write func(typ
 // compiledCallee is the signature of the function c calls where it is a compiled package's
 // function or method (not one the session declared, nor a function value held in a variable).
 func compiledCallee(info *types.Info, c *ast.CallExpr) (*types.Signature, bool) {
-	var id *ast.Ident
-	switch f := unparen(c.Fun).(type) {
-	case *ast.SelectorExpr:
-		id = f.Sel
-	case *ast.IndexExpr: // pkg.F[T](…)
-		if sel, ok := f.X.(*ast.SelectorExpr); ok {
-			id = sel.Sel
-		}
-	}
+	id := selectedCallee(c)
 	if id == nil {
 		return nil, false
 	}
@@ -321,6 +313,20 @@ func compiledCallee(info *types.Info, c *ast.CallExpr) (*types.Signature, bool) 
 	}
 	sig, ok := info.Types[c.Fun].Type.(*types.Signature) // (instantiated where generic)
 	return sig, ok
+}
+
+// selectedCallee is the name c calls by a selector: F of pkg.F(…) or pkg.F[T](…), M of x.M(…);
+// nil for another call.
+func selectedCallee(c *ast.CallExpr) *ast.Ident {
+	switch f := unparen(c.Fun).(type) {
+	case *ast.SelectorExpr:
+		return f.Sel
+	case *ast.IndexExpr: // pkg.F[T](…)
+		if sel, ok := f.X.(*ast.SelectorExpr); ok {
+			return sel.Sel
+		}
+	}
+	return nil
 }
 
 // isAny reports whether t is an interface without methods (any).

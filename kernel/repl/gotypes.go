@@ -381,9 +381,12 @@ func typeErrors(src string, k known) []typeError {
 // interfaces (embedded.go), min and max (minmax.go), assignments to interfaces and of nil
 // (assign.go), deferred calls' arguments (defer.go), values of the session's types given to
 // compiled functions (compiledargs.go) and to interfaces (ifacecopy.go), ranges over an int
-// (source.go) and values a select sends (selectsend.go); the type arguments of calls of its
-// generic functions, for where yaegi fails to infer them (typeargs.go); and the types of the
-// variables statements define at top level (topVars).
+// (source.go), calls of functions with named results assigned alone (namedresults.go),
+// arguments of slices, maps and cmp.Or (stdgeneric.go), ranges over a function (rangefunc.go),
+// type parameters named as package-level names (typeargs.go) and values a select sends
+// (selectsend.go); the type arguments of calls of its generic functions, for where yaegi fails
+// to infer them (typeargs.go); and the types of the variables statements define at top level
+// (topVars).
 func typeCheck(src string, k known) (errs []typeError, rewrites, typeArgs []insert, vars map[string]string) {
 	defer func() {
 		if recover() != nil { // a type go/types cannot take: nothing is said, nothing refused

@@ -181,11 +181,12 @@ func (s *Session) Reset() error {
 	// Unrestricted: os.Getenv, os.Setenv and os.Environ are the process's, as in Go (yaegi's
 	// default gives the program an environment of its own, empty unless given: os.Getenv("HOME")
 	// read "", and os.Setenv("EQF_ROOT", dir) never reached the zoo, which reads the process's)
-	in := interp.New(interp.Options{Stdout: s.opts.Stdout, Stderr: lineFilter{s.opts.Stderr, yaegiPanicTrace}, GoPath: os.DevNull, Unrestricted: true})
+	stderr := lineFilter{s.opts.Stderr, yaegiPanicTrace}
+	in := interp.New(interp.Options{Stdout: s.opts.Stdout, Stderr: stderr, GoPath: os.DevNull, Unrestricted: true})
 	if err := in.Use(stdlibSymbols()); err != nil {
 		return fmt.Errorf("repl: loading the standard library's symbols: %w", err)
 	}
-	if err := in.Use(exitSymbols(lineFilter{s.opts.Stderr, yaegiPanicTrace})); err != nil { // (exit.go)
+	if err := in.Use(exitSymbols(stderr)); err != nil { // (exit.go)
 		return fmt.Errorf("repl: loading log and os.Exit: %w", err)
 	}
 	if err := loadStdGeneric(in); err != nil {

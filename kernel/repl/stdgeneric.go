@@ -76,7 +76,7 @@ func (s *Session) sayStdGeneric(src string, err error) (error, bool) {
 	path := s.imports[m[1]]
 	s.mu.Unlock()
 	if path == "iter" {
-		return restate(err, fmt.Sprintf("undefined: %s.%s (the interpreter's iter has Seq and Seq2, not Pull and Pull2, which need Go's coroutines: range over the sequence, or collect it, slices.Collect(seq)) [yaegi: %s]", m[1], m[2], words(err))), true
+		return restate(err, fmt.Sprintf("undefined: %s.%s (%s) [yaegi: %s]", m[1], m[2], noPull, words(err))), true
 	}
 	if path != "slices" && path != "maps" && path != "cmp" {
 		return nil, false
@@ -90,7 +90,7 @@ func (s *Session) sayStdGeneric(src string, err error) (error, bool) {
 }
 
 // A slice or map of a type from a compiled package given to slices and maps. yaegi's compiler
-// panicked instantiating the session's own slices and maps functions (stdgeneric.go) with a
+// panicked instantiating the session's own slices and maps functions (above) with a
 // slice or map whose type came from a compiled package: sc := strings.Fields("b a");
 // slices.Sort(sc) read "CFG post-order panic: runtime error: invalid memory address or nil
 // pointer dereference" (slices.Sort([]string{"b", "a"}) ran), as did slices.Sorted(
@@ -107,19 +107,15 @@ func stdArgInserts(in typed, info *types.Info, write func(types.Type) (string, b
 		if !ok {
 			return true
 		}
-		sel, ok := unparen(c.Fun).(*ast.SelectorExpr)
-		if !ok {
+		id := selectedCallee(c) // (go/types knows these packages: gopackages.go)
+		fn, ok := info.Uses[id].(*types.Func)
+		if !ok || fn.Pkg() == nil || fn.Type().(*types.Signature).Recv() != nil {
 			return true
 		}
-		pkg, ok := sel.X.(*ast.Ident)
-		if !ok {
-			return true
-		}
-		pn, isPkg := info.Uses[pkg].(*types.PkgName)
-		if !isPkg {
-			return true
-		}
-		if path := pn.Imported().Path(); path == "cmp" && sel.Sel.Name == "Or" && len(c.Args) > 0 {
+		if path := fn.Pkg().Path(); path == "cmp" && fn.Name() == "Or" && len(c.Args) > 0 {
+			if _, explicit := unparen(c.Fun).(*ast.IndexExpr); explicit {
+				return true
+			}
 			// its type argument, written out: yaegi infers none from variadic arguments alone
 			// (cmp.Or(0, 3) read "undefined type for T")
 			t := types.Default(info.TypeOf(c.Args[0]))
@@ -127,7 +123,7 @@ func stdArgInserts(in typed, info *types.Info, write func(types.Type) (string, b
 				t = sl.Elem()
 			}
 			if w, writable := write(t); writable && !strings.Contains(w, "invalid type") {
-				if _, end, inside := in.span(sel); inside {
+				if _, end, inside := in.span(id); inside {
 					inserts = append(inserts, insert{end, "[" + w + "]"})
 				}
 			}
@@ -196,28 +192,41 @@ func exportedFuncs(src string) (pkg string, names []string) {
 	return f.Name.Name, names
 }
 
-// iterator reports whether path.name is one of the session's iterator functions: one that
-// returns an iterator, or takes one (Go 1.23).
-func iterator(path, name string) bool {
-	return slices.Contains(map[string][]string{
-		"slices": {"All", "Values", "Backward", "Collect", "AppendSeq", "Chunk", "Sorted", "SortedFunc", "SortedStableFunc"},
-		"maps":   {"All", "Keys", "Values", "Insert", "Collect"},
-	}[path], name)
-}
+// noPull says what the interpreter's iter lacks, and what to write instead.
+const noPull = "the interpreter's iter has Seq and Seq2, not Pull and Pull2, which need Go's coroutines: range over the sequence, or collect it, slices.Collect(seq)"
+
+// iterators are the session's iterator functions (those of the files above whose signature has a
+// yield function: they return an iterator or take one), as "path.name".
+var iterators = sync.OnceValue(func() map[string]bool {
+	its := map[string]bool{}
+	for _, name := range stdGenericFiles {
+		src, _ := stdGeneric.ReadFile(name)
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.IsExported() && strings.Contains(types.ExprString(fd.Type), "yield func(") {
+				its[f.Name.Name+"."+fd.Name.Name] = true
+			}
+		}
+	}
+	return its
+})
 
 // stdGenericDoc is what :doc adds to Go's doc of slices.NAME, maps.NAME, cmp.NAME or iter.NAME
 // (path, name): that its function is the session's own, or that the session has none (iter.Pull;
 // nothing for another name).
 func stdGenericDoc(path, name string) string {
 	if path == "iter" && (name == "Pull" || name == "Pull2") {
-		return "\nIn this session: none: the interpreter's iter has Seq and Seq2; Pull and Pull2 need Go's coroutines (range over the sequence, or collect it, slices.Collect(seq)).\n"
+		return "\nIn this session: none: " + noPull + ".\n"
 	}
 	if slices.Contains(ownStdGeneric()[path], name) {
 		doc := fmt.Sprintf("\nIn this session: the session's own %s.%s; yaegi's copy lacks it or cannot call it.", path, name)
 		if kind, ok := map[string]string{"slices": "[]E where Go's takes S ~[]E", "maps": "map[K]V where Go's takes M ~map[K]V"}[path]; ok {
 			doc = fmt.Sprintf("\nIn this session: the session's own %s.%s, taking %s (a result has that type, not the argument's named type); yaegi's copy lacks it or cannot call it.", path, name, kind)
 		}
-		if iterator(path, name) {
+		if iterators()[path+"."+name] {
 			doc += " An iterator here is a function of a yield function (func(yield func(E) bool): iter.Seq's underlying type); a range over one runs where its body has no defer, label or goto."
 		}
 		return doc + "\n"
