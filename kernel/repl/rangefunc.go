@@ -38,7 +38,7 @@ func rangeFuncInserts(in typed, info *types.Info, write func(types.Type) (string
 			switch x := m.(type) {
 			case *ast.FuncDecl:
 				if m != n && x.Body != nil {
-					s, _ := typeOfObj(info.Defs[x.Name]).(*types.Signature)
+					s, _ := info.TypeOf(x.Name).(*types.Signature)
 					visit(x.Body, s)
 					return false
 				}
@@ -60,14 +60,6 @@ func rangeFuncInserts(in typed, info *types.Info, write func(types.Type) (string
 	}
 	visit(in.root, nil)
 	return inserts
-}
-
-// typeOfObj is obj's type; nil for nil.
-func typeOfObj(obj types.Object) types.Type {
-	if obj == nil {
-		return nil
-	}
-	return obj.Type()
 }
 
 // rangeFuncCall are the texts that write rs, a range over a function in a function of signature
@@ -206,29 +198,23 @@ func returnInserts(in typed, write func(types.Type) (string, bool), returns []*a
 // yieldParams are the types of the parameters of the yield function of x, a function ranged
 // over (func(yield func(K, V) bool)); nil where x is not one, or go/types does not know it.
 func yieldParams(info *types.Info, x ast.Expr) []types.Type {
-	if sig, ok := typeUnder(info.TypeOf(x)).(*types.Signature); ok {
-		if sig.Params().Len() != 1 || sig.Results().Len() != 0 {
-			return nil
-		}
-		yield, ok := sig.Params().At(0).Type().Underlying().(*types.Signature)
-		if !ok || yield.Results().Len() != 1 || !types.Identical(yield.Results().At(0).Type(), types.Typ[types.Bool]) || yield.Params().Len() > 2 {
-			return nil
-		}
-		params := []types.Type{}
-		for i := range yield.Params().Len() {
-			params = append(params, yield.Params().At(i).Type())
-		}
-		return params
-	}
-	return nil
-}
-
-// typeUnder is t's underlying type; nil for nil.
-func typeUnder(t types.Type) types.Type {
+	t := info.TypeOf(x)
 	if t == nil {
 		return nil
 	}
-	return t.Underlying()
+	sig, ok := t.Underlying().(*types.Signature)
+	if !ok || sig.Params().Len() != 1 || sig.Results().Len() != 0 {
+		return nil
+	}
+	yield, ok := sig.Params().At(0).Type().Underlying().(*types.Signature)
+	if !ok || yield.Results().Len() != 1 || !types.Identical(yield.Results().At(0).Type(), types.Typ[types.Bool]) || yield.Params().Len() > 2 {
+		return nil
+	}
+	params := []types.Type{}
+	for i := range yield.Params().Len() {
+		params = append(params, yield.Params().At(i).Type())
+	}
+	return params
 }
 
 // loopBranches are the break and continue statements in body, a range loop's, that are the
