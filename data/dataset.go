@@ -216,6 +216,44 @@ func NewClipDataset(clips []*Clip, frames, stride int, stats *Stats) (*ClipDatas
 	return d, nil
 }
 
+// NewClipSplits splits loaded clips (LoadClips' order) into a train and a validation dataset of
+// `frames`-frame windows. Whole clips are held out for validation, so no validation window
+// shares frames with a train one: every 10th clip (the 10th, 20th, …) of ten or more, the last
+// of two to nine, none of one (val is then nil: give a Dataset interface nil, not val). Train
+// windows start at every frame, validation windows every `frames` frames; both are normalised
+// with the train clips' statistics.
+func NewClipSplits(clips []*Clip, frames int) (train, val *ClipDataset, err error) {
+	var trainClips, valClips []*Clip
+	for k, c := range clips {
+		if HeldOut(k, len(clips)) {
+			valClips = append(valClips, c)
+		} else {
+			trainClips = append(trainClips, c)
+		}
+	}
+	if train, err = NewClipDataset(trainClips, frames, 1, nil); err != nil {
+		return nil, nil, fmt.Errorf("%w (train clips: %d of %d)", err, len(trainClips), len(clips))
+	}
+	if len(valClips) == 0 {
+		return train, nil, nil
+	}
+	if val, err = NewClipDataset(valClips, frames, frames, &train.Stats); err != nil {
+		return nil, nil, fmt.Errorf("%w (validation clips: %d held out of %d)", err, len(valClips), len(clips))
+	}
+	return train, val, nil
+}
+
+// HeldOut tells whether clip k of n is one NewClipSplits holds out for validation.
+func HeldOut(k, n int) bool {
+	switch {
+	case n >= 10:
+		return k%10 == 9
+	case n >= 2:
+		return k == n-1
+	}
+	return false
+}
+
 func (d *ClipDataset) Len() int { return len(d.index) }
 
 func (d *ClipDataset) Shape() (frames, channels, height, width, condDim int) {

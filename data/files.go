@@ -191,13 +191,17 @@ func readActions(path string) ([][]float64, error) {
 
 // SaveFrameDir writes a clip as dir/0000.png … and, when it has conditions, dir/actions.csv
 // (with a header row of names when given). The directory is built next to dir and renamed into
-// place; an existing dir is an error (nothing is overwritten).
+// place; an existing dir is an error (nothing is overwritten). Missing parent folders are made,
+// so a loop can write a folder of clips for LoadClips.
 func SaveFrameDir(dir string, c *Clip, condNames []string) (err error) {
 	if c == nil {
 		return fmt.Errorf("data: SaveFrameDir: the clip c is nil")
 	}
 	if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("data: %s exists: SaveFrameDir never overwrites", dir)
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("data: %w", err)
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
 	if err != nil {
@@ -241,19 +245,30 @@ func SaveFrameDir(dir string, c *Clip, condNames []string) (err error) {
 	return nil
 }
 
-// FrameImage converts frame t of a 3-channel clip (values in [0, 1], clamped) to an image.
+// FrameImage converts frame t of a clip (values in [0, 1], clamped) to an image: three channels as
+// red, green and blue, one as grey, two as red and green; channels past the third (a latent's
+// fourth) are not drawn.
 func FrameImage(c *Clip, t int) *image.RGBA {
-	if c == nil || t < 0 || t >= c.Frames || len(c.Pixels) < c.Frames*c.Channels*c.Height*c.Width {
+	if c == nil || t < 0 || t >= c.Frames || c.Channels < 1 || c.Height < 1 || c.Width < 1 || len(c.Pixels) < c.Frames*c.Channels*c.Height*c.Width {
 		return image.NewRGBA(image.Rect(0, 0, 0, 0)) // no such frame: an empty image
 	}
 	img := image.NewRGBA(image.Rect(0, 0, c.Width, c.Height))
 	px := c.Frame(t)
 	hw := c.Height * c.Width
 	to8 := func(v float64) uint8 { return uint8(math.Round(255 * math.Min(math.Max(v, 0), 1))) }
+	channel := func(k, i int) uint8 { // red, green and blue of pixel i
+		switch {
+		case c.Channels == 1:
+			return to8(px[i]) // grey
+		case k < c.Channels:
+			return to8(px[k*hw+i])
+		}
+		return 0
+	}
 	for y := 0; y < c.Height; y++ {
 		for x := 0; x < c.Width; x++ {
 			i := y*c.Width + x
-			img.SetRGBA(x, y, color.RGBA{to8(px[i]), to8(px[hw+i]), to8(px[2*hw+i]), 255})
+			img.SetRGBA(x, y, color.RGBA{channel(0, i), channel(1, i), channel(2, i), 255})
 		}
 	}
 	return img
@@ -447,6 +462,72 @@ func LoadLatentClip(path string) (*Clip, error) {
 		return nil, fmt.Errorf("data: npy file %s has shape %v: a latent clip must be [T, C, H, W] with every dimension ≥ 1", path, shape)
 	}
 	return &Clip{Frames: shape[0], Channels: shape[1], Height: shape[2], Width: shape[3], Pixels: values}, nil
+}
+
+// LoadClips reads the clips at path, in name order, with their names (relative to path):
+//   - a .npy file: one latent clip (LoadLatentClip);
+//   - a folder holding frames: one clip (LoadFrameDir);
+//   - a folder of clips: each sub-folder (a clip's frames) and each .npy file in it.
+//
+// Names starting with "." are passed over, as are files of other kinds (a README, notes); a
+// sub-folder without frames is an error naming it. Every clip must have the first one's channels,
+// size and number of actions. All of them are read into memory.
+func LoadClips(path string) (clips []*Clip, names []string, err error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data: clips: %w", err)
+	}
+	if !st.IsDir() {
+		if !strings.EqualFold(filepath.Ext(path), ".npy") {
+			return nil, nil, fmt.Errorf("data: clips %s: a file must be a .npy latent array [T, C, H, W]; frames go in a folder", path)
+		}
+		c, err := LoadLatentClip(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []*Clip{c}, []string{filepath.Base(path)}, nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data: clips: %w", err)
+	}
+	for _, e := range entries { // a folder of frames is one clip
+		if ext := strings.ToLower(filepath.Ext(e.Name())); !e.IsDir() && (ext == ".png" || ext == ".jpg" || ext == ".jpeg") {
+			c, err := LoadFrameDir(path)
+			if err != nil {
+				return nil, nil, err
+			}
+			return []*Clip{c}, []string{filepath.Base(filepath.Clean(path))}, nil
+		}
+	}
+	for _, e := range entries { // ReadDir sorts by name
+		name, full := e.Name(), filepath.Join(path, e.Name())
+		var c *Clip
+		switch {
+		case strings.HasPrefix(name, "."):
+			continue
+		case e.IsDir():
+			c, err = LoadFrameDir(full)
+		case strings.EqualFold(filepath.Ext(name), ".npy"):
+			c, err = LoadLatentClip(full)
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(clips) > 0 {
+			if c0 := clips[0]; c.Channels != c0.Channels || c.Height != c0.Height || c.Width != c0.Width || c.CondDim != c0.CondDim {
+				return nil, nil, fmt.Errorf("data: clip %s is %d×%d with %d channels and %d actions per frame: must match %s's %d×%d with %d channels and %d actions",
+					full, c.Width, c.Height, c.Channels, c.CondDim, filepath.Join(path, names[0]), c0.Width, c0.Height, c0.Channels, c0.CondDim)
+			}
+		}
+		clips, names = append(clips, c), append(names, name)
+	}
+	if len(clips) == 0 {
+		return nil, nil, fmt.Errorf("data: clips folder %s holds no clips: want frames (.png/.jpg/.jpeg, one clip), sub-folders of frames, or .npy latent arrays [T, C, H, W]", path)
+	}
+	return clips, names, nil
 }
 
 // WriteFileAtomic writes data to a temporary file in path's directory, syncs it and renames it

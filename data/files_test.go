@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -82,6 +83,133 @@ func TestFrameDirErrorsNameTheFile(t *testing.T) {
 	wantErr(t, err, filepath.Join(path, "0003.png"))
 	_, err = LoadFrameDir(filepath.Join(dir, "missing"))
 	wantErr(t, err, filepath.Join(dir, "missing"))
+}
+
+// LoadClips reads a clip folder, a .npy file, or a folder of both in name order, and names the
+// clip that does not fit.
+func TestLoadClips(t *testing.T) {
+	dir := t.TempDir()
+	m := NewMaze(DefaultMazeConfig())
+	for i, name := range []string{"b-walk", "a-walk"} {
+		c, _ := RenderClip(m, uint64(3+i), 4+i, 8, 8)
+		if err := SaveFrameDir(filepath.Join(dir, "clips", name), c, m.CondNames()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "clips", "README.md"), []byte("walks"), 0o644)
+	os.Mkdir(filepath.Join(dir, "clips", ".cache"), 0o755)
+	clips, names, err := LoadClips(filepath.Join(dir, "clips"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clips) != 2 || names[0] != "a-walk" || names[1] != "b-walk" || clips[0].Frames != 5 || clips[1].Frames != 4 || clips[0].CondDim != 3 {
+		t.Fatalf("loaded %v: %d clips", names, len(clips))
+	}
+	one, names, err := LoadClips(filepath.Join(dir, "clips", "b-walk") + "/")
+	if err != nil || len(one) != 1 || names[0] != "b-walk" || one[0].Frames != 4 {
+		t.Fatalf("one clip folder: %v %v", names, err)
+	}
+	// .npy latents: one file, or beside each other in a folder
+	lat := filepath.Join(dir, "lat")
+	os.Mkdir(lat, 0o755)
+	SaveNpy(filepath.Join(lat, "x.npy"), []int{3, 4, 2, 2}, make([]float64, 48))
+	SaveNpy(filepath.Join(lat, "y.NPY"), []int{5, 4, 2, 2}, make([]float64, 80))
+	if c, _, err := LoadClips(filepath.Join(lat, "x.npy")); err != nil || len(c) != 1 || c[0].Channels != 4 || c[0].Frames != 3 {
+		t.Errorf("one .npy: %v", err)
+	}
+	if c, names, err := LoadClips(lat); err != nil || len(c) != 2 || names[1] != "y.NPY" || c[1].Frames != 5 {
+		t.Errorf("a folder of .npy: %v %v", names, err)
+	}
+	// what does not fit is named
+	SaveNpy(filepath.Join(lat, "z.npy"), []int{5, 3, 2, 2}, make([]float64, 60))
+	_, _, err = LoadClips(lat)
+	wantErr(t, err, filepath.Join(lat, "z.npy"))
+	wantErr(t, err, filepath.Join(lat, "x.npy"))
+	os.Mkdir(filepath.Join(dir, "clips", "c-empty"), 0o755)
+	_, _, err = LoadClips(filepath.Join(dir, "clips"))
+	wantErr(t, err, filepath.Join(dir, "clips", "c-empty"))
+	_, _, err = LoadClips(filepath.Join(dir, "clips", "README.md"))
+	wantErr(t, err, ".npy")
+	os.Mkdir(filepath.Join(dir, "none"), 0o755)
+	_, _, err = LoadClips(filepath.Join(dir, "none"))
+	wantErr(t, err, "holds no clips")
+	_, _, err = LoadClips(filepath.Join(dir, "missing"))
+	wantErr(t, err, filepath.Join(dir, "missing"))
+}
+
+// NewClipSplits holds whole clips out (every 10th, the last of a few, none of one) and
+// normalises both splits with the train clips' statistics.
+func TestClipSplits(t *testing.T) {
+	m := NewMaze(DefaultMazeConfig())
+	clips := make([]*Clip, 12)
+	for k := range clips {
+		clips[k], _ = RenderClip(m, uint64(k+1), 6, 8, 8)
+		for i := range clips[k].Pixels {
+			clips[k].Pixels[i] = float64(k) // clip k is all k: which clip a window comes from shows
+		}
+	}
+	for _, c := range []struct {
+		n                int
+		valFrom          []float64 // the clips held out
+		trainLen, valLen int
+	}{
+		{n: 12, valFrom: []float64{9}, trainLen: 11 * 3, valLen: 1},
+		{n: 10, valFrom: []float64{9}, trainLen: 9 * 3, valLen: 1},
+		{n: 3, valFrom: []float64{2}, trainLen: 2 * 3, valLen: 1},
+		{n: 1, trainLen: 3},
+	} {
+		train, val, err := NewClipSplits(clips[:c.n], 4)
+		if err != nil {
+			t.Fatalf("%d clips: %v", c.n, err)
+		}
+		if train.Len() != c.trainLen {
+			t.Errorf("%d clips: %d train windows, want %d (every frame of 11 clips with 6 frames)", c.n, train.Len(), c.trainLen)
+		}
+		if c.valFrom == nil {
+			if val != nil {
+				t.Errorf("one clip: a validation split of %d windows", val.Len())
+			}
+			continue
+		}
+		if val == nil || val.Len() != c.valLen || val.Clips[0].Pixels[0] != c.valFrom[0] {
+			t.Fatalf("%d clips: validation %+v, want clip %v", c.n, val, c.valFrom)
+		}
+		for _, tc := range train.Clips {
+			if tc.Pixels[0] == c.valFrom[0] {
+				t.Errorf("%d clips: the held-out clip is in the train split", c.n)
+			}
+		}
+		if val.Stats.Mean[0] != train.Stats.Mean[0] || val.Stats.Std[0] != train.Stats.Std[0] {
+			t.Errorf("%d clips: validation stats %v, train's %v", c.n, val.Stats, train.Stats)
+		}
+	}
+	if _, _, err := NewClipSplits(clips[:3], 7); err == nil || !strings.Contains(err.Error(), "7 frames") {
+		t.Errorf("windows longer than every clip: %v", err)
+	}
+	if _, _, err := NewClipSplits(nil, 4); err == nil {
+		t.Error("no clips accepted")
+	}
+}
+
+// FrameImage draws clips of any number of channels (one and two panicked before: .npy latents).
+func TestFrameImageChannels(t *testing.T) {
+	for _, c := range []struct {
+		channels int
+		want     [3]uint8 // the first pixel's red, green, blue
+	}{{1, [3]uint8{51, 51, 51}}, {2, [3]uint8{51, 102, 0}}, {3, [3]uint8{51, 102, 153}}, {4, [3]uint8{51, 102, 153}}} {
+		clip := &Clip{Frames: 2, Channels: c.channels, Height: 2, Width: 3, Pixels: make([]float64, 2*c.channels*6)}
+		for k := 0; k < c.channels; k++ {
+			clip.Pixels[6*c.channels+6*k] = 0.2 * float64(k+1) // frame 1, channel k, pixel 0
+		}
+		img := FrameImage(clip, 1)
+		px := img.RGBAAt(0, 0)
+		if img.Bounds().Dx() != 3 || img.Bounds().Dy() != 2 || [3]uint8{px.R, px.G, px.B} != c.want {
+			t.Errorf("%d channels: %v, %v, want %v", c.channels, img.Bounds(), px, c.want)
+		}
+	}
+	if img := FrameImage(&Clip{Frames: 1, Height: 2, Width: 2}, 0); img.Bounds().Dx() != 0 {
+		t.Errorf("a clip of no channels drew %v", img.Bounds())
+	}
 }
 
 func TestNpyRoundTripAndErrors(t *testing.T) {

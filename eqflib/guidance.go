@@ -24,6 +24,9 @@ func Guide(f Field, w float64) (Field, error) {
 	if _, ok := f.(Conditioner); !ok {
 		return nil, paramErr("f", f.Info().Name, "a Field with WithConditions (a Conditioner)")
 	}
+	if d, ok := f.(*DiT); ok && d.Config.CondDim == 0 {
+		return nil, paramErr("f", f.Info().Name, "a DiT with conditions to guide on (this one has CondDim = 0: trained without actions)")
+	}
 	if !(w >= 0 && w <= MaxGuidance) {
 		return nil, paramErr("w", w, fmt.Sprintf("in [0, %d]", MaxGuidance))
 	}

@@ -59,6 +59,14 @@ func TestGuide(t *testing.T) {
 	_, _, fm, _ := gaussianOracles(t, 2)
 	_, err = Guide(fm, 2)
 	assertParamErr(t, "a field without conditions", err, "f")
+	cfg := DiTPresets["tiny"]
+	cfg.CondDim = 0 // a DiT trained without actions (the shapes world, latents) has none to guide on
+	m, err := NewDiT(cfg, false, 1, dtypes.Float32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Guide(m, 2)
+	assertParamErr(t, "a DiT without conditions", err, "f")
 }
 
 // Through Roll, guidance evaluates each window under its conditions and under zeros; at w = 1 on

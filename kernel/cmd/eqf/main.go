@@ -24,8 +24,9 @@ func usage() {
 commands:
   demo         train EqF (small preset) and its readout on the maze world, then roll out an
                action-conditioned video with closed-loop NAG into out/demo (about 6 minutes)
-  train        train a DiT on a world with one objective (-set key=value overrides)
+  train        train a DiT on a world, or on your clips (-data DIR), with one objective (-set key=value overrides)
   sample       roll out a trained checkpoint (-ckpt) or zoo model (-model eqf) over a clip's actions
+               (a world's, the held-out clip of a -data run, or -clip PATH)
   models       train the model zoo into out/models (make models; -seeds 3: training seeds 1…3; -recipe quick: tiny),
                skipping what is trained and resuming what was interrupted; -list shows the cards
   compare      100-frame action-conditioned rollouts of an FM and an EqF checkpoint (or a zoo's:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/paper"
 	"github.com/equilibriumforcing/eqf/zoo"
@@ -76,6 +78,141 @@ func TestTrainThenSample(t *testing.T) {
 			t.Errorf("-sampler %s: error %v, want one: %v (naming -sampler)", spec, err, wantErr)
 		}
 	}
+}
+
+// eqf train -data trains on a folder of the user's clips at their size, holding a clip out, and
+// eqf sample -ckpt rolls out over that held-out clip's actions with the training window; -resume
+// refuses other data.
+func TestTrainOnClips(t *testing.T) {
+	dir := t.TempDir()
+	clips, m := filepath.Join(dir, "clips"), data.NewMaze(data.DefaultMazeConfig())
+	for k, name := range []string{"a", "b", "c"} {
+		c, _ := data.RenderClip(m, uint64(k+1), 6, 12, 16) // 12 high, 16 wide: not the tiny preset's 16×16
+		if err := data.SaveFrameDir(filepath.Join(clips, name), c, m.CondNames()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "run")
+	a, err := parseTrainArgs("train", []string{"-data", clips, "-frames", "3", "-steps", "4", "-eval-every", "2", "-readout-steps", "2", "-out", out}, defaultTrain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := train(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := model.Config; c.Height != 12 || c.Width != 16 || c.CondDim != 3 {
+		t.Errorf("the model is %dx%d with %d actions: want the clips' 16x12 with 3", c.Width, c.Height, c.CondDim)
+	}
+	on, err := readTrainedOn(out)
+	if err != nil || on == nil || on.Data != clips || !slices.Equal(on.HeldOut, []string{"c"}) || on.Frames != 3 {
+		t.Errorf("train.json: %+v, %v", on, err)
+	}
+	hist, _ := os.ReadFile(filepath.Join(out, "history.csv"))
+	if rows := strings.Split(strings.TrimSpace(string(hist)), "\n"); len(rows) != 5 || strings.HasSuffix(rows[2], ",0") {
+		t.Errorf("history: %q, want 4 steps and a validation loss at step 2 (clip c)", rows)
+	}
+	s, err := parseSampleArgs("sample", []string{"-ckpt", out, "-out", dir, "-steps", "2"}, defaultSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sample(s); err != nil {
+		t.Fatal(err)
+	}
+	if s.window != 3 || s.frames != 6 || s.clip != filepath.Join(clips, "c") {
+		t.Errorf("sampled windows of %d, %d frames of %q: want the training window 3 and clip c's 6 frames", s.window, s.frames, s.clip)
+	}
+	held, _ := data.LoadFrameDir(filepath.Join(clips, "c"))
+	want := filepath.Join(dir, "want.png")
+	data.SaveStrip(want, held, 4)
+	if got, _ := os.ReadFile(filepath.Join(dir, "truth.png")); !bytes.Equal(got, must(os.ReadFile(want))) {
+		t.Error("truth.png is not the held-out clip c")
+	}
+	for args, wantErr := range map[string]string{
+		"-clip " + clips:                      "holds 3 clips: name one of them",
+		"-clip " + clips + "/a -frames 7":     "-clip " + clips + "/a has 6 frames",
+		"-clip " + clips + "/a -world maze":   "-world and -clip",
+		"-clip " + filepath.Join(dir, "none"): "-clip",
+	} {
+		s, err := parseSampleArgs("sample", append([]string{"-ckpt", out, "-out", dir}, strings.Fields(args)...), defaultSample)
+		if err == nil {
+			err = sample(s)
+		}
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("sample %s: %v, want an error saying %q", args, err, wantErr)
+		}
+	}
+	// -resume on other data, -data with -world, and frames the preset's patches do not divide
+	other := filepath.Join(dir, "other")
+	c, _ := data.RenderClip(m, 9, 6, 10, 10)
+	data.SaveFrameDir(filepath.Join(other, "x"), c, nil)
+	for args, wantErr := range map[string]string{
+		"-resume -out " + out:                     "was trained on the clips in " + clips + ", not world maze",
+		"-data " + clips + " -world maze":         "-world and -data",
+		"-data " + other + " -out " + dir + "/o2": "-data: the clips' frames are 10x10, the tiny preset's patches 4x4: -set patch=P",
+	} {
+		a, err := parseTrainArgs("train", append([]string{"-steps", "4", "-frames", "3"}, strings.Fields(args)...), defaultTrain)
+		if err == nil {
+			_, err = train(a)
+		}
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("train %s: %v, want an error saying %q", args, err, wantErr)
+		}
+	}
+	// resuming with longer windows is a choice: train.json records them for eqf sample
+	a, err = parseTrainArgs("train", []string{"-resume", "-data", clips, "-frames", "4", "-steps", "5", "-readout-steps", "1", "-out", out}, defaultTrain)
+	if err == nil {
+		_, err = train(a)
+	}
+	if on, _ := readTrainedOn(out); err != nil || on == nil || on.Frames != 4 {
+		t.Errorf("resumed with -frames 4: %v, train.json %+v", err, on)
+	}
+	// .npy latents of four channels, no actions
+	lat := filepath.Join(dir, "lat")
+	os.Mkdir(lat, 0o755)
+	for _, name := range []string{"p.npy", "q.npy"} {
+		v := make([]float64, 5*4*8*8)
+		for i := range v {
+			v[i] = float64(i%7) / 7
+		}
+		data.SaveNpy(filepath.Join(lat, name), []int{5, 4, 8, 8}, v)
+	}
+	a, err = parseTrainArgs("train", []string{"-data", lat, "-frames", "3", "-steps", "2", "-out", filepath.Join(dir, "lat-run")}, defaultTrain)
+	if err == nil {
+		model, err = train(a)
+	}
+	if err != nil || model.Config.Channels != 4 || model.Config.CondDim != 0 {
+		t.Fatalf("latents: %v", err)
+	}
+	s, err = parseSampleArgs("sample", []string{"-ckpt", filepath.Join(dir, "lat-run"), "-out", filepath.Join(dir, "lat-sample"), "-steps", "2", "-sampler", "gd"}, defaultSample)
+	if err == nil {
+		err = sample(s)
+	}
+	if err != nil || s.frames != 5 || s.clip != filepath.Join(lat, "q.npy") {
+		t.Errorf("sampling latents: %v (%d frames of %s)", err, s.frames, s.clip)
+	}
+	// a world's run: sampled on its world (the maze by default before), which has no actions
+	a, err = parseTrainArgs("train", []string{"-world", "shapes", "-steps", "2", "-out", filepath.Join(dir, "shapes")}, defaultTrain)
+	if err == nil {
+		_, err = train(a)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = parseSampleArgs("sample", []string{"-ckpt", filepath.Join(dir, "shapes"), "-out", filepath.Join(dir, "shapes"), "-steps", "2", "-sampler", "gd"}, defaultSample)
+	if err == nil {
+		err = sample(s)
+	}
+	if err != nil || s.world != "shapes" {
+		t.Errorf("sampling a shapes run: %v (world %s)", err, s.world)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // TestZooModels: eqf sample -model NAME samples a zoo model with what its recipe and card say

@@ -15,6 +15,7 @@ import (
 
 type sampleArgs struct {
 	ckpt, world, out string
+	clip             string          // a clip to roll out over instead of -world's
 	model, recipe    string          // a zoo model instead of -ckpt: its name and recipe
 	trainSeed        int             // the zoo's training run (1: the first)
 	set              map[string]bool // the flags given on the command line
@@ -37,14 +38,16 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 		"): its recipe's world, and its -window, -context, -steps and the sampler its card reports first unless given")
 	fs.StringVar(&a.recipe, "recipe", a.recipe, "the zoo recipe of -model (eqf models -list -recipe R shows what is trained)")
 	fs.IntVar(&a.trainSeed, "train-seed", a.trainSeed, "the zoo's training run of -model (1: the first; make models SEEDS=N trains 1…N)")
-	fs.StringVar(&a.world, "world", a.world, "world the actions and context frames come from")
+	fs.StringVar(&a.world, "world", a.world, "world the actions and context frames come from (-ckpt: the one it was trained on)")
+	fs.StringVar(&a.clip, "clip", a.clip, "roll out over your clip instead: a folder of frames with actions.csv or .json, or a .npy latent [T, C, H, W] "+
+		"(-ckpt trained with -data: its first held-out clip unless given)")
 	fs.StringVar(&a.sampler, "sampler", a.sampler, "the sampler, name[:μ][,key=value…] as eqflib.ParseSampler reads it: euler, gd, nag, lgd, budget, "+
 		"earlystop or ddim; keys closed, warp (identity, sd3[:r], c[:α[:σ_end]], logsnr[:λmin:λmax]), mu, step, thresh, cleanup; "+
 		"e.g. nag:0.3,closed,warp=c, gd,warp=sd3, earlystop:0.3,thresh=0.2,cleanup=8")
 	fs.StringVar(&a.out, "out", a.out, "output directory")
-	fs.IntVar(&a.frames, "frames", a.frames, "rollout length in frames")
+	fs.IntVar(&a.frames, "frames", a.frames, "rollout length in frames (with a clip: at most its length, which a shorter clip sets)")
 	fs.IntVar(&a.context, "context", a.context, "context frames kept in each window (the first come from the data)")
-	fs.IntVar(&a.window, "window", a.window, "frames per window (the -frames the model was trained with)")
+	fs.IntVar(&a.window, "window", a.window, "frames per window (-ckpt: the -frames it was trained with)")
 	fs.IntVar(&a.steps, "steps", a.steps, "sampler steps per frame (D)")
 	fs.Float64Var(&a.guidance, "guidance", a.guidance, "classifier-free guidance weight w on the actions (0: none; a model trained with -set cond_dropout=p)")
 	fs.Uint64Var(&a.seed, "seed", a.seed, "seed of the ground-truth clip and the noise")
@@ -63,6 +66,14 @@ func (a *sampleArgs) check() error {
 	}
 	if _, err := data.WorldByName(a.world); err != nil {
 		return flagErr("world", err)
+	}
+	if a.clip != "" {
+		if a.set["world"] {
+			return errors.New("-world and -clip: give one (-clip rolls out over your clip's actions, -world over a generated one's)")
+		}
+		if err := existing("clip", a.clip); err != nil {
+			return err
+		}
 	}
 	if _, err := eqflib.ParseSampler(a.sampler); err != nil {
 		return flagErr("sampler", err)
@@ -85,7 +96,7 @@ func (a *sampleArgs) check() error {
 		return errors.New("-ckpt and -model: give one (-model NAME samples a zoo model, -ckpt a checkpoint file or folder)")
 	}
 	if a.set["world"] {
-		return errors.New("-world: a zoo model (-model) samples its recipe's maze; -world is for -ckpt")
+		return errors.New("-world: a zoo model (-model) samples its recipe's maze (or -clip); -world is for -ckpt")
 	}
 	if s, err := zoo.SpecByName(a.model); err != nil {
 		return flagErr("model", err)
@@ -137,12 +148,20 @@ func sample(a *sampleArgs) error {
 		if stats, err = data.LoadStats(filepath.Join(filepath.Dir(path), "stats.json")); err != nil {
 			return err
 		}
+		if err := a.trainedDefaults(filepath.Dir(path)); err != nil {
+			return err
+		}
 		if world, err = data.WorldByName(a.world); err != nil {
 			return err
 		}
 	}
 	cfg := m.Config
-	if world.CondDim() != cfg.CondDim {
+	var truth *data.Clip
+	if a.clip != "" {
+		if truth, err = a.loadClip(cfg); err != nil {
+			return err
+		}
+	} else if world.CondDim() != cfg.CondDim {
 		return fmt.Errorf("world %s has %d conditions, the model %d", a.world, world.CondDim(), cfg.CondDim)
 	}
 	if a.context < 1 || a.context >= a.window || a.frames <= a.context {
@@ -152,9 +171,10 @@ func sample(a *sampleArgs) error {
 		return fmt.Errorf("-steps = %d out of range: must be a positive multiple of -window − -context = %d (sampler steps per frame; "+
 			"each evaluation advances the window's %d frames together)", a.steps, a.window-a.context, a.window-a.context)
 	}
-	truth, err := data.RenderClip(world, a.seed|1, a.frames, cfg.Height, cfg.Width) // an odd seed: a validation-style clip
-	if err != nil {
-		return err
+	if truth == nil {
+		if truth, err = data.RenderClip(world, a.seed|1, a.frames, cfg.Height, cfg.Width); err != nil { // an odd seed: a validation-style clip
+			return err
+		}
 	}
 	ds, err := data.NewClipDataset([]*data.Clip{truth}, a.frames, a.frames, &stats)
 	if err != nil {
@@ -170,9 +190,11 @@ func sample(a *sampleArgs) error {
 		return err
 	}
 	d := cfg.CondDim
-	timeline, err := eqflib.ExtendConditions(cond, 1, a.frames, C+R+H-1, d) // stride 1
-	if err != nil {
-		return err
+	var timeline []float64 // none for a model without actions (shapes, latents)
+	if d > 0 {
+		if timeline, err = eqflib.ExtendConditions(cond, 1, a.frames, C+R+H-1, d); err != nil { // stride 1
+			return err
+		}
 	}
 	var field eqflib.Field = m
 	if a.guidance > 0 {
@@ -204,9 +226,62 @@ func sample(a *sampleArgs) error {
 			return err
 		}
 	}
-	fmt.Printf("sampled %d frames (%d given, windows of %d) from %s with %s, %d steps per frame (%d network evaluations); wrote %s/{rollout.png,truth.png,rollout.gif}\n",
-		a.frames, a.context, a.window, path, sampler, a.steps, res.NFE, a.out)
+	over := fmt.Sprintf("a %s clip", a.world)
+	if a.clip != "" {
+		over = "the clip " + a.clip
+	}
+	fmt.Printf("sampled %d frames (%d given, windows of %d) of %s from %s with %s, %d steps per frame (%d network evaluations); wrote %s/{rollout.png,truth.png,rollout.gif}\n",
+		a.frames, a.context, a.window, over, path, sampler, a.steps, res.NFE, a.out)
 	return nil
+}
+
+// trainedDefaults sets what the -ckpt's train.json says and the command line does not give: the
+// window it was trained with, and its world, or its first held-out clip (its only one) when it
+// was trained on -data.
+func (a *sampleArgs) trainedDefaults(dir string) error {
+	on, err := readTrainedOn(dir)
+	if err != nil || on == nil {
+		return flagErr("ckpt", err)
+	}
+	if !a.set["window"] {
+		a.window = on.Frames
+	}
+	switch {
+	case a.clip != "" || a.set["world"]:
+	case on.World != "":
+		a.world = on.World
+	case len(on.HeldOut) > 0:
+		a.clip = filepath.Join(on.Data, on.HeldOut[0])
+	default:
+		a.clip = on.Data // one clip
+	}
+	return nil
+}
+
+// loadClip loads -clip, the clip whose first -context frames are the context and whose actions
+// the rollout follows; with -frames not given, a clip shorter than its default sets it.
+func (a *sampleArgs) loadClip(cfg eqflib.DiTConfig) (*data.Clip, error) {
+	clips, names, err := data.LoadClips(a.clip)
+	if err != nil {
+		return nil, flagErr("clip", err)
+	}
+	if len(clips) > 1 {
+		return nil, fmt.Errorf("-clip: %s holds %d clips: name one of them (-clip %s)", a.clip, len(clips), filepath.Join(a.clip, names[0]))
+	}
+	c := clips[0]
+	if c.Channels != cfg.Channels || c.Height != cfg.Height || c.Width != cfg.Width || c.CondDim != cfg.CondDim {
+		return nil, fmt.Errorf("-clip: %s is %dx%d with %d channels and %d actions per frame: the model takes %dx%d with %d channels and %d actions",
+			a.clip, c.Width, c.Height, c.Channels, c.CondDim, cfg.Width, cfg.Height, cfg.Channels, cfg.CondDim)
+	}
+	if !a.set["frames"] {
+		a.frames = min(a.frames, c.Frames)
+	}
+	if a.frames > c.Frames {
+		return nil, fmt.Errorf("-frames = %d out of range: -clip %s has %d frames, whose actions the rollout follows (at most %d)", a.frames, a.clip, c.Frames, c.Frames)
+	}
+	n, k := c.Channels*c.Height*c.Width, c.CondDim
+	return &data.Clip{Frames: a.frames, Channels: c.Channels, Height: c.Height, Width: c.Width,
+		Pixels: c.Pixels[:a.frames*n], CondDim: k, Cond: c.Cond[:a.frames*k]}, nil
 }
 
 // loadZooModel loads -model of the zoo run -recipe, -train-seed, and sets what the zoo knows and

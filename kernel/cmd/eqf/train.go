@@ -95,6 +95,8 @@ func applySettings(s settings, tp *eqflib.TrainPreset, devices *int, dc *eqflib.
 
 type trainArgs struct {
 	world, preset, objective string
+	data                     string          // clips to train on instead of -world
+	given                    map[string]bool // the flags given on the command line
 	trainPreset              string
 	frames, steps            int
 	readoutSteps             int
@@ -111,6 +113,9 @@ func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs,
 	a.set = settings{}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&a.world, "world", a.world, "data world: maze, shapes or pan")
+	fs.StringVar(&a.data, "data", a.data, "train on your clips instead of a world: a folder of clips (sub-folders of PNG/JPEG frames with actions.csv or .json, "+
+		"and .npy latents [T, C, H, W]), one clip's folder or one .npy; the model takes their frame size, channels and actions, "+
+		"every 10th clip (the last of 2–9) is held out for validation")
 	fs.StringVar(&a.preset, "preset", a.preset, "DiT preset: tiny, small or paper")
 	fs.StringVar(&a.objective, "objective", a.objective, "eqf, fm, eqm, nufm or diffusion")
 	fs.StringVar(&a.trainPreset, "train", a.trainPreset, "training preset (optimiser, schedule, EMA, h_ω), -set overrides its values:\n"+strings.TrimRight(eqflib.DescribeTrainPresets(), "\n")+"\n")
@@ -127,6 +132,7 @@ func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs,
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
+	a.given = given(fs)
 	return &a, a.check()
 }
 
@@ -139,6 +145,14 @@ func (a *trainArgs) check() error {
 	}
 	if _, err := data.WorldByName(a.world); err != nil {
 		return flagErr("world", err)
+	}
+	if a.data != "" {
+		if a.given["world"] {
+			return errors.New("-world and -data: give one (-data trains on your clips, -world on a generated world)")
+		}
+		if err := existing("data", a.data); err != nil {
+			return err
+		}
 	}
 	dc, err := eqflib.DiTPreset(a.preset)
 	if err != nil {
@@ -212,15 +226,63 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 	if err != nil {
 		return nil, err
 	}
-	dc.CondDim = world.CondDim()
-	trainDS, valDS, err := data.NewWorldSplits(world, a.frames, dc.Height, dc.Width, 100000, 512, a.seed)
-	if err != nil {
-		return nil, err
+	var (
+		trainDS, valDS eqflib.Dataset // valDS nil: no validation
+		stats          data.Stats
+		on             = trainedOn{World: a.world, Frames: a.frames}
+		about          = fmt.Sprintf("%s %dx%d", a.world, dc.Height, dc.Width) // the data, for the first line
+	)
+	if a.data != "" {
+		tr, val, held, err := clipSplits(a.data, a.frames)
+		if err != nil {
+			return nil, flagErr("data", err)
+		}
+		c := tr.Clips[0]
+		if dc.Channels, dc.Height, dc.Width = c.Channels, c.Height, c.Width; dc.Validate() != nil {
+			return nil, fmt.Errorf("-data: the clips' frames are %dx%d, the %s preset's patches %dx%d: -set patch=P with P dividing both sizes (%w)",
+				c.Width, c.Height, a.preset, dc.Patch, dc.Patch, dc.Validate())
+		}
+		dc.CondDim, trainDS, stats = c.CondDim, tr, tr.Stats
+		abs, err := filepath.Abs(a.data)
+		if err != nil {
+			return nil, err
+		}
+		on = trainedOn{Data: abs, HeldOut: held, Frames: a.frames}
+		about = fmt.Sprintf("%d clips of %s (%dx%d, %d channels, %d actions per frame; %d train windows", len(tr.Clips)+len(held), a.data,
+			c.Width, c.Height, c.Channels, c.CondDim, tr.Len())
+		if val != nil {
+			valDS = val
+			names := held
+			if len(held) > 4 {
+				names = []string{held[0], held[1], "…", held[len(held)-1]}
+			}
+			about += fmt.Sprintf(", %d held out for validation: %s", len(held), strings.Join(names, ", "))
+		} else {
+			about += ", no validation: one clip"
+		}
+		about += ")"
+	} else {
+		dc.CondDim = world.CondDim()
+		tr, val, err := data.NewWorldSplits(world, a.frames, dc.Height, dc.Width, 100000, 512, a.seed)
+		if err != nil {
+			return nil, err
+		}
+		trainDS, valDS, stats = tr, val, tr.Stats
+	}
+	if a.resume {
+		if prev, err := readTrainedOn(a.out); err != nil {
+			return nil, flagErr("resume", err)
+		} else if prev != nil && (prev.World != on.World || prev.Data != on.Data) { // another -frames is a choice (longer windows later)
+			return nil, fmt.Errorf("-resume: %s was trained on %s, not %s: resume with the same data, or train into another -out", a.out, prev, on)
+		}
 	}
 	if err := os.MkdirAll(a.out, 0o755); err != nil {
 		return nil, err
 	}
-	if err := trainDS.Stats.Save(filepath.Join(a.out, "stats.json")); err != nil {
+	if err := stats.Save(filepath.Join(a.out, "stats.json")); err != nil {
+		return nil, err
+	}
+	if err := on.save(a.out); err != nil {
 		return nil, err
 	}
 	m, err := eqflib.NewDiT(dc, obj.NoiseConditional(), a.seed, dtypes.Float32)
@@ -239,8 +301,8 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 			fmt.Printf("resumed from %s at step %d\n", last, tr.Step)
 		}
 	}
-	fmt.Printf("training %s (%s, %d parameters) with %s on %s %dx%d, %d frames, batch %d, backend %s%s\n",
-		a.preset, m.Info().Name, dc.NumParams(), obj.Kind, a.world, dc.Height, dc.Width, a.frames, tc.Batch,
+	fmt.Printf("training %s (%s, %d parameters) with %s on %s, %d frames, batch %d, backend %s%s\n",
+		a.preset, m.Info().Name, dc.NumParams(), obj.Kind, about, a.frames, tc.Batch,
 		eqflib.MustBackend().Name(), dataParallelNote(tr))
 	ctx, release := signal.NotifyContext(context.Background(), stopSignals...)
 	defer release()
@@ -260,6 +322,9 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 		return nil, err
 	}
 	title := fmt.Sprintf("%s on %s %dx%d (%s preset)", obj.Kind, a.world, dc.Height, dc.Width, a.preset)
+	if a.data != "" {
+		title = fmt.Sprintf("%s on %s %dx%d (%s preset)", obj.Kind, filepath.Base(on.Data), dc.Height, dc.Width, a.preset)
+	}
 	if err := plots.LossCurves(filepath.Join(a.out, "loss.png"), []plots.Run{{Name: obj.Kind.String(), History: tr.History}},
 		plots.LossOptions{Title: title}); err != nil {
 		return nil, err
