@@ -44,7 +44,13 @@ type DiT struct {
 	modRuns                     atomic.Int64 // how many times modExec ran (tests)
 }
 
-// NewDiT builds a DiT with freshly initialised variables (seeded) of the given float type.
+// DefaultDType is the float type a DiT is trained and sampled in (Float64 is for gradient checks).
+// A notebook passes it to NewDiT rather than importing GoMLX's dtypes, which GoNB would fetch
+// at its newest version, not the one eqf pins.
+const DefaultDType = dtypes.Float32
+
+// NewDiT builds a DiT with freshly initialised variables (seeded) of the given float type
+// (DefaultDType, or Float64).
 func NewDiT(cfg DiTConfig, noiseConditional bool, seed uint64, dtype dtypes.DType) (d *DiT, err error) {
 	defer catch(&err)
 	if err := cfg.Validate(); err != nil {

@@ -45,6 +45,7 @@ func init() {
 		"DefaultCSigmaEnd":            reflect.ValueOf(constant.MakeFromLiteral("0.0009999999999999999999584953855845392833856521974666975438594818115", token.FLOAT, 0)),
 		"DefaultClipNorm":             reflect.ValueOf(constant.MakeFromLiteral("1", token.FLOAT, 0)),
 		"DefaultDDIMSteps":            reflect.ValueOf(constant.MakeFromLiteral("50", token.INT, 0)),
+		"DefaultDType":                reflect.ValueOf(eqflib.DefaultDType),
 		"DefaultDiffusion":            reflect.ValueOf(eqflib.DefaultDiffusion),
 		"DefaultDiffusionLogSNR":      reflect.ValueOf(constant.MakeFromLiteral("15", token.FLOAT, 0)),
 		"DefaultDiffusionSteps":       reflect.ValueOf(constant.MakeFromLiteral("1000", token.INT, 0)),

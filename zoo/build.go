@@ -11,7 +11,6 @@ import (
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/plots"
-	"github.com/gomlx/compute/dtypes"
 )
 
 // Training the zoo: Build trains what a recipe lists and is not trained yet (dependencies
@@ -243,7 +242,7 @@ func (z *Zoo) buildDiT(s Spec, card *Card) error {
 		if m, err = eqflib.EquilibriumFinetune(from); err != nil {
 			return err
 		}
-	} else if m, err = eqflib.NewDiT(r.DiT, obj.NoiseConditional(), r.modelSeed(), dtypes.Float32); err != nil {
+	} else if m, err = eqflib.NewDiT(r.DiT, obj.NoiseConditional(), r.modelSeed(), eqflib.DefaultDType); err != nil {
 		return err
 	}
 	tr, err := eqflib.NewTrainer(m, train, val, r.TrainConfig(obj, steps))

@@ -19,7 +19,6 @@ import (
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/plots"
-	"github.com/gomlx/compute/dtypes"
 )
 
 // settings collects repeated -set key=value overrides.
@@ -285,7 +284,7 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 	if err := on.save(a.out); err != nil {
 		return nil, err
 	}
-	m, err := eqflib.NewDiT(dc, obj.NoiseConditional(), a.seed, dtypes.Float32)
+	m, err := eqflib.NewDiT(dc, obj.NoiseConditional(), a.seed, eqflib.DefaultDType)
 	if err != nil {
 		return nil, err
 	}
