@@ -159,6 +159,14 @@ func TestTrainOnClips(t *testing.T) {
 			t.Errorf("train %s: %v, want an error saying %q", args, err, wantErr)
 		}
 	}
+	// a patch that divides the clips' size (not the preset's 16) is the clips' business
+	a, err = parseTrainArgs("train", []string{"-data", other, "-frames", "3", "-steps", "1", "-set", "patch=5", "-out", filepath.Join(dir, "o5")}, defaultTrain)
+	if err == nil {
+		model, err = train(a)
+	}
+	if err != nil || model.Config.Patch != 5 || model.Config.Height != 10 {
+		t.Errorf("-set patch=5 on 10x10 clips: %v", err)
+	}
 	// resuming with longer windows is a choice: train.json records them for eqf sample
 	a, err = parseTrainArgs("train", []string{"-resume", "-data", clips, "-frames", "4", "-steps", "5", "-readout-steps", "1", "-out", out}, defaultTrain)
 	if err == nil {
@@ -190,6 +198,15 @@ func TestTrainOnClips(t *testing.T) {
 	}
 	if err != nil || s.frames != 5 || s.clip != filepath.Join(lat, "q.npy") {
 		t.Errorf("sampling latents: %v (%d frames of %s)", err, s.frames, s.clip)
+	}
+	// the clips moved away: said, with what to do
+	os.Rename(lat, lat+"-moved")
+	s, err = parseSampleArgs("sample", []string{"-ckpt", filepath.Join(dir, "lat-run"), "-out", filepath.Join(dir, "lat-sample"), "-sampler", "gd"}, defaultSample)
+	if err == nil {
+		err = sample(s)
+	}
+	if err == nil || !strings.Contains(err.Error(), "is not there (moved?): give -clip PATH") {
+		t.Errorf("sampling a run whose clips moved: %v", err)
 	}
 	// a world's run: sampled on its world (the maze by default before), which has no actions
 	a, err = parseTrainArgs("train", []string{"-world", "shapes", "-steps", "2", "-out", filepath.Join(dir, "shapes")}, defaultTrain)

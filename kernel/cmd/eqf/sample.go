@@ -255,6 +255,9 @@ func (a *sampleArgs) trainedDefaults(dir string) error {
 	default:
 		a.clip = on.Data // one clip
 	}
+	if _, err := os.Stat(a.clip); a.clip != "" && !a.set["clip"] && err != nil {
+		return fmt.Errorf("-ckpt: %s says the run was trained on %s, but %s is not there (moved?): give -clip PATH", filepath.Join(dir, trainedOnFile), on, a.clip)
+	}
 	return nil
 }
 

@@ -178,6 +178,9 @@ func (a *trainArgs) trainConfig(tp eqflib.TrainPreset, obj eqflib.Objective, dc 
 	if err := applySettings(a.set, &tp, &devices, dc); err != nil {
 		return eqflib.TrainConfig{}, err
 	}
+	if a.data != "" {
+		dc.Height, dc.Width = dc.Patch, dc.Patch // the clips' size, checked against the patch once they are loaded
+	}
 	tc := tp.Config(obj, a.steps)
 	tc.Seed, tc.Devices = a.seed, devices
 	if tc.CosineSteps != 0 && tc.CosineSteps <= tc.Warmup {
@@ -249,6 +252,9 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 		on = trainedOn{Data: abs, HeldOut: held, Frames: a.frames}
 		about = fmt.Sprintf("%d clips of %s (%dx%d, %d channels, %d actions per frame; %d train windows", len(tr.Clips)+len(held), a.data,
 			c.Width, c.Height, c.Channels, c.CondDim, tr.Len())
+		if len(tr.Clips)+len(held) == 1 {
+			about = strings.Replace(about, "1 clips of", "the clip", 1)
+		}
 		if val != nil {
 			valDS = val
 			names := held
