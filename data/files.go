@@ -478,6 +478,9 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 		return nil, nil, fmt.Errorf("data: clips: %w", err)
 	}
 	if !st.IsDir() {
+		if isVideo(path) {
+			return nil, nil, fmt.Errorf("data: clips %s: a video file is not read: extract its frames into a folder first (ffmpeg -i %s frames/%%04d.png)", path, path)
+		}
 		if !strings.EqualFold(filepath.Ext(path), ".npy") {
 			return nil, nil, fmt.Errorf("data: clips %s: a file must be a .npy latent array [T, C, H, W]; frames go in a folder", path)
 		}
@@ -500,11 +503,15 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 			return []*Clip{c}, []string{filepath.Base(filepath.Clean(path))}, nil
 		}
 	}
+	videos := 0
 	for _, e := range entries { // ReadDir sorts by name
 		name, full := e.Name(), filepath.Join(path, e.Name())
 		var c *Clip
 		switch {
 		case strings.HasPrefix(name, "."):
+			continue
+		case !e.IsDir() && isVideo(name):
+			videos++
 			continue
 		case e.IsDir():
 			c, err = LoadFrameDir(full)
@@ -524,10 +531,22 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 		}
 		clips, names = append(clips, c), append(names, name)
 	}
+	if len(clips) == 0 && videos > 0 {
+		return nil, nil, fmt.Errorf("data: clips folder %s holds no clips but video files (%d), which are not read: extract each one's frames into a sub-folder (ffmpeg -i walk.mp4 walk/%%04d.png)", path, videos)
+	}
 	if len(clips) == 0 {
 		return nil, nil, fmt.Errorf("data: clips folder %s holds no clips: want frames (.png/.jpg/.jpeg, one clip), sub-folders of frames, or .npy latent arrays [T, C, H, W]", path)
 	}
 	return clips, names, nil
+}
+
+// isVideo tells a video file by its name, which LoadClips does not read but names.
+func isVideo(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".mp4", ".mov", ".avi", ".mkv", ".webm", ".m4v":
+		return true
+	}
+	return false
 }
 
 // WriteFileAtomic writes data to a temporary file in path's directory, syncs it and renames it

@@ -133,6 +133,11 @@ func TestLoadClips(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "none"), 0o755)
 	_, _, err = LoadClips(filepath.Join(dir, "none"))
 	wantErr(t, err, "holds no clips")
+	os.WriteFile(filepath.Join(dir, "none", "walk.MP4"), []byte("not read"), 0o644) // videos are named, with what to do
+	_, _, err = LoadClips(filepath.Join(dir, "none"))
+	wantErr(t, err, "holds no clips but video files (1), which are not read: extract each one's frames into a sub-folder (ffmpeg")
+	_, _, err = LoadClips(filepath.Join(dir, "none", "walk.MP4"))
+	wantErr(t, err, "ffmpeg -i "+filepath.Join(dir, "none", "walk.MP4")+" frames/%04d.png")
 	_, _, err = LoadClips(filepath.Join(dir, "missing"))
 	wantErr(t, err, filepath.Join(dir, "missing"))
 }
