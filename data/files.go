@@ -32,7 +32,8 @@ import (
 // ActionsFiles are the names LoadFrameDir looks for, in order.
 var ActionsFiles = []string{"actions.csv", "actions.json"}
 
-// LoadFrameDir reads a clip from a directory of frames (*.png, *.jpg, *.jpeg, sorted by name,
+// LoadFrameDir reads a clip from a directory of frames (*.png, *.jpg, *.jpeg, in name order with
+// numbers read as numbers: frame2.png before frame10.png, as `ffmpeg … frame%d.png` numbers them;
 // all the same size) and, if present, an actions file: actions.csv (one row per frame: numbers
 // separated by commas; a header row of names is allowed) or actions.json (an array with one
 // number or one array of numbers per frame). Pixels are RGB in [0, 1].
@@ -51,7 +52,7 @@ func LoadFrameDir(dir string) (*Clip, error) {
 	if len(names) == 0 {
 		return nil, fmt.Errorf("data: frame directory %s holds no .png/.jpg/.jpeg frames", dir)
 	}
-	sort.Strings(names)
+	sort.Slice(names, func(i, j int) bool { return naturalLess(names[i], names[j]) })
 	var clip *Clip
 	for t, name := range names {
 		path := filepath.Join(dir, name)
@@ -103,6 +104,42 @@ func LoadFrameDir(dir string) (*Clip, error) {
 	}
 	return clip, nil
 }
+
+// naturalLess orders names as a person does: runs of digits by their value (walk-2 before
+// walk-10), the rest byte by byte; names equal so (f1, f01) fall back to byte order.
+func naturalLess(a, b string) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if isDigit(a[i]) && isDigit(b[j]) {
+			i0, j0 := i, j
+			for i < len(a) && isDigit(a[i]) {
+				i++
+			}
+			for j < len(b) && isDigit(b[j]) {
+				j++
+			}
+			x, y := strings.TrimLeft(a[i0:i], "0"), strings.TrimLeft(b[j0:j], "0")
+			if len(x) != len(y) {
+				return len(x) < len(y)
+			}
+			if x != y {
+				return x < y
+			}
+			continue
+		}
+		if a[i] != b[j] {
+			return a[i] < b[j]
+		}
+		i++
+		j++
+	}
+	if len(a)-i != len(b)-j {
+		return len(a)-i < len(b)-j
+	}
+	return a < b
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func decodeImage(path string) (image.Image, error) {
 	f, err := os.Open(path)
@@ -464,7 +501,8 @@ func LoadLatentClip(path string) (*Clip, error) {
 	return &Clip{Frames: shape[0], Channels: shape[1], Height: shape[2], Width: shape[3], Pixels: values}, nil
 }
 
-// LoadClips reads the clips at path, in name order, with their names (relative to path):
+// LoadClips reads the clips at path, in name order (numbers read as numbers, as LoadFrameDir
+// orders frames), with their names (relative to path):
 //   - a .npy file: one latent clip (LoadLatentClip);
 //   - a folder holding frames: one clip (LoadFrameDir);
 //   - a folder of clips: each sub-folder (a clip's frames) and each .npy file in it.
@@ -504,7 +542,8 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 		}
 	}
 	videos := 0
-	for _, e := range entries { // ReadDir sorts by name
+	sort.Slice(entries, func(i, j int) bool { return naturalLess(entries[i].Name(), entries[j].Name()) })
+	for _, e := range entries {
 		name, full := e.Name(), filepath.Join(path, e.Name())
 		var c *Clip
 		switch {

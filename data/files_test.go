@@ -1,9 +1,12 @@
 package data
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -370,4 +373,36 @@ func TestDatasets(t *testing.T) {
 	}
 	_, err = NewClipDataset([]*Clip{clip}, 9, 1, nil)
 	wantErr(t, err, "9 frames")
+}
+
+// Frames and clips are ordered as a person numbers them: frame2 before frame10.
+func TestNaturalOrder(t *testing.T) {
+	names := []string{"frame10.png", "frame9.png", "frame1.png", "frame0010.png", "frame2.png", "b", "a10b", "a2c", "a2b", "x", "frame01.png", ""}
+	sort.Slice(names, func(i, j int) bool { return naturalLess(names[i], names[j]) })
+	want := []string{"", "a2b", "a2c", "a10b", "b", "frame01.png", "frame1.png", "frame2.png", "frame9.png", "frame0010.png", "frame10.png", "x"}
+	if !slices.Equal(names, want) {
+		t.Errorf("ordered %q, want %q", names, want)
+	}
+	// a clip whose frames ffmpeg numbered frame%d.png: loaded in time order
+	dir := t.TempDir()
+	c, _ := RenderClip(NewMaze(DefaultMazeConfig()), 5, 12, 8, 8)
+	if err := SaveFrameDir(filepath.Join(dir, "padded"), c, nil); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(dir, "plain"), 0o755)
+	for f := 0; f < 12; f++ {
+		os.Rename(filepath.Join(dir, "padded", fmt.Sprintf("%04d.png", f)), filepath.Join(dir, "plain", fmt.Sprintf("frame%d.png", f+1)))
+	}
+	got, err := LoadFrameDir(filepath.Join(dir, "plain"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 3 * 8 * 8
+	for f := 0; f < 12; f++ {
+		for i := 0; i < n; i++ {
+			if math.Abs(got.Pixels[f*n+i]-c.Pixels[f*n+i]) > 0.5/255+1e-9 {
+				t.Fatalf("frame %d (frame%d.png) is not the clip's frame %d", f, f+1, f)
+			}
+		}
+	}
 }
