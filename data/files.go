@@ -206,16 +206,22 @@ func readActions(path string) ([][]float64, error) {
 		for i, rec := range recs {
 			row := make([]float64, len(rec))
 			bad := false
+			sep := ""
 			for j, s := range rec {
 				if row[j], err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
 					bad = true
+					if strings.ContainsAny(s, ";\t") {
+						sep = " (values are separated by commas)"
+					}
+				} else if math.IsNaN(row[j]) || math.IsInf(row[j], 0) {
+					return nil, fmt.Errorf("data: actions file %s row %d holds %s: actions must be finite numbers", path, i+1, strings.TrimSpace(s))
 				}
 			}
 			if bad {
-				if i == 0 {
+				if i == 0 && sep == "" {
 					continue // a header row of names
 				}
-				return nil, fmt.Errorf("data: actions file %s row %d holds a value that is not a number: %q", path, i+1, rec)
+				return nil, fmt.Errorf("data: actions file %s row %d holds a value that is not a number%s: %q", path, i+1, sep, rec)
 			}
 			rows = append(rows, row)
 		}

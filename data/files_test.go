@@ -69,6 +69,13 @@ func TestFrameDirErrorsNameTheFile(t *testing.T) {
 	os.WriteFile(actions, []byte("1,0,0\n0,x,0\n0,0,1\n"), 0o644)
 	_, err = LoadFrameDir(path)
 	wantErr(t, err, actions)
+	// values separated otherwise than by commas (row 1 is no header then), and NaN
+	os.WriteFile(actions, []byte("1;0;0\n0;1;0\n0;0;1\n"), 0o644)
+	_, err = LoadFrameDir(path)
+	wantErr(t, err, "row 1 holds a value that is not a number (values are separated by commas)")
+	os.WriteFile(actions, []byte("f,l,r\n1,0,0\n0,NaN,0\n0,0,1\n"), 0o644)
+	_, err = LoadFrameDir(path)
+	wantErr(t, err, "row 3 holds NaN: actions must be finite numbers")
 	// malformed JSON
 	os.Remove(actions)
 	js := filepath.Join(path, "actions.json")
