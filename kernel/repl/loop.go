@@ -271,8 +271,9 @@ func (s *Session) command(line string) (quit bool, err error) {
 // Help is the text :help prints.
 func Help() string {
 	var b strings.Builder
-	b.WriteString("Go, interpreted by yaegi. Type expressions to print them, statements to run them; input\n")
-	b.WriteString("continues on the next line while brackets are open. Tab completes (pkg.<Tab> lists members).\n")
+	b.WriteString("Go, interpreted by yaegi. Type expressions to print them (several: n, err), statements to run\n")
+	b.WriteString("them; input continues on the next line while brackets are open. Tab completes (pkg.<Tab> lists\n")
+	b.WriteString("members).\n")
 	b.WriteString("Ctrl-C stops a running evaluation; Ctrl-D leaves.\n\nPreloaded packages:\n")
 	for _, p := range Preloads {
 		if p.Doc != "" {

@@ -481,10 +481,16 @@ func (s *Session) evalSource(ctx context.Context, src string) error {
 		_, err = s.evalAt(ctx, wrapped{src: rest, text: rest, typed: src})
 		return err
 	}
-	if e, ok := isExpr(src); ok && !quietCall(e) {
+	e, ok := isExpr(src)
+	list := false // x, y: every value printed as typed
+	if !ok {
+		e, ok = isExprList(src)
+		list = ok
+	}
+	if ok && !quietCall(e) {
 		v, err := s.evalAt(ctx, exprCall(src, e))
 		if err == nil {
-			s.print(v)
+			s.print(v, list)
 			return nil
 		}
 		if msg := err.Error(); !strings.Contains(msg, "(...any)") && !strings.Contains(msg, "used as value") && !strings.HasSuffix(msg, " as type ()") {
@@ -564,9 +570,10 @@ type compilePanic struct{ error }
 
 func (c compilePanic) Unwrap() error { return c.error }
 
-// print writes the values of an expression: errors as "error: …", a nil error dropped when
-// other values come with it.
-func (s *Session) print(v reflect.Value) {
+// print writes the values of an expression: a call's results with its error as "error: …",
+// a nil error dropped when other values come with it; a list typed as such (x, y: all) each
+// as it is.
+func (s *Session) print(v reflect.Value, all bool) {
 	if !v.IsValid() {
 		return
 	}
@@ -575,7 +582,7 @@ func (s *Session) print(v reflect.Value) {
 		fmt.Fprintln(s.opts.Stdout, s.Format(v.Interface()))
 		return
 	}
-	if n := len(vals); n > 1 {
+	if n := len(vals); n > 1 && !all {
 		switch last := vals[n-1].(type) {
 		case nil: // the usual trailing nil error
 			vals = vals[:n-1]

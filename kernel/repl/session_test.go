@@ -421,3 +421,17 @@ func TestImportClash(t *testing.T) {
 	}
 	evalAll(t, o, "plots.Figure{}.Title") // a preload it does not declare is there
 }
+
+// Several expressions separated by commas print side by side, as a call's results do, each as
+// it is (an error too); yaegi read "expected 1 expression". An assignment is not one.
+func TestExpressionLists(t *testing.T) {
+	s, out := newTestSession(t)
+	linesPrint(t, s, out, "1  two\n1  two  3.5\n2  z  <nil>\n2  error: bad\n",
+		"x := 1", `y := "two"`, "x, y", "x, y, 3.5 // three", `x, y = 2, "z"`, "var err error", "x, y, err",
+		`x, fmt.Errorf("bad")`)
+	out.Reset()
+	if err := s.Eval(context.Background(), "x, nope"); err == nil || !strings.Contains(err.Error(), "undefined: nope") || out.Len() > 0 {
+		t.Errorf("x, nope: %v, printed %q", err, out)
+	}
+	linesPrint(t, s, out, "z  2\n", "a, b := x, y", "b, a")
+}

@@ -143,6 +143,18 @@ func isExpr(src string) (ast.Expr, bool) {
 	return e, err == nil
 }
 
+// isExprList reports whether src is two or more expressions separated by commas (`n, err`,
+// `len(xs), xs[0]`), which the prompt prints side by side as it prints a call's results (Go has
+// no such statement: yaegi said "expected 1 expression"). It returns them as one call.
+func isExprList(src string) (ast.Expr, bool) {
+	e, err := parser.ParseExpr("__show.Vals(" + strings.TrimRight(blankComments(src), " \t\r\n") + ")")
+	call, ok := e.(*ast.CallExpr)
+	if err != nil || !ok || len(call.Args) < 2 || call.Ellipsis.IsValid() {
+		return nil, false
+	}
+	return call, true
+}
+
 // exprString prints e on one line without comments, ready to wrap in a call.
 func exprString(e ast.Expr) string {
 	var b bytes.Buffer
