@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -222,6 +223,39 @@ func TestTrainOnClips(t *testing.T) {
 	}
 	if err != nil || s.world != "shapes" {
 		t.Errorf("sampling a shapes run: %v (world %s)", err, s.world)
+	}
+}
+
+// clipPSNR compares the generated frames only, in the clip's units: [0, 1] pixels against a peak of
+// 1, latents against their own range.
+func TestClipPSNR(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi, offset float64
+		want           float64 // dB
+		peak           float64
+	}{{0, 1, 0.1, 20, 1}, {-2, 2, 0.4, 20, 4}, {0.2, 0.7, 0.05, 26.0206, 1}} {
+		truth := &data.Clip{Frames: 4, Channels: 2, Height: 2, Width: 2}
+		gen := &data.Clip{Frames: 4, Channels: 2, Height: 2, Width: 2}
+		for i := 0; i < 32; i++ {
+			v := c.lo + (c.hi-c.lo)*float64(i%5)/4
+			truth.Pixels = append(truth.Pixels, v)
+			if i < 8 {
+				gen.Pixels = append(gen.Pixels, v+100) // the context frame: not counted
+			} else if i%2 == 0 {
+				gen.Pixels = append(gen.Pixels, v+c.offset)
+			} else {
+				gen.Pixels = append(gen.Pixels, v-c.offset)
+			}
+		}
+		psnr, peak, err := clipPSNR(gen, truth, 1)
+		if err != nil || len(psnr) != 3 || peak != c.peak {
+			t.Fatalf("%+v: %v, %v frames, peak %g", c, err, len(psnr), peak)
+		}
+		for _, p := range psnr {
+			if math.Abs(p-c.want) > 1e-3 {
+				t.Errorf("%+v: PSNR %v, want %g dB", c, psnr, c.want)
+			}
+		}
 	}
 }
 

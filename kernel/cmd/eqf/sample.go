@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/data"
@@ -232,7 +233,45 @@ func sample(a *sampleArgs) error {
 	}
 	fmt.Printf("sampled %d frames (%d given, windows of %d) of %s from %s with %s, %d steps per frame (%d network evaluations); wrote %s/{rollout.png,truth.png,rollout.gif}\n",
 		a.frames, a.context, a.window, over, path, sampler, a.steps, res.NFE, a.out)
+	psnr, peak, err := clipPSNR(out, truth, C)
+	if err != nil {
+		return err
+	}
+	units := ""
+	if peak != 1 {
+		units = fmt.Sprintf(", peak-to-peak %.3g: the clip's range", peak)
+	}
+	fmt.Printf("PSNR against the clip's frames (one sample of a stochastic model%s): %.1f dB on the first generated frame, %.1f on the last, mean %.1f\n",
+		units, psnr[0], psnr[len(psnr)-1], mean(psnr))
 	return nil
+}
+
+// clipPSNR is the PSNR (dB) of each generated frame of gen (from frame `from` on) against
+// truth's, in the clip's units: peak-to-peak 1 for pixels in [0, 1], else the clip's own range
+// (latents).
+func clipPSNR(gen, truth *data.Clip, from int) (psnr []float64, peak float64, err error) {
+	lo, hi := slices.Min(truth.Pixels), slices.Max(truth.Pixels)
+	if peak = 1.0; (lo < 0 || hi > 1) && hi > lo {
+		peak = hi - lo
+	}
+	n := truth.Channels * truth.Height * truth.Width
+	g, r := eqflib.MustNewWindow(1, truth.Frames-from, truth.Channels, truth.Height, truth.Width), eqflib.MustNewWindow(1, truth.Frames-from, truth.Channels, truth.Height, truth.Width)
+	copy(g.Data, gen.Pixels[from*n:])
+	copy(r.Data, truth.Pixels[from*n:])
+	mse, err := eqflib.FrameMSE(g, r)
+	if err != nil {
+		return nil, 0, err
+	}
+	psnr, err = eqflib.PSNR(mse, peak)
+	return psnr, peak, err
+}
+
+func mean(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
 }
 
 // trainedDefaults sets what the -ckpt's train.json says and the command line does not give: the
