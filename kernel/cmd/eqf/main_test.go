@@ -56,7 +56,7 @@ func TestTrainThenSample(t *testing.T) {
 	if err := sample(s); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"history.csv", "history.json", "loss.png", "stats.json", "rollout.gif", "rollout.png", "truth.png", "ckpt-00000006.eqf"} {
+	for _, f := range []string{"history.csv", "history.json", "loss.png", "stats.json", "train.json", "rollout.gif", "rollout.png", "rollout.html", "truth.png", "ckpt-00000006.eqf"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
@@ -199,6 +199,9 @@ func TestTrainOnClips(t *testing.T) {
 	}
 	if err != nil || s.frames != 5 || s.clip != filepath.Join(lat, "q.npy") {
 		t.Errorf("sampling latents: %v (%d frames of %s)", err, s.frames, s.clip)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "lat-sample", "rollout.html")); err == nil {
+		t.Error("a player of 4-channel latents, which plots cannot draw")
 	}
 	// the clips moved away: said, with what to do
 	os.Rename(lat, lat+"-moved")

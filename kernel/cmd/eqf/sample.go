@@ -11,6 +11,7 @@ import (
 
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/plots"
 	"github.com/equilibriumforcing/eqf/zoo"
 )
 
@@ -215,24 +216,32 @@ func sample(a *sampleArgs) error {
 	if err := os.MkdirAll(a.out, 0o755); err != nil {
 		return err
 	}
-	for _, f := range []struct {
-		name string
-		fn   func() error
-	}{
-		{"rollout.png", func() error { return data.SaveStrip(filepath.Join(a.out, "rollout.png"), out, 4) }},
-		{"truth.png", func() error { return data.SaveStrip(filepath.Join(a.out, "truth.png"), truth, 4) }},
-		{"rollout.gif", func() error { return data.SaveGIF(filepath.Join(a.out, "rollout.gif"), out, 8, 25) }},
-	} {
-		if err := f.fn(); err != nil {
-			return err
-		}
-	}
 	over := fmt.Sprintf("a %s clip", a.world)
 	if a.clip != "" {
 		over = "the clip " + a.clip
 	}
-	fmt.Printf("sampled %d frames (%d given, windows of %d) of %s from %s with %s, %d steps per frame (%d network evaluations); wrote %s/{rollout.png,truth.png,rollout.gif}\n",
-		a.frames, a.context, a.window, over, path, sampler, a.steps, res.NFE, a.out)
+	wrote := []string{"rollout.png", "truth.png", "rollout.gif"}
+	for _, save := range []func() error{
+		func() error { return data.SaveStrip(filepath.Join(a.out, "rollout.png"), out, 4) },
+		func() error { return data.SaveStrip(filepath.Join(a.out, "truth.png"), truth, 4) },
+		func() error { return data.SaveGIF(filepath.Join(a.out, "rollout.gif"), out, 8, 25) },
+	} {
+		if err := save(); err != nil {
+			return err
+		}
+	}
+	if cfg.Channels == 1 || cfg.Channels == 3 { // what plots draws (a latent's four channels are not pixels)
+		shape := [5]int{1, a.frames, cfg.Channels, cfg.Height, cfg.Width}
+		videos := []plots.Video{{Name: "the clip", Frames: &eqflib.Window{Shape: shape, Data: truth.Pixels}},
+			{Name: "rollout", Frames: &eqflib.Window{Shape: shape, Data: out.Pixels}}}
+		title := fmt.Sprintf("%s over %s (%d frames, %d given)", path, over, a.frames, a.context)
+		if err := plots.Player(filepath.Join(a.out, "rollout.html"), title, videos, plots.VideoOptions{}); err != nil {
+			return err
+		}
+		wrote = append(wrote, "rollout.html")
+	}
+	fmt.Printf("sampled %d frames (%d given, windows of %d) of %s from %s with %s, %d steps per frame (%d network evaluations); wrote %s/{%s}\n",
+		a.frames, a.context, a.window, over, path, sampler, a.steps, res.NFE, a.out, strings.Join(wrote, ","))
 	psnr, peak, err := clipPSNR(out, truth, C)
 	if err != nil {
 		return err
