@@ -1,0 +1,36 @@
+package data_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/equilibriumforcing/eqf/data"
+)
+
+// A folder of your clips: each a sub-folder of frames with actions.csv (here maze walks written
+// by SaveFrameDir stand in for them), read in name order and split by whole clips.
+func ExampleLoadClips() {
+	dir, _ := os.MkdirTemp("", "clips")
+	defer os.RemoveAll(dir)
+	maze := data.NewMaze(data.DefaultMazeConfig())
+	for k := 1; k <= 3; k++ {
+		c, _ := data.RenderClip(maze, uint64(k), 8+k, 16, 16)
+		data.SaveFrameDir(filepath.Join(dir, fmt.Sprintf("walk-%d", k)), c, maze.CondNames())
+	}
+	clips, names, err := data.LoadClips(dir)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	train, val, err := data.NewClipSplits(clips, 4)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(names, clips[0].Frames, clips[0].CondDim)
+	fmt.Println("train windows:", train.Len(), "validation windows:", val.Len(), "of", names[2])
+	// Output:
+	// [walk-1 walk-2 walk-3] 9 3
+	// train windows: 13 validation windows: 2 of walk-3
+}
