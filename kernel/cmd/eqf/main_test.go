@@ -227,6 +227,17 @@ func TestTrainOnClips(t *testing.T) {
 	if err != nil || s.world != "shapes" {
 		t.Errorf("sampling a shapes run: %v (world %s)", err, s.world)
 	}
+	// a train.json that says nothing usable is named, not guessed around
+	for body, wantErr := range map[string]string{"{": "is not readable JSON", `{"frames": 4}`: "names neither a world nor a data folder"} {
+		os.WriteFile(filepath.Join(dir, "shapes", "train.json"), []byte(body), 0o644)
+		s, err = parseSampleArgs("sample", []string{"-ckpt", filepath.Join(dir, "shapes"), "-out", filepath.Join(dir, "shapes"), "-sampler", "gd"}, defaultSample)
+		if err == nil {
+			err = sample(s)
+		}
+		if err == nil || !strings.Contains(err.Error(), "-ckpt: "+filepath.Join(dir, "shapes", "train.json")+" ") || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("train.json %s: %v, want an error naming it: %s", body, err, wantErr)
+		}
+	}
 }
 
 // clipPSNR compares the generated frames only, in the clip's units: [0, 1] pixels against a peak of
