@@ -44,8 +44,7 @@ func LoadFrameDir(dir string) (*Clip, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		ext := strings.ToLower(filepath.Ext(e.Name()))
-		if !e.IsDir() && (ext == ".png" || ext == ".jpg" || ext == ".jpeg") {
+		if isFrame(e) {
 			names = append(names, e.Name())
 		}
 	}
@@ -140,6 +139,12 @@ func naturalLess(a, b string) bool {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// isFrame tells a frame file LoadFrameDir reads: .png, .jpg or .jpeg.
+func isFrame(e os.DirEntry) bool {
+	ext := strings.ToLower(filepath.Ext(e.Name()))
+	return !e.IsDir() && (ext == ".png" || ext == ".jpg" || ext == ".jpeg")
+}
 
 func decodeImage(path string) (image.Image, error) {
 	f, err := os.Open(path)
@@ -539,7 +544,7 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 		return nil, nil, fmt.Errorf("data: clips: %w", err)
 	}
 	for _, e := range entries { // a folder of frames is one clip
-		if ext := strings.ToLower(filepath.Ext(e.Name())); !e.IsDir() && (ext == ".png" || ext == ".jpg" || ext == ".jpeg") {
+		if isFrame(e) {
 			c, err := LoadFrameDir(path)
 			if err != nil {
 				return nil, nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/plots"
 	"github.com/equilibriumforcing/eqf/zoo"
+	"gonum.org/v1/gonum/stat"
 )
 
 type sampleArgs struct {
@@ -251,7 +252,7 @@ func sample(a *sampleArgs) error {
 		units = fmt.Sprintf(", peak-to-peak %.3g: the clip's range", peak)
 	}
 	fmt.Printf("PSNR against the clip's frames (one sample of a stochastic model%s): %.1f dB on the first generated frame, %.1f on the last, mean %.1f\n",
-		units, psnr[0], psnr[len(psnr)-1], mean(psnr))
+		units, psnr[0], psnr[len(psnr)-1], stat.Mean(psnr, nil))
 	return nil
 }
 
@@ -263,24 +264,13 @@ func clipPSNR(gen, truth *data.Clip, from int) (psnr []float64, peak float64, er
 	if peak = 1.0; (lo < 0 || hi > 1) && hi > lo {
 		peak = hi - lo
 	}
-	n := truth.Channels * truth.Height * truth.Width
-	g, r := eqflib.MustNewWindow(1, truth.Frames-from, truth.Channels, truth.Height, truth.Width), eqflib.MustNewWindow(1, truth.Frames-from, truth.Channels, truth.Height, truth.Width)
-	copy(g.Data, gen.Pixels[from*n:])
-	copy(r.Data, truth.Pixels[from*n:])
-	mse, err := eqflib.FrameMSE(g, r)
+	shape, n := [5]int{1, truth.Frames - from, truth.Channels, truth.Height, truth.Width}, truth.Channels*truth.Height*truth.Width
+	mse, err := eqflib.FrameMSE(&eqflib.Window{Shape: shape, Data: gen.Pixels[from*n:]}, &eqflib.Window{Shape: shape, Data: truth.Pixels[from*n:]})
 	if err != nil {
 		return nil, 0, err
 	}
 	psnr, err = eqflib.PSNR(mse, peak)
 	return psnr, peak, err
-}
-
-func mean(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // trainedDefaults sets what the -ckpt's train.json says and the command line does not give: the
@@ -303,7 +293,10 @@ func (a *sampleArgs) trainedDefaults(dir string) error {
 	default:
 		a.clip = on.Data // one clip
 	}
-	if _, err := os.Stat(a.clip); a.clip != "" && !a.set["clip"] && err != nil {
+	if a.set["clip"] || a.clip == "" {
+		return nil
+	}
+	if _, err := os.Stat(a.clip); err != nil {
 		return fmt.Errorf("-ckpt: %s says the run was trained on %s, but %s is not there (moved?): give -clip PATH", filepath.Join(dir, trainedOnFile), on, a.clip)
 	}
 	return nil

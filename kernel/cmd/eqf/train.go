@@ -240,32 +240,20 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 			return nil, flagErr("data", err)
 		}
 		c := tr.Clips[0]
-		if dc.Channels, dc.Height, dc.Width = c.Channels, c.Height, c.Width; dc.Validate() != nil {
+		dc.Channels, dc.Height, dc.Width, dc.CondDim = c.Channels, c.Height, c.Width, c.CondDim
+		if err := dc.Validate(); err != nil {
 			return nil, fmt.Errorf("-data: the clips' frames are %dx%d, the %s preset's patches %dx%d: -set patch=P with P dividing both sizes (%w)",
-				c.Width, c.Height, a.preset, dc.Patch, dc.Patch, dc.Validate())
+				c.Width, c.Height, a.preset, dc.Patch, dc.Patch, err)
 		}
-		dc.CondDim, trainDS, stats = c.CondDim, tr, tr.Stats
 		abs, err := filepath.Abs(a.data)
 		if err != nil {
 			return nil, err
 		}
-		on = trainedOn{Data: abs, HeldOut: held, Frames: a.frames}
-		about = fmt.Sprintf("%d clips of %s (%dx%d, %d channels, %d actions per frame; %d train windows", len(tr.Clips)+len(held), a.data,
-			c.Width, c.Height, c.Channels, c.CondDim, tr.Len())
-		if len(tr.Clips)+len(held) == 1 {
-			about = strings.Replace(about, "1 clips of", "the clip", 1)
-		}
+		trainDS, stats, on = tr, tr.Stats, trainedOn{Data: abs, HeldOut: held, Frames: a.frames}
 		if val != nil {
 			valDS = val
-			names := held
-			if len(held) > 4 {
-				names = []string{held[0], held[1], "…", held[len(held)-1]}
-			}
-			about += fmt.Sprintf(", %d held out for validation: %s", len(held), strings.Join(names, ", "))
-		} else {
-			about += ", no validation: one clip"
 		}
-		about += ")"
+		about = describeClips(a.data, tr, held)
 	} else {
 		dc.CondDim = world.CondDim()
 		tr, val, err := data.NewWorldSplits(world, a.frames, dc.Height, dc.Width, 100000, 512, a.seed)
@@ -326,10 +314,11 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 	if err := eqflib.SaveHistory(a.out, tr.History); err != nil {
 		return nil, err
 	}
-	title := fmt.Sprintf("%s on %s %dx%d (%s preset)", obj.Kind, a.world, dc.Height, dc.Width, a.preset)
+	name := a.world
 	if a.data != "" {
-		title = fmt.Sprintf("%s on %s %dx%d (%s preset)", obj.Kind, filepath.Base(on.Data), dc.Height, dc.Width, a.preset)
+		name = filepath.Base(on.Data)
 	}
+	title := fmt.Sprintf("%s on %s %dx%d (%s preset)", obj.Kind, name, dc.Height, dc.Width, a.preset)
 	if err := plots.LossCurves(filepath.Join(a.out, "loss.png"), []plots.Run{{Name: obj.Kind.String(), History: tr.History}},
 		plots.LossOptions{Title: title}); err != nil {
 		return nil, err

@@ -77,3 +77,22 @@ func clipSplits(path string, frames int) (train, val *data.ClipDataset, held []s
 	}
 	return train, val, held, nil
 }
+
+// describeClips is what the first line of `eqf train -data` says of the clips: how many, their
+// shape, the train windows and the clips held out (a few named).
+func describeClips(path string, train *data.ClipDataset, held []string) string {
+	c, n := train.Clips[0], len(train.Clips)+len(held)
+	what := fmt.Sprintf("%d clips of %s", n, path)
+	if n == 1 {
+		what = "the clip " + path
+	}
+	heldOut := ", no validation: one clip"
+	if len(held) > 0 {
+		names := held
+		if len(held) > 4 {
+			names = []string{held[0], held[1], "…", held[len(held)-1]}
+		}
+		heldOut = fmt.Sprintf(", %d held out for validation: %s", len(held), strings.Join(names, ", "))
+	}
+	return fmt.Sprintf("%s (%dx%d, %d channels, %d actions per frame; %d train windows%s)", what, c.Width, c.Height, c.Channels, c.CondDim, train.Len(), heldOut)
+}
