@@ -2,10 +2,8 @@ package data
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"image"
 	"image/color"
@@ -29,14 +27,15 @@ import (
 // Savers write atomically (a temporary file or directory, then a rename), so nothing a user
 // saved is ever half-written.
 
-// ActionsFiles are the names LoadFrameDir looks for, in order.
-var ActionsFiles = []string{"actions.csv", "actions.json"}
+// ActionsFiles are the names of a clip folder's actions file, looked for in order.
+var ActionsFiles = []string{"actions.csv", "actions.json", "actions.npy"}
 
 // LoadFrameDir reads a clip from a directory of frames (*.png, *.jpg, *.jpeg, in name order with
 // numbers read as numbers: frame2.png before frame10.png, as `ffmpeg … frame%d.png` numbers them;
 // all the same size) and, if present, an actions file: actions.csv (one row per frame: numbers
-// separated by commas; a header row of names is allowed) or actions.json (an array with one
-// number or one array of numbers per frame). Pixels are RGB in [0, 1].
+// separated by commas; a header row of names is allowed), actions.json (an array with one
+// number or one array of numbers per frame) or actions.npy ([T] or [T, A]). Pixels are RGB in
+// [0, 1].
 func LoadFrameDir(dir string) (*Clip, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -80,28 +79,46 @@ func LoadFrameDir(dir string) (*Clip, error) {
 			}
 		}
 	}
-	for _, name := range ActionsFiles {
-		path := filepath.Join(dir, name)
-		if _, err := os.Stat(path); err != nil {
-			continue
-		}
-		rows, err := readActions(path)
-		if err != nil {
+	if path := actionsFile(dir); path != "" {
+		if clip.Cond, clip.CondDim, err = readActionsFile(path, clip.Frames); err != nil {
 			return nil, err
 		}
-		if len(rows) != clip.Frames {
-			return nil, fmt.Errorf("data: actions file %s has %d rows: must have one per frame (%d)", path, len(rows), clip.Frames)
-		}
-		clip.CondDim = len(rows[0])
-		for t, r := range rows {
-			if len(r) != clip.CondDim {
-				return nil, fmt.Errorf("data: actions file %s row %d has %d values: must have %d like row 1", path, t+1, len(r), clip.CondDim)
-			}
-			clip.Cond = append(clip.Cond, r...)
-		}
-		break
 	}
 	return clip, nil
+}
+
+// actionsFile is the path of dir's actions file (ActionsFiles), "" without one.
+func actionsFile(dir string) string {
+	for _, name := range ActionsFiles {
+		path := filepath.Join(dir, name)
+		if _, err := os.Stat(path); err == nil {
+			return path
+		}
+	}
+	return ""
+}
+
+// readActionsFile reads one clip's actions file of one row per frame, all as long as the first:
+// CSV or JSON (readActions), or a .npy array [T] or [T, A]; cond holds [frames, k] values.
+func readActionsFile(path string, frames int) (cond []float64, k int, err error) {
+	if strings.EqualFold(filepath.Ext(path), ".npy") {
+		return readActionsNpy(path, false, 1, frames)
+	}
+	rows, err := readActions(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(rows) != frames {
+		return nil, 0, fmt.Errorf("data: actions file %s has %d rows: must have one per frame (%d)", path, len(rows), frames)
+	}
+	k = len(rows[0])
+	for t, r := range rows {
+		if len(r) != k {
+			return nil, 0, fmt.Errorf("data: actions file %s row %d has %d values: must have %d like row 1", path, t+1, len(r), k)
+		}
+		cond = append(cond, r...)
+	}
+	return cond, k, nil
 }
 
 // naturalLess orders names as a person does: runs of digits by their value (walk-2 before
@@ -322,207 +339,24 @@ func FrameImage(c *Clip, t int) *image.RGBA {
 	return img
 }
 
-// ---------------------------------------------------------------------------------------------
-// .npy arrays (NumPy format 1.0–3.0, little-endian float16/32/64, C order).
-
-var npyMagic = []byte("\x93NUMPY")
-
-// LoadNpy reads a .npy array as float64 with its shape.
-func LoadNpy(path string) (shape []int, values []float64, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("data: npy file %s: %w", path, err)
-	}
-	defer f.Close()
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("data: npy file %s: "+format, append([]any{path}, args...)...)
-	}
-	head := make([]byte, 10)
-	if _, err := io.ReadFull(f, head[:8]); err != nil || !bytes.Equal(head[:6], npyMagic) {
-		return nil, nil, bad("not a .npy file (bad magic)")
-	}
-	var hlen int
-	switch head[6] {
-	case 1:
-		if _, err := io.ReadFull(f, head[8:10]); err != nil {
-			return nil, nil, bad("truncated header")
-		}
-		hlen = int(binary.LittleEndian.Uint16(head[8:10]))
-	case 2, 3:
-		var b [4]byte
-		if _, err := io.ReadFull(f, b[:]); err != nil {
-			return nil, nil, bad("truncated header")
-		}
-		hlen = int(binary.LittleEndian.Uint32(b[:]))
-	default:
-		return nil, nil, bad("unsupported format version %d", head[6])
-	}
-	if hlen > 1<<20 {
-		return nil, nil, bad("header length %d is implausible", hlen)
-	}
-	header := make([]byte, hlen)
-	if _, err := io.ReadFull(f, header); err != nil {
-		return nil, nil, bad("truncated header")
-	}
-	descr, fortran, shape, err := parseNpyHeader(string(header))
-	if err != nil {
-		return nil, nil, bad("%v", err)
-	}
-	if fortran {
-		return nil, nil, bad("Fortran order is not supported: save with C order")
-	}
-	var size int
-	switch descr {
-	case "<f2":
-		size = 2
-	case "<f4":
-		size = 4
-	case "<f8":
-		size = 8
-	default:
-		return nil, nil, bad("dtype %q is not supported: must be little-endian float16, float32 or float64", descr)
-	}
-	// The data must fit in what is left of the file: a header declaring a huge shape is an
-	// error, never an allocation (nor an overflowing product).
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, bad("%v", err)
-	}
-	pos, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return nil, nil, bad("%v", err)
-	}
-	left := st.Size() - pos
-	n := 1
-	for _, d := range shape {
-		if d != 0 && n > int(left)/size/d {
-			return nil, nil, bad("truncated data: shape %v needs more than the %d bytes left after the header", shape, left)
-		}
-		n *= d
-	}
-	raw := make([]byte, n*size)
-	if k, err := io.ReadFull(f, raw); err != nil {
-		return nil, nil, bad("truncated data: %d of %d bytes for shape %v", k, len(raw), shape)
-	}
-	if k, _ := f.Read(make([]byte, 1)); k != 0 {
-		return nil, nil, bad("trailing bytes after the %v array", shape)
-	}
-	values = make([]float64, n)
-	for i := range values {
-		switch size {
-		case 2:
-			values[i] = float16To64(binary.LittleEndian.Uint16(raw[2*i:]))
-		case 4:
-			values[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
-		default:
-			values[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
-		}
-	}
-	return shape, values, nil
-}
-
-var (
-	reDescr   = regexp.MustCompile(`'descr'\s*:\s*'([^']*)'`)
-	reFortran = regexp.MustCompile(`'fortran_order'\s*:\s*(True|False)`)
-	reShape   = regexp.MustCompile(`'shape'\s*:\s*\(([^)]*)\)`)
-)
-
-func parseNpyHeader(h string) (descr string, fortran bool, shape []int, err error) {
-	d, fo, s := reDescr.FindStringSubmatch(h), reFortran.FindStringSubmatch(h), reShape.FindStringSubmatch(h)
-	if d == nil || fo == nil || s == nil {
-		return "", false, nil, errors.New("malformed header: needs 'descr', 'fortran_order' and 'shape'")
-	}
-	for _, part := range strings.Split(s[1], ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		v, err := strconv.Atoi(part)
-		if err != nil || v < 0 {
-			return "", false, nil, fmt.Errorf("malformed shape %q", s[1])
-		}
-		shape = append(shape, v)
-	}
-	return d[1], fo[1] == "True", shape, nil
-}
-
-func float16To64(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp := int(h>>10) & 0x1f
-	frac := float64(h & 0x3ff)
-	switch exp {
-	case 0:
-		return sign * frac * math.Pow(2, -24)
-	case 31:
-		if frac == 0 {
-			return sign * math.Inf(1)
-		}
-		return math.NaN()
-	}
-	return sign * (1 + frac/1024) * math.Pow(2, float64(exp-15))
-}
-
-// SaveNpy writes values with the given shape as a little-endian float32 .npy file (format 1.0),
-// atomically.
-func SaveNpy(path string, shape []int, values []float64) error {
-	n := 1
-	for _, d := range shape {
-		if d < 0 {
-			return fmt.Errorf("data: SaveNpy %s: shape %v has a negative dimension", path, shape)
-		}
-		n *= d
-	}
-	if n != len(values) {
-		return fmt.Errorf("data: SaveNpy %s: %d values do not fill shape %v (%d)", path, len(values), shape, n)
-	}
-	dims := make([]string, len(shape))
-	for i, d := range shape {
-		dims[i] = strconv.Itoa(d)
-	}
-	shapeStr := strings.Join(dims, ", ")
-	if len(shape) == 1 {
-		shapeStr += ","
-	}
-	header := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }", shapeStr)
-	pad := 64 - (10+len(header)+1)%64
-	header += strings.Repeat(" ", pad%64) + "\n"
-	var buf bytes.Buffer
-	buf.Write(npyMagic)
-	buf.Write([]byte{1, 0})
-	binary.Write(&buf, binary.LittleEndian, uint16(len(header)))
-	buf.WriteString(header)
-	for _, v := range values {
-		binary.Write(&buf, binary.LittleEndian, math.Float32bits(float32(v)))
-	}
-	return WriteFileAtomic(path, buf.Bytes())
-}
-
-// LoadLatentClip reads a .npy latent array [T, C, H, W] as an unconditioned clip.
-func LoadLatentClip(path string) (*Clip, error) {
-	shape, values, err := LoadNpy(path)
-	if err != nil {
-		return nil, err
-	}
-	if len(shape) != 4 || shape[0] < 1 || shape[1] < 1 || shape[2] < 1 || shape[3] < 1 {
-		return nil, fmt.Errorf("data: npy file %s has shape %v: a latent clip must be [T, C, H, W] with every dimension ≥ 1", path, shape)
-	}
-	return &Clip{Frames: shape[0], Channels: shape[1], Height: shape[2], Width: shape[3], Pixels: values}, nil
-}
-
 // LoadClips reads the clips at path, in name order (numbers read as numbers, as LoadFrameDir
-// orders frames), with their names (relative to path):
-//   - a .npy file: one latent clip (LoadLatentClip);
-//   - a folder holding frames: one clip (LoadFrameDir);
-//   - a folder of clips: each sub-folder (a clip's frames) and each .npy file in it.
+// orders frames), with their names (relative to path when it is a folder of clips, else to its
+// folder: ClipPath makes a name a path again):
+//   - a .npy file: its latent clip, or each of its batch's (LoadLatentClips), named NAME.npy[i];
+//   - NAME.npy[i]: clip i of that batch;
+//   - a folder of one clip: its frames (LoadFrameDir), or its one latent array and an actions file
+//     (ActionsFiles);
+//   - a folder of clips: each sub-folder (one clip, as above) and each .npy file in it.
 //
 // Names starting with "." are passed over, as are files of other kinds (a README, notes); a
-// sub-folder without frames is an error naming it. Every clip must have the first one's channels,
-// size and number of actions. All of them are read into memory.
+// sub-folder that is not a clip, or actions beside no latent array, is an error naming it. Every
+// clip must have the first one's channels, size and number of actions. All of them are read into
+// memory.
 func LoadClips(path string) (clips []*Clip, names []string, err error) {
 	st, err := os.Stat(path)
+	if file, i, ok := SplitBatchPath(path); err != nil && ok {
+		return loadBatchClip(file, i)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("data: clips: %w", err)
 	}
@@ -531,55 +365,65 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 			return nil, nil, fmt.Errorf("data: clips %s: a video file is not read: extract its frames into a folder first (ffmpeg -i %s frames/%%04d.png)", path, path)
 		}
 		if !strings.EqualFold(filepath.Ext(path), ".npy") {
-			return nil, nil, fmt.Errorf("data: clips %s: a file must be a .npy latent array [T, C, H, W]; frames go in a folder", path)
+			return nil, nil, fmt.Errorf("data: clips %s: a file must be a .npy latent array [T, C, H, W] (a batch [N, T, C, H, W]); frames go in a folder", path)
 		}
-		c, err := LoadLatentClip(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		return []*Clip{c}, []string{filepath.Base(path)}, nil
+		return loadLatentFile(path, filepath.Base(path))
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("data: clips: %w", err)
 	}
-	for _, e := range entries { // a folder of frames is one clip
-		if isFrame(e) {
-			c, err := LoadFrameDir(path)
-			if err != nil {
-				return nil, nil, err
-			}
-			return []*Clip{c}, []string{filepath.Base(filepath.Clean(path))}, nil
+	if isClipDir(path, entries) {
+		c, err := loadClipDir(path, entries)
+		if err != nil {
+			return nil, nil, err
 		}
+		return []*Clip{c}, []string{filepath.Base(filepath.Clean(path))}, nil
 	}
-	videos := 0
+	videos, lower := 0, map[string]bool{}
+	for _, e := range entries {
+		lower[strings.ToLower(e.Name())] = true
+	}
 	sort.Slice(entries, func(i, j int) bool { return naturalLess(entries[i].Name(), entries[j].Name()) })
 	for _, e := range entries {
 		name, full := e.Name(), filepath.Join(path, e.Name())
-		var c *Clip
-		switch {
+		var cs []*Clip
+		var ns []string
+		switch lname := strings.ToLower(name); {
 		case strings.HasPrefix(name, "."):
 			continue
 		case !e.IsDir() && isVideo(name):
 			videos++
 			continue
 		case e.IsDir():
-			c, err = LoadFrameDir(full)
-		case strings.EqualFold(filepath.Ext(name), ".npy"):
-			c, err = LoadLatentClip(full)
+			var sub []os.DirEntry
+			if sub, err = os.ReadDir(full); err == nil {
+				var c *Clip
+				c, err = loadClipDir(full, sub)
+				cs, ns = []*Clip{c}, []string{name}
+			}
+		case isLatentActions(lname):
+			if stem := strings.TrimSuffix(lname, filepath.Ext(lname)); !lower[strings.TrimSuffix(stem, ".actions")+".npy"] {
+				return nil, nil, fmt.Errorf("data: actions file %s is beside no latent array %s", full, strings.TrimSuffix(strings.TrimSuffix(full, filepath.Ext(full)), ".actions")+".npy")
+			}
+			continue
+		case strings.HasSuffix(lname, ".npy"):
+			cs, ns, err = loadLatentFile(full, name)
 		default:
 			continue
 		}
 		if err != nil {
 			return nil, nil, err
 		}
-		if len(clips) > 0 {
-			if c0 := clips[0]; c.Channels != c0.Channels || c.Height != c0.Height || c.Width != c0.Width || c.CondDim != c0.CondDim {
-				return nil, nil, fmt.Errorf("data: clip %s is %d×%d with %d channels and %d actions per frame: must match %s's %d×%d with %d channels and %d actions",
-					full, c.Width, c.Height, c.Channels, c.CondDim, filepath.Join(path, names[0]), c0.Width, c0.Height, c0.Channels, c0.CondDim)
+		for k, c := range cs {
+			if len(clips) > 0 {
+				if c0 := clips[0]; c.Channels != c0.Channels || c.Height != c0.Height || c.Width != c0.Width || c.CondDim != c0.CondDim {
+					return nil, nil, fmt.Errorf("data: clip %s is %d×%d with %d channels and %d actions per frame: must match %s's %d×%d with %d channels and %d actions",
+						filepath.Join(path, ns[k]), c.Width, c.Height, c.Channels, c.CondDim, filepath.Join(path, names[0]), c0.Width, c0.Height, c0.Channels, c0.CondDim)
+				}
 			}
+			clips, names = append(clips, c), append(names, ns[k])
 		}
-		clips, names = append(clips, c), append(names, name)
 	}
 	if len(clips) == 0 && videos > 0 {
 		return nil, nil, fmt.Errorf("data: clips folder %s holds no clips but video files (%d), which are not read: extract each one's frames into a sub-folder (ffmpeg -i walk.mp4 walk/%%04d.png)", path, videos)
@@ -588,6 +432,115 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 		return nil, nil, fmt.Errorf("data: clips folder %s holds no clips: want frames (.png/.jpg/.jpeg, one clip), sub-folders of frames, or .npy latent arrays [T, C, H, W]", path)
 	}
 	return clips, names, nil
+}
+
+// loadLatentFile reads the latent array at path as LoadClips does, its clips named name or, for
+// a batch, name[i].
+func loadLatentFile(path, name string) ([]*Clip, []string, error) {
+	clips, batch, err := loadLatentClips(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := []string{name}
+	if batch {
+		names = make([]string, len(clips))
+		for i := range names {
+			names[i] = fmt.Sprintf("%s[%d]", name, i)
+		}
+	}
+	return clips, names, nil
+}
+
+// loadBatchClip reads clip i of the batch of latent clips in file, named as LoadClips names it.
+func loadBatchClip(file string, i int) ([]*Clip, []string, error) {
+	clips, batch, err := loadLatentClips(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !batch {
+		return nil, nil, fmt.Errorf("data: clips %s[%d]: %s is one clip [T, C, H, W], not a batch [N, T, C, H, W]: name the file alone", file, i, file)
+	}
+	if i >= len(clips) {
+		return nil, nil, fmt.Errorf("data: clips %s[%d]: clip index %d out of range: the batch holds %d clips, 0 to %d", file, i, i, len(clips), len(clips)-1)
+	}
+	return clips[i : i+1], []string{fmt.Sprintf("%s[%d]", filepath.Base(file), i)}, nil
+}
+
+// SplitBatchPath splits a path naming clip i of a batch of latent clips, NAME.npy[i], into the
+// file and i; ok is false for any other path.
+func SplitBatchPath(path string) (file string, i int, ok bool) {
+	m := reBatchPath.FindStringSubmatch(path)
+	if m == nil {
+		return "", 0, false
+	}
+	i, err := strconv.Atoi(m[2])
+	return m[1], i, err == nil
+}
+
+var reBatchPath = regexp.MustCompile(`^(.*\.(?i:npy))\[([0-9]+)\]$`)
+
+// ClipPath is the path of the clip LoadClips(path) named name: in the folder of clips path, or
+// beside path (a clip's folder, a .npy file).
+func ClipPath(path, name string) string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		if entries, err := os.ReadDir(path); err == nil && !isClipDir(path, entries) {
+			return filepath.Join(path, name)
+		}
+	}
+	return filepath.Join(filepath.Dir(filepath.Clean(path)), name)
+}
+
+// isClipDir tells a folder of one clip: frames, or one latent array with an actions file.
+func isClipDir(dir string, entries []os.DirEntry) bool {
+	frames, arrays, _ := clipDirContents(entries)
+	return frames || (arrays == 1 && actionsFile(dir) != "")
+}
+
+// clipDirContents says whether a folder holds frames, and how many latent arrays (actions
+// arrays not counted), naming the last.
+func clipDirContents(entries []os.DirEntry) (frames bool, arrays int, npy string) {
+	for _, e := range entries {
+		lname := strings.ToLower(e.Name())
+		switch {
+		case isFrame(e):
+			frames = true
+		case !e.IsDir() && strings.HasSuffix(lname, ".npy") && !isLatentActions(lname) && lname != "actions.npy" && !strings.HasPrefix(lname, "."):
+			npy, arrays = e.Name(), arrays+1
+		}
+	}
+	return frames, arrays, npy
+}
+
+// loadClipDir reads the clip in a folder: its frames, or its one latent array with its actions
+// (beside the array, else the folder's actions file).
+func loadClipDir(dir string, entries []os.DirEntry) (*Clip, error) {
+	frames, arrays, npy := clipDirContents(entries)
+	switch {
+	case frames:
+		return LoadFrameDir(dir)
+	case arrays != 1:
+		return nil, fmt.Errorf("data: clip folder %s holds no frames (.png/.jpg/.jpeg) and %d latent arrays (.npy): a clip's folder holds frames or one array [T, C, H, W]", dir, arrays)
+	}
+	c, err := LoadLatentClip(filepath.Join(dir, npy))
+	if err != nil {
+		return nil, err
+	}
+	if path := actionsFile(dir); path != "" && c.CondDim == 0 {
+		if c.Cond, c.CondDim, err = readActionsFile(path, c.Frames); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// isLatentActions tells (by its lower-case name) a file holding a latent array's actions.
+func isLatentActions(lname string) bool {
+	for _, suffix := range latentActionsSuffixes {
+		if strings.HasSuffix(lname, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // isVideo tells a video file by its name, which LoadClips does not read but names.
