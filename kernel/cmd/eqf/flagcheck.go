@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/zoo"
 )
@@ -114,4 +115,24 @@ func outDir(flag, dir string) error {
 func existing(flag, path string) error {
 	_, err := os.Stat(path)
 	return flagErr(flag, err)
+}
+
+// existingClip checks that a clip named by a flag exists: a path, or clip i of a batch of latent
+// clips, NAME.npy[i] (data.LoadClips), whose file exists.
+func existingClip(flag, path string) error {
+	if file, _, ok := data.SplitBatchPath(path); ok {
+		if _, err := os.Stat(path); err != nil {
+			path = file
+		}
+	}
+	return existing(flag, path)
+}
+
+// shellWord writes a path for a command line a user copies: in single quotes when a shell would
+// read it otherwise (walks.npy[0] is a pattern to zsh).
+func shellWord(path string) string {
+	if !strings.ContainsAny(path, " \t[]*?'\"$&;|<>()`\\~#!{}") {
+		return path
+	}
+	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }

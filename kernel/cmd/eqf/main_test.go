@@ -81,6 +81,77 @@ func TestTrainThenSample(t *testing.T) {
 	}
 }
 
+// A batch of latent clips in one .npy [N, T, C, H, W] with its actions beside it: trained on,
+// its held-out clip NAME.npy[i] sampled, one clip of it named on the command line.
+func TestTrainOnLatentBatch(t *testing.T) {
+	dir := t.TempDir()
+	batch := filepath.Join(dir, "walks.npy")
+	v, acts := make([]float64, 3*6*2*8*8), make([]float64, 3*6*2)
+	for i := range v {
+		v[i] = float64(i%11) / 11
+	}
+	for i := range acts {
+		acts[i] = float64(i % 2)
+	}
+	data.SaveNpy(batch, []int{3, 6, 2, 8, 8}, v)
+	data.SaveNpy(filepath.Join(dir, "walks.actions.npy"), []int{3, 6, 2}, acts)
+	out := filepath.Join(dir, "run")
+	a, err := parseTrainArgs("train", []string{"-data", batch, "-frames", "3", "-steps", "2", "-readout-steps", "1", "-out", out}, defaultTrain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := train(a)
+	if err != nil || model.Config.Channels != 2 || model.Config.CondDim != 2 || model.Config.Height != 8 {
+		t.Fatalf("training on a batch: %v", err)
+	}
+	on, err := readTrainedOn(out)
+	if err != nil || on == nil || on.Data != batch || !slices.Equal(on.HeldOut, []string{"walks.npy[2]"}) {
+		t.Fatalf("train.json: %+v, %v", on, err)
+	}
+	s, err := parseSampleArgs("sample", []string{"-ckpt", out, "-out", filepath.Join(dir, "s"), "-steps", "2"}, defaultSample)
+	if err == nil {
+		err = sample(s)
+	}
+	if err != nil || s.clip != batch+"[2]" || s.frames != 6 {
+		t.Errorf("sampling the held-out clip: %v (%d frames of %s)", err, s.frames, s.clip)
+	}
+	s, err = parseSampleArgs("sample", []string{"-ckpt", out, "-out", filepath.Join(dir, "s"), "-clip", batch}, defaultSample)
+	if err == nil {
+		err = sample(s)
+	}
+	if want := "holds 3 clips: name one of them (-clip '" + batch + "[0]')"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("-clip of a batch: %v, want %q", err, want)
+	}
+	// one clip of the batch, to train on and to sample
+	one := filepath.Join(dir, "one")
+	a, err = parseTrainArgs("train", []string{"-data", batch + "[1]", "-frames", "3", "-steps", "1", "-readout-steps", "1", "-out", one}, defaultTrain)
+	if err == nil {
+		_, err = train(a)
+	}
+	if on, _ := readTrainedOn(one); err != nil || on == nil || on.Data != batch+"[1]" || len(on.HeldOut) != 0 {
+		t.Fatalf("training on clip 1 of the batch: %v, train.json %+v", err, on)
+	}
+	s, err = parseSampleArgs("sample", []string{"-ckpt", one, "-out", filepath.Join(dir, "s1"), "-steps", "1"}, defaultSample)
+	if err == nil {
+		err = sample(s)
+	}
+	if err != nil || s.clip != batch+"[1]" {
+		t.Errorf("sampling a run on clip 1: %v (%s)", err, s.clip)
+	}
+	for _, c := range []struct{ flag, path, want string }{
+		{"-clip", batch + "[3]", "clip index 3 out of range: the batch holds 3 clips, 0 to 2"},
+		{"-clip", filepath.Join(dir, "none.npy[0]"), "-clip: stat " + filepath.Join(dir, "none.npy")},
+	} {
+		s, err := parseSampleArgs("sample", []string{"-ckpt", out, "-out", filepath.Join(dir, "s"), c.flag, c.path}, defaultSample)
+		if err == nil {
+			err = sample(s)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: %v, want %q", c.flag, c.path, err, c.want)
+		}
+	}
+}
+
 // eqf train -data trains on a folder of the user's clips at their size, holding a clip out, and
 // eqf sample -ckpt rolls out over that held-out clip's actions with the training window; -resume
 // refuses other data.

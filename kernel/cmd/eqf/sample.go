@@ -42,7 +42,7 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 	fs.StringVar(&a.recipe, "recipe", a.recipe, "the zoo recipe of -model (eqf models -list -recipe R shows what is trained)")
 	fs.IntVar(&a.trainSeed, "train-seed", a.trainSeed, "the zoo's training run of -model (1: the first; make models SEEDS=N trains 1…N)")
 	fs.StringVar(&a.world, "world", a.world, "world the actions and context frames come from (-ckpt: the one it was trained on)")
-	fs.StringVar(&a.clip, "clip", a.clip, "roll out over your clip instead: a folder of frames with actions.csv or .json, or a .npy latent [T, C, H, W] "+
+	fs.StringVar(&a.clip, "clip", a.clip, "roll out over your clip instead: a folder of frames with actions.csv or .json, a .npy latent [T, C, H, W], or clip i of a batch [N, T, C, H, W], NAME.npy[i] "+
 		"(-ckpt trained with -data: its first held-out clip unless given)")
 	fs.StringVar(&a.sampler, "sampler", a.sampler, "the sampler, name[:μ][,key=value…] as eqflib.ParseSampler reads it: euler, gd, nag, lgd, budget, "+
 		"earlystop or ddim; keys closed, warp (identity, sd3[:r], c[:α[:σ_end]], logsnr[:λmin:λmax]), mu, step, thresh, cleanup; "+
@@ -74,7 +74,7 @@ func (a *sampleArgs) check() error {
 		if a.set["world"] {
 			return errors.New("-world and -clip: give one (-clip rolls out over your clip's actions, -world over a generated one's)")
 		}
-		if err := existing("clip", a.clip); err != nil {
+		if err := existingClip("clip", a.clip); err != nil {
 			return err
 		}
 	}
@@ -289,14 +289,14 @@ func (a *sampleArgs) trainedDefaults(dir string) error {
 	case on.World != "":
 		a.world = on.World
 	case len(on.HeldOut) > 0:
-		a.clip = filepath.Join(on.Data, on.HeldOut[0])
+		a.clip = data.ClipPath(on.Data, on.HeldOut[0])
 	default:
 		a.clip = on.Data // one clip
 	}
 	if a.set["clip"] || a.clip == "" {
 		return nil
 	}
-	if _, err := os.Stat(a.clip); err != nil {
+	if err := existingClip("clip", a.clip); err != nil {
 		return fmt.Errorf("-ckpt: %s says the run was trained on %s, but %s is not there (moved?): give -clip PATH", filepath.Join(dir, trainedOnFile), on, a.clip)
 	}
 	return nil
@@ -310,7 +310,7 @@ func (a *sampleArgs) loadClip(cfg eqflib.DiTConfig) (*data.Clip, error) {
 		return nil, flagErr("clip", err)
 	}
 	if len(clips) > 1 {
-		return nil, fmt.Errorf("-clip: %s holds %d clips: name one of them (-clip %s)", a.clip, len(clips), filepath.Join(a.clip, names[0]))
+		return nil, fmt.Errorf("-clip: %s holds %d clips: name one of them (-clip %s)", a.clip, len(clips), shellWord(data.ClipPath(a.clip, names[0])))
 	}
 	c := clips[0]
 	if c.Channels != cfg.Channels || c.Height != cfg.Height || c.Width != cfg.Width || c.CondDim != cfg.CondDim {
