@@ -29,7 +29,14 @@ type CompareOptions struct {
 	FeatureSteps int
 	// ONNX, when set, also scores FVD in its features (e.g. an exported I3D).
 	ONNX eqflib.FeatureExtractor
-	Log  io.Writer
+	// World is the world whose validation clips are rolled out over (nil: the maze). Truth, when
+	// set, are the clips instead (the first Clips of them, their first Context + Frames frames):
+	// your own. The maze's action net reads only the maze, so for another world or Truth the
+	// Features are not used: FVD is in pooled pixels' features (zoo.Clips.ScoreFeatures; ONNX's
+	// too when given) and there is no action agreement.
+	World data.World
+	Truth []*data.Clip
+	Log   io.Writer
 }
 
 // Compare is `eqf compare`: action-conditioned rolling rollouts of an FM and an EqF checkpoint
@@ -59,15 +66,7 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	feat, err := actionNet(o.Features, cfg.Height, cfg.Width, o.FeatureSteps, o.Seed, logf)
-	if err != nil {
-		return nil, err
-	}
 	warp, err := eqflib.ParseWarp(o.Warp)
-	if err != nil {
-		return nil, err
-	}
-	world, err := data.WorldByName("maze")
 	if err != nil {
 		return nil, err
 	}
@@ -75,13 +74,52 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 	if o.TimeChunk < 5 || o.TimeChunk > R || o.TimeChunk%5 != 0 {
 		return nil, fmt.Errorf("paper: CompareOptions.TimeChunk = %d out of range: must be a multiple of 5 in [5, Frames = %d]", o.TimeChunk, R)
 	}
-	if cfg.Height != cfg.Width {
-		return nil, fmt.Errorf("paper: Compare: the models' frames are %d×%d: the maze renders square frames", cfg.Height, cfg.Width)
+	var feat *eqflib.ActionNet // the maze's action net: nil for Truth and other worlds
+	var cl *zoo.Clips
+	world := o.World
+	if world == nil {
+		world = data.NewMaze(data.DefaultMazeConfig())
 	}
-	cl, err := zoo.NewClips(world, stats, o.Clips, C, R, cfg.Height, o.Seed)
-	if err != nil {
-		return nil, err
+	switch {
+	case o.Truth != nil:
+		truth := o.Truth[:min(max(o.Clips, 0), len(o.Truth))]
+		if len(truth) == 0 {
+			return nil, fmt.Errorf("paper: CompareOptions: Truth holds %d clips and Clips = %d: both must be ≥ 1", len(o.Truth), o.Clips)
+		}
+		if c := truth[0]; c.Channels != cfg.Channels || c.Height != cfg.Height || c.Width != cfg.Width || c.CondDim != cfg.CondDim {
+			return nil, fmt.Errorf("paper: CompareOptions.Truth: the clips are %dx%d with %d channels and %d actions: the models take %dx%d with %d channels and %d actions",
+				c.Width, c.Height, c.Channels, c.CondDim, cfg.Width, cfg.Height, cfg.Channels, cfg.CondDim)
+		}
+		if cl, err = zoo.NewClipsFrom(truth, stats, C, R); err != nil {
+			return nil, fmt.Errorf("paper: CompareOptions.Truth: %w", err)
+		}
+	case cfg.Height != cfg.Width:
+		return nil, fmt.Errorf("paper: Compare: the models' frames are %d×%d: the %s world renders square frames", cfg.Height, cfg.Width, world.Name())
+	case world.CondDim() != cfg.CondDim:
+		return nil, fmt.Errorf("paper: Compare: world %s has %d actions per frame, the models %d", world.Name(), world.CondDim(), cfg.CondDim)
+	default:
+		if world.Name() == "maze" {
+			if feat, err = actionNet(o.Features, cfg.Height, cfg.Width, o.FeatureSteps, o.Seed, logf); err != nil {
+				return nil, err
+			}
+		}
+		if cl, err = zoo.NewClips(world, stats, o.Clips, C, R, cfg.Height, o.Seed); err != nil {
+			return nil, err
+		}
 	}
+	space, pixels := "maze-I3D", cl.ScoreFeatures()
+	clips := fmt.Sprintf("%d clips", cl.Truth.Batch())
+	if cl.Truth.Batch() == 1 {
+		clips = "one clip"
+	}
+	over := fmt.Sprintf("%s of the %s world's validation set", clips, world.Name())
+	if o.Truth != nil {
+		over = clips + " of your own"
+	}
+	if feat == nil {
+		space = pixels.Name()
+	}
+	logf("rolling out over %s: %d frames after %d of context (H=%d S=%d D=%d), FVD in %s features\n", over, R, C, H, S, o.Depth, space)
 	truth, B := cl.Truth, cl.Truth.Batch()
 	methods := []method{
 		{Name: "FM Euler", Sampler: eqflib.FrameSampler{Sampler: eqflib.Euler}, Model: "fm", Color: 1},
@@ -116,12 +154,17 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 			return nil, fmt.Errorf("paper: CompareOptions: %w", err)
 		}
 		gen, _ := res.Frames.Subclips(o.ClipFrames)
-		fp, err := eqflib.ComputeFVD(eqflib.PixelFeatures{Size: 4}, gen, truthClips) // beside the action net's features
-		if err != nil {
-			return nil, err
+		r.Numbers = append(r.Numbers, Number{Name: m.Name + ": FVD (" + space + ")", Ours: sc.FVD})
+		line := fmt.Sprintf("%-44s FVD (%s) %8.2f", m.Name, space, sc.FVD)
+		if feat != nil { // pooled pixels' FVD beside the action net's
+			fp, err := eqflib.ComputeFVD(pixels, gen, truthClips)
+			if err != nil {
+				return nil, err
+			}
+			r.Numbers = append(r.Numbers, Number{Name: m.Name + ": FVD (" + pixels.Name() + ")", Ours: fp.Value})
+			line += fmt.Sprintf("  FVD (%s) %8.2f", pixels.Name(), fp.Value)
 		}
 		r.Numbers = append(r.Numbers,
-			Number{Name: m.Name + ": FVD (maze-I3D)", Ours: sc.FVD}, Number{Name: m.Name + ": FVD (pixels-4x4)", Ours: fp.Value},
 			Number{Name: m.Name + ": NFE", Ours: float64(res.NFE)}, Number{Name: m.Name + ": NFE per frame", Ours: res.NFEPerFrame()},
 			Number{Name: m.Name + ": PSNR (dB)", Ours: sc.PSNR}, Number{Name: m.Name + ": flicker", Ours: sc.Flicker},
 			Number{Name: m.Name + ": seconds", Ours: secs})
@@ -133,14 +176,13 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 			r.Numbers = append(r.Numbers, Number{Name: m.Name + ": FVD (" + o.ONNX.Name() + ")", Ours: fo.Value})
 		}
 		for i, f := range sc.FVDOverTime {
-			r.Numbers = append(r.Numbers, Number{Name: fmt.Sprintf("%s: FVD (maze-I3D), frames %d–%d", m.Name, i*o.TimeChunk+1, (i+1)*o.TimeChunk), Ours: f})
+			r.Numbers = append(r.Numbers, Number{Name: fmt.Sprintf("%s: FVD (%s), frames %d–%d", m.Name, space, i*o.TimeChunk+1, (i+1)*o.TimeChunk), Ours: f})
 		}
 		curves = append(curves, plots.Curve{Name: m.Name, Values: sc.FVDOverTime, Color: m.Color})
-		logf("%-44s FVD (maze-I3D) %8.2f  FVD (pixels-4x4) %8.2f  NFE %5d (%.1f/frame)  PSNR %5.2f dB  flicker %.3f  (%.0fs)\n",
-			m.Name, sc.FVD, fp.Value, res.NFE, res.NFEPerFrame(), sc.PSNR, sc.Flicker, secs)
-		logf("%-44s FVD (maze-I3D) over %d-frame chunks: %.1f\n", "", o.TimeChunk, sc.FVDOverTime)
+		logf("%s  NFE %5d (%.1f/frame)  PSNR %5.2f dB  flicker %.3f  (%.0fs)\n", line, res.NFE, res.NFEPerFrame(), sc.PSNR, sc.Flicker, secs)
+		logf("%-44s FVD (%s) over %d-frame chunks: %.1f\n", "", space, o.TimeChunk, sc.FVDOverTime)
 	}
-	fig, err := plots.RolloutFigure(nil, curves, o.TimeChunk, "maze-I3D")
+	fig, err := plots.RolloutFigure(nil, curves, o.TimeChunk, space)
 	if err != nil {
 		return nil, err
 	}
@@ -153,8 +195,13 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 	if r.Files["rollouts.html"], err = plots.PlayerHTML("Rollouts on the same actions (clip 0)", videos, vo); err != nil {
 		return nil, err
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("FM %s, EqF %s, features %s. FVD over %d-frame clips (%d per side); maze-I3D = the project's maze action-recognition features, not I3D.",
-		fmPath, eqPath, o.Features, o.ClipFrames, truthClips.Batch()))
+	if feat != nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("FM %s, EqF %s, features %s. FVD over %d-frame clips (%d per side); maze-I3D = the project's maze action-recognition features, not I3D.",
+			fmPath, eqPath, o.Features, o.ClipFrames, truthClips.Batch()))
+	} else {
+		r.Notes = append(r.Notes, fmt.Sprintf("FM %s, EqF %s, over %s. FVD over %d-frame clips (%d per side) in %s features: the frames average-pooled to a %dx%d grid, far weaker than I3D's (-onnx adds an exported I3D's).",
+			fmPath, eqPath, over, o.ClipFrames, truthClips.Batch(), space, pixels.Size, pixels.Size))
+	}
 	return r, nil
 }
 

@@ -27,6 +27,7 @@ func init() {
 		"MaxTrainSeeds":     reflect.ValueOf(constant.MakeFromLiteral("100", token.INT, 0)),
 		"MeanTail":          reflect.ValueOf(zoo.MeanTail),
 		"NewClips":          reflect.ValueOf(zoo.NewClips),
+		"NewClipsFrom":      reflect.ValueOf(zoo.NewClipsFrom),
 		"Open":              reflect.ValueOf(zoo.Open),
 		"OpenTrained":       reflect.ValueOf(zoo.OpenTrained),
 		"PaperLengths":      reflect.ValueOf(&zoo.PaperLengths).Elem(),

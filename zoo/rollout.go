@@ -26,6 +26,7 @@ type Clips struct {
 	Context *eqflib.Window // [B, C, …] (C = 0: nil)
 	Truth   *eqflib.Window // [B, R, …]
 	Cond    []float64      // [B, C + R, CondDim]: the actions taken into each frame
+	CondDim int            // actions per frame (the maze's: the package's CondDim)
 	C, R    int            // context and continuation lengths
 	Stats   data.Stats     // the normalisation (pixels = x·Std + Mean per channel)
 
@@ -100,11 +101,37 @@ func NewClips(world data.World, st data.Stats, n, context, frames, size int, see
 			return nil, err
 		}
 	}
-	ds, err := data.NewClipDataset(clips, context+frames, context+frames, &st)
-	if err != nil {
-		return nil, err
+	return NewClipsFrom(clips, st, context, frames)
+}
+
+// NewClipsFrom makes Clips of the first context + frames frames of each of your clips (a clip
+// shorter is an error naming it), normalised with st: rollouts over clips of your own data.
+func NewClipsFrom(clips []*data.Clip, st data.Stats, context, frames int) (*Clips, error) {
+	switch {
+	case len(clips) < 1 || frames < 1:
+		return nil, fmt.Errorf("zoo: NewClipsFrom(%d clips, frames = %d): both must be ≥ 1", len(clips), frames)
+	case context < 0:
+		return nil, fmt.Errorf("zoo: NewClipsFrom: context = %d out of range: must be ≥ 0", context)
 	}
-	idx := make([]int, n)
+	T := context + frames
+	heads := make([]*data.Clip, len(clips))
+	for i, c := range clips {
+		if c == nil || c.Frames < T {
+			n := 0
+			if c != nil {
+				n = c.Frames
+			}
+			return nil, fmt.Errorf("zoo: NewClipsFrom: clip %d has %d frames: must have context + frames = %d", i, n, T)
+		}
+		n, k := c.Channels*c.Height*c.Width, c.CondDim
+		heads[i] = &data.Clip{Frames: T, Channels: c.Channels, Height: c.Height, Width: c.Width,
+			Pixels: c.Pixels[:T*n], CondDim: k, Cond: c.Cond[:T*k]}
+	}
+	ds, err := data.NewClipDataset(heads, T, T, &st)
+	if err != nil {
+		return nil, fmt.Errorf("zoo: NewClipsFrom: %w", err)
+	}
+	idx := make([]int, len(heads))
 	for i := range idx {
 		idx[i] = i
 	}
@@ -112,7 +139,7 @@ func NewClips(world data.World, st data.Stats, n, context, frames, size int, see
 	if err != nil {
 		return nil, err
 	}
-	c := &Clips{All: gt, Cond: cond, C: context, R: frames, Stats: st, real: newRealSide()}
+	c := &Clips{All: gt, Cond: cond, CondDim: heads[0].CondDim, C: context, R: frames, Stats: st, real: newRealSide()}
 	if context > 0 {
 		c.Context, _ = gt.SliceFrames(0, context)
 	}
@@ -126,7 +153,10 @@ func (c *Clips) Timeline(H, S int) []float64 {
 	if c.All == nil {
 		return nil // the zero Clips (Zoo.Clips builds them)
 	}
-	out, _ := eqflib.ExtendConditions(c.Cond, c.All.Batch(), c.C+c.R, c.C+c.R+H-S, CondDim) // nil when C + R + H − S < 1
+	if c.CondDim == 0 {
+		return nil // clips without actions
+	}
+	out, _ := eqflib.ExtendConditions(c.Cond, c.All.Batch(), c.C+c.R, c.C+c.R+H-S, c.CondDim) // nil when C + R + H − S < 1
 	return out
 }
 
@@ -137,7 +167,7 @@ func (c *Clips) Roll(f eqflib.Field, o eqflib.RollOptions) (*eqflib.Rollout, err
 	if c == nil || c.All == nil {
 		return nil, fmt.Errorf("zoo: Clips.Roll: no clips (build them with Zoo.Clips or NewClips)")
 	}
-	o.Frames, o.Conditions, o.CondDim = c.R, c.Timeline(o.Horizon, o.Stride), CondDim
+	o.Frames, o.Conditions, o.CondDim = c.R, c.Timeline(o.Horizon, o.Stride), c.CondDim
 	ctx := c.Context
 	if c.C == 0 {
 		ctx, _ = c.All.SliceFrames(0, 1) // no context: a template of the batch and frame shape
@@ -151,7 +181,7 @@ func (c *Clips) Transitions(gen *eqflib.Window) (*eqflib.Window, []float64) {
 	if c.All == nil || c.Context == nil || gen == nil || gen.Batch() != c.All.Batch() {
 		return nil, nil // the zero Clips, clips without context, or frames of another batch
 	}
-	B, C, R, d := c.All.Batch(), c.C, c.R, CondDim
+	B, C, R, d := c.All.Batch(), c.C, c.R, c.CondDim
 	last, _ := c.Context.SliceFrames(C-1, 1)
 	cond := make([]float64, 0, B*(R+1)*d)
 	for b := 0; b < B; b++ {
@@ -195,12 +225,14 @@ type Scores struct {
 // (the action net reading the generated transitions against the real ones), colour drift,
 // PSNR and flicker. Clips made by NewClips keep what it computes of their real side for the
 // next rollout scored against them (the same numbers, about half the network work; realSide).
+//
+// Without an action net (net nil: clips of your own data or of another world, which the maze's
+// net does not read) FVD is in pooled pixels' features (ScoreFeatures) and there is no action
+// agreement.
 func (c *Clips) Score(net *eqflib.ActionNet, gen *eqflib.Window, sc ScoreConfig) (*Scores, error) {
 	switch {
 	case c == nil || c.All == nil:
 		return nil, fmt.Errorf("zoo: Clips.Score: no clips (build them with Zoo.Clips or NewClips)")
-	case net == nil:
-		return nil, fmt.Errorf("zoo: Clips.Score: net is nil: the action net gives FVD's features and agreement (Zoo.LoadActionNet)")
 	case gen == nil || gen.Batch() != c.Truth.Batch() || gen.Frames() != c.R:
 		return nil, fmt.Errorf("zoo: Clips.Score: gen must be [%d, %d, …] (the clips' batch and continuation)", c.Truth.Batch(), c.R)
 	}
@@ -234,7 +266,7 @@ func (c *Clips) Score(net *eqflib.ActionNet, gen *eqflib.Window, sc ScoreConfig)
 	if s.Flicker, err = eqflib.Flicker(gen); err != nil {
 		return nil, err
 	}
-	if gx, gc := c.Transitions(gen); gx != nil {
+	if gx, gc := c.Transitions(gen); gx != nil && net != nil {
 		r, err := rs.accuracy()
 		if err != nil {
 			return nil, fmt.Errorf("real: %w", err)
@@ -326,16 +358,23 @@ func (r *realSide) put(id realID, s realSpan, e realEntry) {
 	r.entries[s] = e
 }
 
-// realScorer is the real side of one Score call: clips c scored by net id.net.
+// realScorer is the real side of one Score call: clips c scored in feat's features, those of
+// net id.net or, without one, ScoreFeatures.
 type realScorer struct {
 	side *realSide // nil: nothing kept
 	c    *Clips
 	id   realID
+	feat eqflib.FeatureExtractor
 }
 
 // of returns the real side of clips c for net (r nil: computed on every call).
 func (r *realSide) of(c *Clips, net *eqflib.ActionNet) realScorer {
-	rs := realScorer{side: r, c: c, id: realID{net: net, step: net.Step}}
+	rs := realScorer{side: r, c: c, id: realID{net: net}, feat: net}
+	if net != nil {
+		rs.id.step = net.Step
+	} else {
+		rs.feat = c.ScoreFeatures()
+	}
 	if r == nil {
 		return rs
 	}
@@ -367,7 +406,7 @@ func (r *realSide) of(c *Clips, net *eqflib.ActionNet) realScorer {
 // [from, from + frames) of the real continuation cut into clip-frame subclips (eqflib.ComputeFVD's
 // value).
 func (rs realScorer) fvd(gen *eqflib.Window, from, frames, clip int) (float64, error) {
-	a, err := rs.id.net.Features(gen)
+	a, err := rs.feat.Features(gen)
 	if err != nil {
 		return 0, err
 	}
@@ -381,7 +420,7 @@ func (rs realScorer) fvd(gen *eqflib.Window, from, frames, clip int) (float64, e
 		if err != nil {
 			return 0, err
 		}
-		if e.feats, err = rs.id.net.Features(t); err != nil {
+		if e.feats, err = rs.feat.Features(t); err != nil {
 			return 0, err
 		}
 		rs.side.put(rs.id, s, e)
@@ -403,6 +442,22 @@ func (rs realScorer) accuracy() (float64, error) {
 	}
 	rs.side.put(rs.id, s, realEntry{acc: a})
 	return a, nil
+}
+
+// ScoreFeatures are the features Score computes FVD in without an action net: the frames
+// average-pooled to 4×4 (eqflib.PixelFeatures), or to 2×2 or 1×1 where 4 does not divide their
+// size.
+func (c *Clips) ScoreFeatures() eqflib.PixelFeatures {
+	if c == nil || c.All == nil {
+		return eqflib.PixelFeatures{Size: 4}
+	}
+	h, w := c.All.Shape[3], c.All.Shape[4]
+	for _, s := range []int{4, 2} {
+		if h%s == 0 && w%s == 0 {
+			return eqflib.PixelFeatures{Size: s}
+		}
+	}
+	return eqflib.PixelFeatures{Size: 1}
 }
 
 // concatFrames joins a [B, Ta, …] and b [B, Tb, …] along time.

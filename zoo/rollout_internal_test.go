@@ -154,7 +154,7 @@ func TestScoreKeepsRealSide(t *testing.T) {
 	}
 
 	// Clips built by hand keep nothing and score the same.
-	plain := &Clips{All: cl.All, Context: cl.Context, Truth: cl.Truth, Cond: cl.Cond, C: cl.C, R: cl.R, Stats: cl.Stats}
+	plain := &Clips{All: cl.All, Context: cl.Context, Truth: cl.Truth, Cond: cl.Cond, CondDim: cl.CondDim, C: cl.C, R: cl.R, Stats: cl.Stats}
 	s, err := plain.Score(net, gen, sc)
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func BenchmarkClipsScore(b *testing.B) {
 		clips *Clips
 	}{
 		{"kept", cl},
-		{"fresh", &Clips{All: cl.All, Context: cl.Context, Truth: cl.Truth, Cond: cl.Cond, C: cl.C, R: cl.R, Stats: cl.Stats}},
+		{"fresh", &Clips{All: cl.All, Context: cl.Context, Truth: cl.Truth, Cond: cl.Cond, CondDim: cl.CondDim, C: cl.C, R: cl.R, Stats: cl.Stats}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/eqflib/onnxfeat"
 	"github.com/equilibriumforcing/eqf/paper"
@@ -28,9 +29,21 @@ type compareArgs struct {
 	onnxPath                       string
 	recipe                         string // the zoo run to compare instead of -fm, -eqf, -features
 	trainSeed                      int
+	world                          string       // the runs' world (train.json), "" for the maze
+	truth                          []*data.Clip // the held-out clips of the runs' own data (train.json)
 }
 
 func runCompare(args []string) error {
+	a, err := parseCompareArgs(args)
+	if err != nil {
+		return err
+	}
+	return compare(a)
+}
+
+// parseCompareArgs parses and checks eqf compare's flags, taking the defaults of the zoo run
+// (-recipe) or of what the runs were trained on.
+func parseCompareArgs(args []string) (*compareArgs, error) {
 	a := compareArgs{fm: "out/models/fm", eqf: "out/models/eqf", features: "out/models/action-net/action-net.eqf", out: "out/compare", warp: "c:0.8:0.001",
 		clips: 8, frames: 100, context: 2, horizon: 2, stride: 1, depth: 10, subLen: 10, momentum: 0.2, seed: 7, featureSteps: 800,
 		timeChunk: 25, trainSeed: 1}
@@ -60,16 +73,16 @@ func runCompare(args []string) error {
 	fs.StringVar(&a.onnx.Layout, "onnx-layout", onnxfeat.LayoutBCTHW, "clip layout the ONNX model takes: BCTHW or BTCHW")
 	fs.IntVar(&a.onnx.Size, "onnx-size", 0, "resize frames to this size for the ONNX model (I3D: 224; 0 keeps them)")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	set := given(fs)
 	if err := a.useZoo(set); err != nil {
-		return err
+		return nil, err
 	}
-	if err := a.check(); err != nil {
-		return err
+	if err := a.useTrainedOn(set); err != nil {
+		return nil, err
 	}
-	return compare(&a)
+	return &a, a.check()
 }
 
 // useZoo points -fm, -eqf and -features at the zoo run -recipe, -train-seed names, and takes its
@@ -111,6 +124,90 @@ func (a *compareArgs) useZoo(set map[string]bool) error {
 	return nil
 }
 
+// useTrainedOn reads what the -eqf run was trained on (its train.json, as eqf sample does) and
+// checks -fm was trained on the same. Its window sets -horizon (the window less -context) unless
+// given. A run on another world than the maze is compared over that world's clips, one on your
+// clips (-data) over its held-out clips (its only clip, if one): -frames defaults to what the
+// shortest of them holds past the context (at most 100), -clip-frames to at most that and
+// -time-chunk to at most half of it (a curve of two chunks), each so that FVD compares two clips
+// or more (one held-out clip is cut in two). Runs without train.json (the zoo's, earlier eqf's)
+// are compared on the maze.
+func (a *compareArgs) useTrainedOn(set map[string]bool) error {
+	if a.recipe != "" {
+		return nil
+	}
+	on, err := readTrainedOn(runDir(a.eqf))
+	if err != nil || on == nil {
+		return flagErr("eqf", err)
+	}
+	fmOn, err := readTrainedOn(runDir(a.fm))
+	if err != nil {
+		return flagErr("fm", err)
+	}
+	if fmOn == nil || fmOn.World != on.World || fmOn.Data != on.Data {
+		what := "nothing it recorded (no " + trainedOnFile + ")"
+		if fmOn != nil {
+			what = fmOn.String()
+		}
+		return fmt.Errorf("-fm: %s was trained on %s, -eqf %s on %s: compare two models of the same data", a.fm, what, a.eqf, on)
+	}
+	if !set["horizon"] && on.Frames > a.context {
+		a.horizon = on.Frames - a.context
+	}
+	if on.World != "" {
+		a.world = on.World
+		return nil
+	}
+	paths := []string{on.Data} // one clip, none held out
+	if len(on.HeldOut) > 0 {
+		paths = nil
+		for _, name := range on.HeldOut {
+			paths = append(paths, data.ClipPath(on.Data, name))
+		}
+	}
+	shortest := 0
+	for _, p := range paths {
+		clips, _, err := data.LoadClips(p)
+		if err != nil {
+			return fmt.Errorf("-eqf: %s says the run was trained on %s: %w", filepath.Join(runDir(a.eqf), trainedOnFile), on, err)
+		}
+		if c := clips[0]; shortest == 0 || c.Frames < shortest {
+			shortest = c.Frames
+		}
+		a.truth = append(a.truth, clips[0])
+	}
+	// FVD compares two sets of at least two clips: one held-out clip is cut in two at least.
+	n, least := len(a.truth), 5
+	if n == 1 {
+		least = 10
+	}
+	if !set["frames"] {
+		a.frames = min(a.frames, shortest-a.context)
+		if a.frames < least {
+			return fmt.Errorf("-eqf: the %d clip(s) held out of %s have %d frames: a comparison needs -context %d + %d (FVD over time compares two or more 5-frame clips)",
+				n, on.Data, shortest, a.context, least)
+		}
+	}
+	if !set["time-chunk"] {
+		a.timeChunk = min(a.timeChunk, max(least, a.frames/2/5*5)) // two chunks where they fit: a curve
+	}
+	if !set["clip-frames"] {
+		a.subLen = min(a.subLen, a.frames)
+		if n == 1 {
+			a.subLen = min(a.subLen, a.frames/2)
+		}
+	}
+	return nil
+}
+
+// runDir is the folder of a checkpoint named by a flag: itself, or a file's folder.
+func runDir(path string) string {
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		return filepath.Dir(path)
+	}
+	return path
+}
+
 // check validates the flags before any work starts.
 func (a *compareArgs) check() error {
 	if err := checkFlags(between("clips", a.clips, 1, 1<<16), between("frames", a.frames, 1, 1<<20), between("context", a.context, 0, 1024),
@@ -135,8 +232,10 @@ func (a *compareArgs) check() error {
 			return err
 		}
 	}
-	if err := outDir("features", filepath.Dir(a.features)); err != nil {
-		return err
+	if a.truth == nil && (a.world == "" || a.world == "maze") { // the maze's action net, trained there if missing
+		if err := outDir("features", filepath.Dir(a.features)); err != nil {
+			return err
+		}
 	}
 	return outDir("out", a.out)
 }
@@ -145,7 +244,14 @@ func (a *compareArgs) check() error {
 func compare(a *compareArgs) error {
 	o := paper.CompareOptions{FM: a.fm, EqF: a.eqf, Features: a.features, Warp: a.warp, Clips: a.clips, Frames: a.frames,
 		RollConfig: eqflib.RollConfig{Context: a.context, Horizon: a.horizon, Stride: a.stride, Depth: a.depth},
-		ClipFrames: a.subLen, TimeChunk: a.timeChunk, Momentum: a.momentum, Seed: a.seed, FeatureSteps: a.featureSteps, Log: os.Stdout}
+		ClipFrames: a.subLen, TimeChunk: a.timeChunk, Momentum: a.momentum, Seed: a.seed, FeatureSteps: a.featureSteps, Truth: a.truth, Log: os.Stdout}
+	if a.world != "" {
+		w, err := data.WorldByName(a.world)
+		if err != nil {
+			return err
+		}
+		o.World = w
+	}
 	if a.onnxPath != "" {
 		x, err := onnxfeat.Load(a.onnxPath, a.onnx)
 		if err != nil {

@@ -44,6 +44,7 @@ func flagsOf(t *testing.T, cmd string) []string {
 // kind, for booleans and seeds) must be refused before any work starts, by an error that names
 // the flag and says what it must be. A flag without a row fails the test.
 func TestBadFlags(t *testing.T) {
+	t.Chdir(t.TempDir()) // a check makes default output folders (out/…): not in the source tree
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)

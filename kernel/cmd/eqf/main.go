@@ -31,7 +31,8 @@ commands:
                skipping what is trained and resuming what was interrupted; -list shows the cards
   compare      100-frame action-conditioned rollouts of an FM and an EqF checkpoint (or a zoo's:
                -recipe paper-70k -train-seed 2) with FM Euler, EqF GD, closed-loop EqF NAG and
-               budget-adaptive NAG: FVD (maze-I3D features), NFE
+               budget-adaptive NAG: FVD (maze-I3D features), NFE; runs trained on your clips (-data)
+               or another world are rolled out over their held-out clips or that world's, FVD on pooled pixels
   paper        run the paper's experiments (list, NAME…, all) into out/paper: numbers beside
                the paper's, figures as PNG and HTML; "paper compare DIR_A DIR_B" sets two runs'
                saved results side by side (B − A with 95 % intervals over training seeds)

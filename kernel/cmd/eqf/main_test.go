@@ -66,7 +66,7 @@ func TestTrainThenSample(t *testing.T) {
 	if _, err := train(a); err != nil {
 		t.Fatal(err)
 	}
-	bad, _ := parseSampleArgs("sample", []string{"-ckpt", dir, "-context", "4"}, defaultSample)
+	bad, _ := parseSampleArgs("sample", []string{"-ckpt", dir, "-context", "4", "-out", dir}, defaultSample)
 	if err := sample(bad); err == nil {
 		t.Error("-context 4 with a 4-frame window was accepted")
 	}
@@ -74,7 +74,7 @@ func TestTrainThenSample(t *testing.T) {
 	// naming the flag.
 	for spec, wantErr := range map[string]bool{"gd:0.5": true, "ddim,warp=sd3": true, "euler": false,
 		"budget:0.2": false, "heun": true, "nag:0.3,closed,warp=c": false} {
-		_, err := parseSampleArgs("sample", []string{"-ckpt", dir, "-sampler", spec}, defaultSample)
+		_, err := parseSampleArgs("sample", []string{"-ckpt", dir, "-sampler", spec, "-out", dir}, defaultSample)
 		if (err != nil) != wantErr || (err != nil && !strings.Contains(err.Error(), "-sampler")) {
 			t.Errorf("-sampler %s: error %v, want one: %v (naming -sampler)", spec, err, wantErr)
 		}
@@ -633,5 +633,77 @@ func TestModelsList(t *testing.T) {
 	}
 	if out, err := list("fm", "bogus"); err == nil || !strings.Contains(err.Error(), `"bogus"`) || out != "" {
 		t.Errorf("eqf models -list fm bogus: %v, output %q; want an error naming \"bogus\" and nothing listed", err, out)
+	}
+}
+
+// eqf compare of two runs trained on your clips rolls out over their held-out clip (frames and
+// chunks as long as it allows, the window's horizon) scored in pooled pixels' features; runs of
+// another world over its clips; runs of different data are refused.
+func TestCompareOwnClips(t *testing.T) {
+	dir := t.TempDir()
+	clips, pan := filepath.Join(dir, "clips"), data.NewPan(data.DefaultPanConfig())
+	for k, name := range []string{"a", "b", "c"} {
+		c, _ := data.RenderClip(pan, uint64(k+1), 14, 12, 16) // 16 wide, 12 high: no maze
+		if err := data.SaveFrameDir(filepath.Join(clips, name), c, pan.CondNames()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trainRun := func(name string, args ...string) string {
+		out := filepath.Join(dir, name)
+		a, err := parseTrainArgs("train", append([]string{"-frames", "3", "-steps", "2", "-readout-steps", "1", "-eval-every", "0", "-out", out}, args...), defaultTrain)
+		if err == nil {
+			_, err = train(a)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	fm, eqf := trainRun("fm", "-data", clips, "-objective", "fm"), trainRun("eqf", "-data", clips, "-objective", "eqf")
+	out := filepath.Join(dir, "cmp")
+	a, err := parseCompareArgs([]string{"-fm", fm, "-eqf", eqf, "-depth", "2", "-out", out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.truth) != 1 || a.truth[0].Frames != 14 || a.frames != 12 || a.horizon != 1 || a.timeChunk != 10 || a.subLen != 6 {
+		t.Errorf("compare defaults: %d clips, -frames %d, -horizon %d, -time-chunk %d, -clip-frames %d: want the held-out clip c, 12, 1, 10, 6",
+			len(a.truth), a.frames, a.horizon, a.timeChunk, a.subLen)
+	}
+	if err := compare(a); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "results.md"))
+	for _, want := range []string{"FM Euler: FVD (pixels-4x4) |", "EqF NAG", "over one clip of your own", "12-frame rollouts"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("results.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(string(md), "maze-I3D") {
+		t.Errorf("clips of your own scored in the maze's features:\n%s", md)
+	}
+	// other data: refused, naming both
+	maze := trainRun("maze", "-world", "maze", "-objective", "fm")
+	if _, err := parseCompareArgs([]string{"-fm", maze, "-eqf", eqf, "-out", out}); err == nil ||
+		!strings.Contains(err.Error(), "-fm: "+maze+" was trained on world maze, -eqf "+eqf+" on the clips in "+clips) {
+		t.Errorf("compare of runs on different data: %v", err)
+	}
+	// clips too short to compare: said
+	short := filepath.Join(dir, "short")
+	for k := range 2 {
+		c, _ := data.RenderClip(pan, uint64(k+1), 8, 12, 16)
+		data.SaveFrameDir(filepath.Join(short, fmt.Sprint(k)), c, nil)
+	}
+	sfm, seqf := trainRun("short-fm", "-data", short, "-objective", "fm"), trainRun("short-eqf", "-data", short, "-objective", "eqf")
+	if _, err := parseCompareArgs([]string{"-fm", sfm, "-eqf", seqf, "-out", out}); err == nil ||
+		!strings.Contains(err.Error(), "the 1 clip(s) held out of "+short+" have 8 frames: a comparison needs -context 2 + 10") {
+		t.Errorf("compare over a clip too short: %v", err)
+	}
+	// another world's runs: its clips, pooled pixels
+	sfm, seqf = trainRun("sfm", "-world", "shapes", "-objective", "fm"), trainRun("seqf", "-world", "shapes", "-objective", "eqf")
+	if err := runCompare([]string{"-fm", sfm, "-eqf", seqf, "-clips", "2", "-frames", "10", "-time-chunk", "5", "-depth", "2", "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	if md, _ := os.ReadFile(filepath.Join(out, "results.md")); !strings.Contains(string(md), "over 2 clips of the shapes world's validation set") || strings.Contains(string(md), "maze-I3D") {
+		t.Errorf("compare of shapes runs:\n%s", md)
 	}
 }
