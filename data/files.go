@@ -403,10 +403,12 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 				cs, ns = []*Clip{c}, []string{name}
 			}
 		case isLatentActions(lname):
-			if stem := strings.TrimSuffix(lname, filepath.Ext(lname)); !lower[strings.TrimSuffix(stem, ".actions")+".npy"] {
-				return nil, nil, fmt.Errorf("data: actions file %s is beside no latent array %s", full, strings.TrimSuffix(strings.TrimSuffix(full, filepath.Ext(full)), ".actions")+".npy")
+			if !lower[latentOf(lname)] {
+				return nil, nil, fmt.Errorf("data: actions file %s is beside no latent array %s", full, latentOf(full))
 			}
 			continue
+		case lname == "actions.npy":
+			return nil, nil, fmt.Errorf("data: %s is in a folder of clips: a clip's actions are in its own folder, or beside its array as NAME.actions.npy", full)
 		case strings.HasSuffix(lname, ".npy"):
 			cs, ns, err = loadLatentFile(full, name)
 		default:
@@ -531,6 +533,12 @@ func loadClipDir(dir string, entries []os.DirEntry) (*Clip, error) {
 		}
 	}
 	return c, nil
+}
+
+// latentOf is the latent array NAME.npy whose actions file is name, NAME.actions.csv (…).
+func latentOf(name string) string {
+	stem := strings.TrimSuffix(name, filepath.Ext(name))
+	return strings.TrimSuffix(stem, filepath.Ext(stem)) + ".npy"
 }
 
 // isLatentActions tells (by its lower-case name) a file holding a latent array's actions.

@@ -107,7 +107,11 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 			return nil, err
 		}
 	}
-	space, pixels := "maze-I3D", cl.ScoreFeatures()
+	pixels := cl.ScoreFeatures()
+	space := pixels.Name() // FVD's features: the action net's, else pooled pixels'
+	if feat != nil {
+		space = feat.Name()
+	}
 	clips := fmt.Sprintf("%d clips", cl.Truth.Batch())
 	if cl.Truth.Batch() == 1 {
 		clips = "one clip"
@@ -115,9 +119,6 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 	over := fmt.Sprintf("%s of the %s world's validation set", clips, world.Name())
 	if o.Truth != nil {
 		over = clips + " of your own"
-	}
-	if feat == nil {
-		space = pixels.Name()
 	}
 	logf("rolling out over %s: %d frames after %d of context (H=%d S=%d D=%d), FVD in %s features\n", over, R, C, H, S, o.Depth, space)
 	truth, B := cl.Truth, cl.Truth.Batch()

@@ -211,7 +211,7 @@ func (sc ScoreConfig) withDefaults() ScoreConfig {
 
 // Scores are one rollout's measures against the clips' real continuation.
 type Scores struct {
-	FVD         float64                      `json:"fvd"`           // in the action net's features, over ScoreConfig.FVDClip-frame subclips
+	FVD         float64                      `json:"fvd"`           // in the action net's features (without one, ScoreFeatures'), over ScoreConfig.FVDClip-frame subclips
 	FVDOverTime []float64                    `json:"fvd_over_time"` // per Chunk frames (only whole chunks)
 	Agreement   eqflib.ActionAgreementResult `json:"action_agreement"`
 	Drift       []float64                    `json:"colour_drift,omitempty"` // colour drift per Chunk frames (eqflib.ColourDrift; none when R < Chunk)
