@@ -707,3 +707,39 @@ func TestCompareOwnClips(t *testing.T) {
 		t.Errorf("compare of shapes runs:\n%s", md)
 	}
 }
+
+// The first line of eqf train -data says how many clips, their shape, the windows, the clips too
+// short for one and the clips held out.
+func TestDescribeClips(t *testing.T) {
+	clip := func(frames int) *data.Clip {
+		return &data.Clip{Frames: frames, Channels: 2, Height: 4, Width: 6, Pixels: make([]float64, frames*48), CondDim: 1, Cond: make([]float64, frames)}
+	}
+	for _, c := range []struct {
+		lengths []int
+		want    string
+	}{
+		{[]int{5}, "the clip d (6x4, 2 channels, 1 actions per frame; 2 train windows, no validation: one clip)"},
+		{[]int{5, 2, 9, 6}, "4 clips of d (6x4, 2 channels, 1 actions per frame; 8 train windows (one train clip is shorter than the 4-frame window: none of it), 1 held out for validation: 3)"},
+		{[]int{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}, "20 clips of d (6x4, 2 channels, 1 actions per frame; 18 train windows, 2 held out for validation: 9, 19)"},
+		{[]int{3, 3, 4, 4, 4, 4, 4, 4, 4, 4}, "10 clips of d (6x4, 2 channels, 1 actions per frame; 7 train windows (2 train clips are shorter than the 4-frame window: none of them), 1 held out for validation: 9)"},
+	} {
+		var clips []*data.Clip
+		var names []string
+		for k, n := range c.lengths {
+			clips, names = append(clips, clip(n)), append(names, fmt.Sprint(k))
+		}
+		train, _, err := data.NewClipSplits(clips, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var held []string
+		for k := range names {
+			if data.HeldOut(k, len(names)) {
+				held = append(held, names[k])
+			}
+		}
+		if got := describeClips("d", train, held); got != c.want {
+			t.Errorf("clips of %v frames:\n got %s\nwant %s", c.lengths, got, c.want)
+		}
+	}
+}

@@ -79,9 +79,22 @@ func clipSplits(path string, frames int) (train, val *data.ClipDataset, held []s
 }
 
 // describeClips is what the first line of `eqf train -data` says of the clips: how many, their
-// shape, the train windows and the clips held out (a few named).
+// shape, the train windows (and the train clips too short for one) and the clips held out (a few
+// named).
 func describeClips(path string, train *data.ClipDataset, held []string) string {
 	c, n := train.Clips[0], len(train.Clips)+len(held)
+	windows, short := fmt.Sprintf("%d train windows", train.Len()), 0
+	for _, c := range train.Clips {
+		if c.Frames < train.Frames {
+			short++
+		}
+	}
+	switch {
+	case short == 1:
+		windows += fmt.Sprintf(" (one train clip is shorter than the %d-frame window: none of it)", train.Frames)
+	case short > 1:
+		windows += fmt.Sprintf(" (%d train clips are shorter than the %d-frame window: none of them)", short, train.Frames)
+	}
 	what := fmt.Sprintf("%d clips of %s", n, path)
 	if n == 1 {
 		what = "the clip " + path
@@ -94,5 +107,5 @@ func describeClips(path string, train *data.ClipDataset, held []string) string {
 		}
 		heldOut = fmt.Sprintf(", %d held out for validation: %s", len(held), strings.Join(names, ", "))
 	}
-	return fmt.Sprintf("%s (%dx%d, %d channels, %d actions per frame; %d train windows%s)", what, c.Width, c.Height, c.Channels, c.CondDim, train.Len(), heldOut)
+	return fmt.Sprintf("%s (%dx%d, %d channels, %d actions per frame; %s%s)", what, c.Width, c.Height, c.Channels, c.CondDim, windows, heldOut)
 }
