@@ -342,7 +342,8 @@ func FrameImage(c *Clip, t int) *image.RGBA {
 // LoadClips reads the clips at path, in name order (numbers read as numbers, as LoadFrameDir
 // orders frames), with their names (relative to path when it is a folder of clips, else to its
 // folder: ClipPath makes a name a path again):
-//   - a .npy file: its latent clip, or each of its batch's (LoadLatentClips), named NAME.npy[i];
+//   - a .npy file or .npz archive: its latent clip, or each of its batch's (LoadLatentClips),
+//     named NAME.npy[i];
 //   - NAME.npy[i]: clip i of that batch;
 //   - a folder of one clip: its frames (LoadFrameDir), or its one latent array and an actions file
 //     (ActionsFiles);
@@ -364,8 +365,8 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 		if isVideo(path) {
 			return nil, nil, fmt.Errorf("data: clips %s: a video file is not read: extract its frames into a folder first (ffmpeg -i %s frames/%%04d.png)", path, path)
 		}
-		if !strings.EqualFold(filepath.Ext(path), ".npy") {
-			return nil, nil, fmt.Errorf("data: clips %s: a file must be a .npy latent array [T, C, H, W] (a batch [N, T, C, H, W]); frames go in a folder", path)
+		if !isArray(path) {
+			return nil, nil, fmt.Errorf("data: clips %s: a file must be a .npy latent array [T, C, H, W] (a batch [N, T, C, H, W]) or a .npz archive of one; frames go in a folder", path)
 		}
 		return loadLatentFile(path, filepath.Base(path))
 	}
@@ -403,13 +404,13 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 				cs, ns = []*Clip{c}, []string{name}
 			}
 		case isLatentActions(lname):
-			if !lower[latentOf(lname)] {
-				return nil, nil, fmt.Errorf("data: actions file %s is beside no latent array %s", full, latentOf(full))
+			if stem := latentOf(lname); !lower[stem+".npy"] && !lower[stem+".npz"] {
+				return nil, nil, fmt.Errorf("data: actions file %s is beside no latent array %s.npy", full, latentOf(full))
 			}
 			continue
 		case lname == "actions.npy":
 			return nil, nil, fmt.Errorf("data: %s is in a folder of clips: a clip's actions are in its own folder, or beside its array as NAME.actions.npy", full)
-		case strings.HasSuffix(lname, ".npy"):
+		case isArray(lname):
 			cs, ns, err = loadLatentFile(full, name)
 		default:
 			continue
@@ -431,7 +432,7 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 		return nil, nil, fmt.Errorf("data: clips folder %s holds no clips but video files (%d), which are not read: extract each one's frames into a sub-folder (ffmpeg -i walk.mp4 walk/%%04d.png)", path, videos)
 	}
 	if len(clips) == 0 {
-		return nil, nil, fmt.Errorf("data: clips folder %s holds no clips: want frames (.png/.jpg/.jpeg, one clip), sub-folders of frames, or .npy latent arrays [T, C, H, W]", path)
+		return nil, nil, fmt.Errorf("data: clips folder %s holds no clips: want frames (.png/.jpg/.jpeg, one clip), sub-folders of frames, or .npy latent arrays [T, C, H, W] (batches [N, T, C, H, W], .npz archives of them)", path)
 	}
 	return clips, names, nil
 }
@@ -479,7 +480,7 @@ func SplitBatchPath(path string) (file string, i int, ok bool) {
 	return m[1], i, err == nil
 }
 
-var reBatchPath = regexp.MustCompile(`^(.*\.(?i:npy))\[([0-9]+)\]$`)
+var reBatchPath = regexp.MustCompile(`^(.*\.(?i:npy|npz))\[([0-9]+)\]$`)
 
 // ClipPath is the path of the clip LoadClips(path) named name: in the folder of clips path, or
 // beside path (a clip's folder, a .npy file).
@@ -506,7 +507,7 @@ func clipDirContents(entries []os.DirEntry) (frames bool, arrays int, npy string
 		switch {
 		case isFrame(e):
 			frames = true
-		case !e.IsDir() && strings.HasSuffix(lname, ".npy") && !isLatentActions(lname) && lname != "actions.npy" && !strings.HasPrefix(lname, "."):
+		case !e.IsDir() && isArray(lname) && !isLatentActions(lname) && lname != "actions.npy" && !strings.HasPrefix(lname, "."):
 			npy, arrays = e.Name(), arrays+1
 		}
 	}
@@ -535,10 +536,17 @@ func loadClipDir(dir string, entries []os.DirEntry) (*Clip, error) {
 	return c, nil
 }
 
-// latentOf is the latent array NAME.npy whose actions file is name, NAME.actions.csv (…).
+// latentOf is the NAME of the latent array NAME.npy (or .npz) whose actions file is name,
+// NAME.actions.csv (…).
 func latentOf(name string) string {
 	stem := strings.TrimSuffix(name, filepath.Ext(name))
-	return strings.TrimSuffix(stem, filepath.Ext(stem)) + ".npy"
+	return strings.TrimSuffix(stem, filepath.Ext(stem))
+}
+
+// isArray tells a latent array's file by its name: .npy, or a .npz archive.
+func isArray(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext == ".npy" || ext == ".npz"
 }
 
 // isLatentActions tells (by its lower-case name) a file holding a latent array's actions.

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"archive/zip"
 	"bytes"
 	"image"
 	"image/color"
@@ -35,7 +36,7 @@ func FuzzLoadNpy(f *testing.F) {
 	f.Add(b[:len(b)-5]) // truncated data
 	f.Add([]byte("\x93NUMPY\x01\x00\x46\x00{'descr': '<f4', 'fortran_order': False, 'shape': (100000000000, 100000000000), }\n"))
 	f.Add([]byte("\x93NUMPY\x02\x00\xff\xff\xff\x7f"))                                                          // huge header length
-	f.Add([]byte("\x93NUMPY\x01\x00\x40\x00{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }      \n")) // wrong dtype
+	f.Add([]byte("\x93NUMPY\x01\x00\x40\x00{'descr': '>i8', 'fortran_order': False, 'shape': (2,), }      \n")) // big-endian: not read
 	f.Fuzz(func(t *testing.T, b []byte) {
 		shape, v, err := LoadNpy(writeTemp(t, "x.npy", b))
 		if err != nil {
@@ -45,8 +46,41 @@ func FuzzLoadNpy(f *testing.F) {
 		for _, d := range shape {
 			n *= d
 		}
-		if n != len(v) || 2*len(v) > len(b) {
+		if n != len(v) || len(v) > len(b) { // at least a byte per value (uint8, bool)
 			t.Fatalf("shape %v with %d values from a %d-byte file", shape, len(v), len(b))
+		}
+	})
+}
+
+// FuzzLoadNpz: a .npz archive's entries are bounded by what their bytes can hold (a compressed
+// entry by deflate's largest ratio), whatever their headers declare.
+func FuzzLoadNpz(f *testing.F) {
+	dir := f.TempDir()
+	clips, actions := filepath.Join(dir, "clips.npy"), filepath.Join(dir, "actions.npy")
+	SaveNpy(clips, []int{2, 1, 4, 4}, make([]float64, 32))
+	SaveNpy(actions, []int{2, 1}, []float64{1, 0})
+	for _, method := range []uint16{zip.Store, zip.Deflate} {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for _, p := range []string{clips, actions} {
+			w, _ := zw.CreateHeader(&zip.FileHeader{Name: filepath.Base(p), Method: method})
+			b, _ := os.ReadFile(p)
+			w.Write(b)
+		}
+		zw.Close()
+		f.Add(buf.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		clips, err := LoadLatentClips(writeTemp(t, "x.npz", b))
+		if err != nil {
+			return
+		}
+		n := 0
+		for _, c := range clips {
+			n += len(c.Pixels) + len(c.Cond)
+		}
+		if n > 1100*len(b)+1<<16 {
+			t.Fatalf("%d values from a %d-byte archive", n, len(b))
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -34,9 +35,20 @@ func loadNpy(path string) (descr string, shape []int, values []float64, err erro
 		return "", nil, nil, fmt.Errorf("data: npy file %s: %w", path, err)
 	}
 	defer f.Close()
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("data: npy file %s: "+format, append([]any{path}, args...)...)
+	st, err := f.Stat()
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("data: npy file %s: %w", path, err)
 	}
+	return readNpy(f, st.Size(), "npy file "+path)
+}
+
+// readNpy reads a .npy array of at most size bytes from f; what names it in errors ("npy file
+// walks.npy", "array actions.npy of walks.npz").
+func readNpy(f io.Reader, size int64, what string) (descr string, shape []int, values []float64, err error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("data: %s: "+format, append([]any{what}, args...)...)
+	}
+	pos := int64(8)
 	head := make([]byte, 10)
 	if _, err := io.ReadFull(f, head[:8]); err != nil || !bytes.Equal(head[:6], npyMagic) {
 		return "", nil, nil, bad("not a .npy file (bad magic)")
@@ -47,13 +59,13 @@ func loadNpy(path string) (descr string, shape []int, values []float64, err erro
 		if _, err := io.ReadFull(f, head[8:10]); err != nil {
 			return "", nil, nil, bad("truncated header")
 		}
-		hlen = int(binary.LittleEndian.Uint16(head[8:10]))
+		hlen, pos = int(binary.LittleEndian.Uint16(head[8:10])), pos+2
 	case 2, 3:
 		var b [4]byte
 		if _, err := io.ReadFull(f, b[:]); err != nil {
 			return "", nil, nil, bad("truncated header")
 		}
-		hlen = int(binary.LittleEndian.Uint32(b[:]))
+		hlen, pos = int(binary.LittleEndian.Uint32(b[:])), pos+4
 	default:
 		return "", nil, nil, bad("unsupported format version %d", head[6])
 	}
@@ -71,29 +83,21 @@ func loadNpy(path string) (descr string, shape []int, values []float64, err erro
 	if fortran {
 		return "", nil, nil, bad("Fortran order is not supported: save with C order")
 	}
-	size, read := npyScalar(descr)
+	scalar, read := npyScalar(descr)
 	if read == nil {
 		return "", nil, nil, bad("dtype %q is not supported: must be a little-endian float (float16, 32, 64), integer or boolean", descr)
 	}
 	// The data must fit in what is left of the file: a header declaring a huge shape is an
 	// error, never an allocation (nor an overflowing product).
-	st, err := f.Stat()
-	if err != nil {
-		return "", nil, nil, bad("%v", err)
-	}
-	pos, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return "", nil, nil, bad("%v", err)
-	}
-	left := st.Size() - pos
+	left := size - pos - int64(hlen)
 	n := 1
 	for _, d := range shape {
-		if d != 0 && n > int(left)/size/d {
+		if d != 0 && n > int(left)/scalar/d {
 			return "", nil, nil, bad("truncated data: shape %v needs more than the %d bytes left after the header", shape, left)
 		}
 		n *= d
 	}
-	raw := make([]byte, n*size)
+	raw := make([]byte, n*scalar)
 	if k, err := io.ReadFull(f, raw); err != nil {
 		return "", nil, nil, bad("truncated data: %d of %d bytes for shape %v", k, len(raw), shape)
 	}
@@ -102,7 +106,7 @@ func loadNpy(path string) (descr string, shape []int, values []float64, err erro
 	}
 	values = make([]float64, n)
 	for i := range values {
-		values[i] = read(raw[size*i:])
+		values[i] = read(raw[scalar*i:])
 	}
 	return descr, shape, values, nil
 }
@@ -243,6 +247,9 @@ func LoadLatentClip(path string) (*Clip, error) {
 // The clips' actions are in the file beside NAME.npy that holds them: NAME.actions.csv or
 // NAME.actions.json (one clip's, as a frame folder's actions file), or NAME.actions.npy of shape
 // [T] or [T, A] (a batch's: [N, T] or [N, T, A]). Without one the clips have no actions.
+//
+// A .npz archive (np.savez, np.savez_compressed) holds the clips array and, named actions, their
+// actions array: np.savez("walks.npz", clips=x, actions=a); any other array in it is an error.
 func LoadLatentClips(path string) ([]*Clip, error) {
 	clips, _, err := loadLatentClips(path)
 	return clips, err
@@ -250,8 +257,19 @@ func LoadLatentClips(path string) ([]*Clip, error) {
 
 // loadLatentClips is LoadLatentClips that also says whether the array is a batch [N, T, C, H, W].
 func loadLatentClips(path string) (clips []*Clip, batch bool, err error) {
-	descr, shape, values, err := loadNpy(path)
-	if err != nil {
+	var (
+		descr   string
+		shape   []int
+		values  []float64
+		actions *npyArray // a .npz archive's
+	)
+	if isNpz(path) {
+		var a *npyArray
+		if a, actions, err = loadNpzClips(path); err != nil {
+			return nil, false, err
+		}
+		descr, shape, values = a.descr, a.shape, a.values
+	} else if descr, shape, values, err = loadNpy(path); err != nil {
 		return nil, false, err
 	}
 	bad := func(format string, args ...any) error {
@@ -281,7 +299,13 @@ func loadLatentClips(path string) (clips []*Clip, batch bool, err error) {
 			values[i] /= 255
 		}
 	}
-	cond, k, err := latentActions(path, len(shape) == 5, n, t)
+	var cond []float64
+	var k int
+	if actions != nil {
+		cond, k, err = actionsOf(actions.shape, actions.values, len(shape) == 5, n, t, "array actions of "+path)
+	} else {
+		cond, k, err = latentActions(path, len(shape) == 5, n, t)
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -323,6 +347,11 @@ func readActionsNpy(path string, batch bool, n, t int) (cond []float64, k int, e
 	if err != nil {
 		return nil, 0, err
 	}
+	return actionsOf(shape, vals, batch, n, t, "actions file "+path)
+}
+
+// actionsOf checks an actions array's shape and values (readActionsNpy); what names it.
+func actionsOf(shape []int, vals []float64, batch bool, n, t int, what string) (cond []float64, k int, err error) {
 	want, dims, of := "[T] or [T, A]", shape, fmt.Sprintf("T = %d frames", t)
 	if batch {
 		want, dims, of = "[N, T] or [N, T, A]", nil, fmt.Sprintf("N = %d clips of %s", n, of)
@@ -336,12 +365,88 @@ func readActionsNpy(path string, batch bool, n, t int) (cond []float64, k int, e
 	case len(dims) == 2 && dims[0] == t && dims[1] >= 1:
 		k = dims[1]
 	default:
-		return nil, 0, fmt.Errorf("data: actions file %s has shape %v: must be %s (%s)", path, shape, want, of)
+		return nil, 0, fmt.Errorf("data: %s has shape %v: must be %s (%s)", what, shape, want, of)
 	}
 	for i, v := range vals {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, 0, fmt.Errorf("data: actions file %s holds %v at flat index %d: actions must be finite numbers", path, v, i)
+			return nil, 0, fmt.Errorf("data: %s holds %v at flat index %d: actions must be finite numbers", what, v, i)
 		}
 	}
 	return vals, k, nil
+}
+
+// .npz archives (np.savez, np.savez_compressed): a zip of .npy arrays.
+
+// npyArray is one array of a .npz archive, named by its keyword (the entry without ".npy").
+type npyArray struct {
+	name, descr string
+	shape       []int
+	values      []float64
+}
+
+// isNpz tells a .npz archive by its name.
+func isNpz(path string) bool { return strings.EqualFold(filepath.Ext(path), ".npz") }
+
+// loadNpz reads every array of a .npz archive, in the archive's order.
+func loadNpz(path string) ([]npyArray, error) {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: npz file %s is not a readable .npz (zip) archive: %w", path, err)
+	}
+	defer zr.Close()
+	var arrays []npyArray
+	for _, f := range zr.File {
+		if !strings.HasSuffix(f.Name, ".npy") {
+			continue
+		}
+		// What a compressed entry may hold is bounded by its compressed size (deflate expands at
+		// most about 1032:1), whatever its header declares.
+		limit := int64(min(f.UncompressedSize64, 1<<50))
+		if f.Method != zip.Store {
+			limit = min(limit, 1100*int64(min(f.CompressedSize64, 1<<40))+1<<16)
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, fmt.Errorf("data: npz file %s: array %s: %w", path, f.Name, err)
+		}
+		descr, shape, values, err := readNpy(rc, limit, fmt.Sprintf("array %s of %s", f.Name, path))
+		rc.Close()
+		if err != nil {
+			return nil, err
+		}
+		arrays = append(arrays, npyArray{strings.TrimSuffix(f.Name, ".npy"), descr, shape, values})
+	}
+	if len(arrays) == 0 {
+		return nil, fmt.Errorf("data: npz file %s holds no .npy arrays", path)
+	}
+	return arrays, nil
+}
+
+// loadNpzClips reads the latent clips of a .npz archive: its one array of 4 or 5 dimensions and,
+// when present, its array named actions. Any other array is an error naming it, so actions saved
+// under another name are not dropped silently.
+func loadNpzClips(path string) (clips, actions *npyArray, err error) {
+	arrays, err := loadNpz(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var others []string
+	for i := range arrays {
+		switch a := &arrays[i]; {
+		case a.name == "actions":
+			actions = a
+		case (len(a.shape) == 4 || len(a.shape) == 5) && clips == nil:
+			clips = a
+		default:
+			others = append(others, fmt.Sprintf("%s %v", a.name, a.shape))
+		}
+	}
+	switch {
+	case clips == nil:
+		return nil, nil, fmt.Errorf("data: npz file %s holds no array of clips [T, C, H, W] or [N, T, C, H, W] (it holds %s)", path, strings.Join(others, ", "))
+	case others != nil:
+		return nil, nil, fmt.Errorf("data: npz file %s holds arrays %s beside the clips %s: a clips archive holds the clips and their actions, named actions (np.savez(path, clips=x, actions=a))",
+			path, strings.Join(others, ", "), clips.name)
+	}
+	return clips, actions, nil
 }

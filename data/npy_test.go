@@ -1,6 +1,8 @@
 package data
 
 import (
+	"archive/zip"
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -267,4 +269,91 @@ func TestLatentClipFolders(t *testing.T) {
 	os.WriteFile(filepath.Join(clips, "walk-5", "actions.csv"), csv, 0o644)
 	_, _, err = LoadClips(clips)
 	wantErr(t, err, "clip folder "+filepath.Join(clips, "walk-5")+" holds no frames (.png/.jpg/.jpeg) and 0 latent arrays (.npy)")
+}
+
+// writeNpz writes a .npz archive of the .npy files at paths (named by their keyword: the file's
+// name), deflated as np.savez_compressed does or stored as np.savez does.
+func writeNpz(t *testing.T, path string, deflate bool, arrays ...string) {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, a := range arrays {
+		method := zip.Store
+		if deflate {
+			method = zip.Deflate
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: filepath.Base(a), Method: method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(must(os.ReadFile(a)))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// A .npz archive (np.savez_compressed(path, clips=x, actions=a)) is read as a .npy is, its
+// actions from its array named actions; an array it would not read is named.
+func TestLatentNpz(t *testing.T) {
+	dir := t.TempDir()
+	m := NewMaze(DefaultMazeConfig())
+	var px, acts []float64
+	for k := range 2 {
+		c, _ := RenderClip(m, uint64(k+1), 5, 8, 8)
+		px, acts = append(px, c.Pixels...), append(acts, c.Cond...)
+	}
+	arrays := filepath.Join(dir, "arrays")
+	os.Mkdir(arrays, 0o755)
+	SaveNpy(filepath.Join(arrays, "clips.npy"), []int{2, 5, 3, 8, 8}, px)
+	SaveNpy(filepath.Join(arrays, "actions.npy"), []int{2, 5, 3}, acts)
+	SaveNpy(filepath.Join(arrays, "one.npy"), []int{5, 3, 8, 8}, px[:5*3*64])
+	SaveNpy(filepath.Join(arrays, "acts.npy"), []int{5, 3}, acts[:15])
+	clips := filepath.Join(dir, "clips")
+	os.Mkdir(clips, 0o755)
+	walks := filepath.Join(clips, "walks.npz")
+	writeNpz(t, walks, true, filepath.Join(arrays, "clips.npy"), filepath.Join(arrays, "actions.npy"))
+	writeNpz(t, filepath.Join(clips, "a.npz"), false, filepath.Join(arrays, "one.npy")) // stored, its actions beside it
+	os.WriteFile(filepath.Join(clips, "a.actions.csv"), []byte("0,1,0\n1,0,0\n0,0,1\n0,1,0\n1,0,0\n"), 0o644)
+	all, names, err := LoadClips(clips)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(names, []string{"a.npz", "walks.npz[0]", "walks.npz[1]"}) || all[0].Cond[1] != 1 || all[0].Cond[3] != 1 {
+		t.Fatalf("names %v, a.npz's actions %v", names, all[0].Cond)
+	}
+	for k := range 2 {
+		if c := all[1+k]; c.CondDim != 3 || !slices.Equal(c.Cond, acts[k*15:(k+1)*15]) || math.Abs(c.Pixels[7]-float64(float32(px[k*5*3*64+7]))) > 0 {
+			t.Errorf("walks.npz[%d]: %d actions %v", k, c.CondDim, c.Cond)
+		}
+	}
+	if one, names, err := LoadClips(ClipPath(clips, "walks.npz[1]")); err != nil || names[0] != "walks.npz[1]" || !slices.Equal(one[0].Cond, all[2].Cond) {
+		t.Errorf("walks.npz[1] alone: %v %v", names, err)
+	}
+	// an array it would not read, no clips, not a zip, a declared size its bytes cannot hold
+	bad := filepath.Join(dir, "bad.npz")
+	writeNpz(t, bad, true, filepath.Join(arrays, "one.npy"), filepath.Join(arrays, "acts.npy"))
+	_, _, err = LoadClips(bad)
+	wantErr(t, err, "holds arrays acts [5 3] beside the clips one: a clips archive holds the clips and their actions, named actions")
+	writeNpz(t, bad, true, filepath.Join(arrays, "acts.npy"))
+	_, _, err = LoadClips(bad)
+	wantErr(t, err, "holds no array of clips [T, C, H, W] or [N, T, C, H, W] (it holds acts [5 3])")
+	os.WriteFile(bad, []byte("not a zip"), 0o644)
+	_, _, err = LoadClips(bad)
+	wantErr(t, err, "npz file "+bad+" is not a readable .npz (zip) archive")
+	huge := filepath.Join(arrays, "huge.npy")
+	writeNpy(t, huge, "<f4", "1000000000, 3, 64, 64", nil) // a header alone: no data
+	writeNpz(t, bad, true, huge)
+	_, _, err = LoadClips(bad)
+	wantErr(t, err, "array huge.npy of "+bad+": truncated data")
 }
