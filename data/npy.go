@@ -394,16 +394,20 @@ func loadNpz(path string) ([]npyArray, error) {
 		return nil, fmt.Errorf("data: npz file %s is not a readable .npz (zip) archive: %w", path, err)
 	}
 	defer zr.Close()
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: npz file %s: %w", path, err)
+	}
 	var arrays []npyArray
 	for _, f := range zr.File {
 		if !strings.HasSuffix(f.Name, ".npy") {
 			continue
 		}
-		// What a compressed entry may hold is bounded by its compressed size (deflate expands at
-		// most about 1032:1), whatever its header declares.
-		limit := int64(min(f.UncompressedSize64, 1<<50))
+		// What an entry holds is bounded by the archive's bytes (deflate expands them at most
+		// about 1032 times), whatever the sizes its header declares: never an allocation beyond.
+		limit := min(int64(min(f.UncompressedSize64, 1<<50)), st.Size())
 		if f.Method != zip.Store {
-			limit = min(limit, 1100*int64(min(f.CompressedSize64, 1<<40))+1<<16)
+			limit = min(int64(min(f.UncompressedSize64, 1<<50)), 1100*st.Size()+1<<16)
 		}
 		rc, err := f.Open()
 		if err != nil {
