@@ -112,7 +112,7 @@ func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs,
 	a.set = settings{}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&a.world, "world", a.world, "data world: maze, shapes or pan")
-	fs.StringVar(&a.data, "data", a.data, "train on your clips instead of a world: a folder of clips (sub-folders of PNG/JPEG frames with actions.csv or .json, "+
+	fs.StringVar(&a.data, "data", a.data, "train on your clips instead of a world: a folder of clips (sub-folders of PNG/JPEG frames with actions.csv, .json or .npy, "+
 		"and .npy latents [T, C, H, W] or batches [N, T, C, H, W] with NAME.actions.npy or .csv beside them, or .npz archives of clips and actions), one clip's folder or one .npy/.npz; the model takes their frame size, channels and actions, "+
 		"every 10th clip (the last of 2–9) is held out for validation")
 	fs.StringVar(&a.preset, "preset", a.preset, "DiT preset: tiny, small or paper")
