@@ -126,7 +126,7 @@ func (a *compareArgs) useZoo(set map[string]bool) error {
 
 // useTrainedOn reads what the -eqf run was trained on (its train.json, as eqf sample does) and
 // checks -fm was trained on the same. Its window sets -horizon (the window less -context) unless
-// given. A run on another world than the maze is compared over that world's clips, one on your
+// given; runs of different windows need -horizon. A run on another world than the maze is compared over that world's clips, one on your
 // clips (-data) over its held-out clips (its only clip, if one): -frames defaults to what the
 // shortest of them holds past the context (at most 100), -clip-frames to at most that and
 // -time-chunk to at most half of it (a curve of two chunks), each so that FVD compares two clips
@@ -151,8 +151,13 @@ func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 		}
 		return fmt.Errorf("-fm: %s was trained on %s, -eqf %s on %s: compare two models of the same data", a.fm, what, a.eqf, on)
 	}
-	if !set["horizon"] && on.Frames > a.context {
-		a.horizon = on.Frames - a.context
+	if !set["horizon"] {
+		if fmOn.Frames != on.Frames {
+			return fmt.Errorf("-fm: %s was trained on %d-frame windows, -eqf %s on %d: give -horizon (with -context) to compare them at one geometry", a.fm, fmOn.Frames, a.eqf, on.Frames)
+		}
+		if on.Frames > a.context {
+			a.horizon = on.Frames - a.context
+		}
 	}
 	if on.World != "" {
 		a.world = on.World

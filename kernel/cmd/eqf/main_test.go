@@ -687,6 +687,15 @@ func TestCompareOwnClips(t *testing.T) {
 		!strings.Contains(err.Error(), "-fm: "+maze+" was trained on world maze, -eqf "+eqf+" on the clips in "+clips) {
 		t.Errorf("compare of runs on different data: %v", err)
 	}
+	// runs of different windows: a geometry must be given
+	w6 := trainRun("w6", "-data", clips, "-objective", "fm", "-frames", "6")
+	if _, err := parseCompareArgs([]string{"-fm", w6, "-eqf", eqf, "-out", out}); err == nil ||
+		!strings.Contains(err.Error(), "-fm: "+w6+" was trained on 6-frame windows, -eqf "+eqf+" on 3: give -horizon") {
+		t.Errorf("compare of runs of different windows: %v", err)
+	}
+	if a, err := parseCompareArgs([]string{"-fm", w6, "-eqf", eqf, "-horizon", "2", "-out", out}); err != nil || a.horizon != 2 {
+		t.Errorf("compare of runs of different windows with -horizon 2: %v", err)
+	}
 	// clips too short to compare: said
 	short := filepath.Join(dir, "short")
 	for k := range 2 {
