@@ -299,12 +299,13 @@ func loadLatentClips(path string) (clips []*Clip, batch bool, err error) {
 			values[i] /= 255
 		}
 	}
+	batch = len(shape) == 5
 	var cond []float64
 	var k int
 	if actions != nil {
-		cond, k, err = actionsOf(actions.shape, actions.values, len(shape) == 5, n, t, "array actions of "+path)
+		cond, k, err = actionsOf(actions.shape, actions.values, batch, n, t, "array actions of "+path)
 	} else {
-		cond, k, err = latentActions(path, len(shape) == 5, n, t)
+		cond, k, err = latentActions(path, batch, n, t)
 	}
 	if err != nil {
 		return nil, false, err
@@ -317,7 +318,7 @@ func loadLatentClips(path string) (clips []*Clip, batch bool, err error) {
 			clips[i].Cond = cond[i*t*k : (i+1)*t*k : (i+1)*t*k]
 		}
 	}
-	return clips, len(shape) == 5, nil
+	return clips, batch, nil
 }
 
 // latentActions reads the actions of the latent array at path — one clip of t frames, or a batch

@@ -44,6 +44,15 @@ func RenderClip(w World, seed uint64, frames, h, wd int) (*Clip, error) {
 	return c, nil
 }
 
+// Head returns the clip's first `frames` frames and their actions (at most its length), aliasing
+// its pixels and actions.
+func (c *Clip) Head(frames int) *Clip {
+	frames = max(0, min(frames, c.Frames))
+	n, k := c.Channels*c.Height*c.Width, c.CondDim
+	return &Clip{Frames: frames, Channels: c.Channels, Height: c.Height, Width: c.Width,
+		Pixels: c.Pixels[: frames*n : frames*n], CondDim: k, Cond: c.Cond[: frames*k : frames*k]}
+}
+
 // Frame returns frame t ([Channels, Height, Width]) aliasing the clip's pixels.
 func (c *Clip) Frame(t int) []float64 {
 	n := c.Channels * c.Height * c.Width

@@ -414,3 +414,23 @@ func TestMazeWallHeight(t *testing.T) {
 		wantErr(t, err, "MazeConfig.WallHeight")
 	}
 }
+
+// Head is the clip's first frames and their actions, aliasing them, never past its end; appending
+// to a head does not write into the clip.
+func TestClipHead(t *testing.T) {
+	c, err := RenderClip(NewMaze(DefaultMazeConfig()), 3, 5, 8, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := c.Head(2)
+	if h.Frames != 2 || len(h.Pixels) != 2*3*64 || len(h.Cond) != 2*3 || &h.Pixels[0] != &c.Pixels[0] || &h.Cond[0] != &c.Cond[0] {
+		t.Fatalf("Head(2): %d frames, %d pixels, %d actions", h.Frames, len(h.Pixels), len(h.Cond))
+	}
+	_ = append(h.Pixels, -1)
+	if c.Pixels[2*3*64] == -1 {
+		t.Error("appending to a head wrote into the clip")
+	}
+	if h := c.Head(9); h.Frames != 5 || len(h.Pixels) != len(c.Pixels) {
+		t.Errorf("Head(9) of 5 frames: %d frames", h.Frames)
+	}
+}

@@ -123,9 +123,7 @@ func NewClipsFrom(clips []*data.Clip, st data.Stats, context, frames int) (*Clip
 			}
 			return nil, fmt.Errorf("zoo: NewClipsFrom: clip %d has %d frames: must have context + frames = %d", i, n, T)
 		}
-		n, k := c.Channels*c.Height*c.Width, c.CondDim
-		heads[i] = &data.Clip{Frames: T, Channels: c.Channels, Height: c.Height, Width: c.Width,
-			Pixels: c.Pixels[:T*n], CondDim: k, Cond: c.Cond[:T*k]}
+		heads[i] = c.Head(T)
 	}
 	ds, err := data.NewClipDataset(heads, T, T, &st)
 	if err != nil {

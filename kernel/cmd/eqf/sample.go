@@ -323,9 +323,7 @@ func (a *sampleArgs) loadClip(cfg eqflib.DiTConfig) (*data.Clip, error) {
 	if a.frames > c.Frames {
 		return nil, fmt.Errorf("-frames = %d out of range: -clip %s has %d frames, whose actions the rollout follows (at most %d)", a.frames, a.clip, c.Frames, c.Frames)
 	}
-	n, k := c.Channels*c.Height*c.Width, c.CondDim
-	return &data.Clip{Frames: a.frames, Channels: c.Channels, Height: c.Height, Width: c.Width,
-		Pixels: c.Pixels[:a.frames*n], CondDim: k, Cond: c.Cond[:a.frames*k]}, nil
+	return c.Head(a.frames), nil
 }
 
 // loadZooModel loads -model of the zoo run -recipe, -train-seed, and sets what the zoo knows and
