@@ -437,6 +437,37 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 	return clips, names, nil
 }
 
+// LoadNamedClips reads the clips LoadClips(path) names names, in that order, each alone (not the
+// others of a folder), reading a batch's file once however many of its clips are named.
+func LoadNamedClips(path string, names []string) ([]*Clip, error) {
+	batches := map[string][]*Clip{} // a batch file's clips, read once (nil: not a batch, or unreadable)
+	out := make([]*Clip, len(names))
+	for k, name := range names {
+		p := ClipPath(path, name)
+		if file, i, ok := SplitBatchPath(p); ok {
+			if _, err := os.Stat(p); err != nil { // clip i of a batch, not a file so named
+				cs, read := batches[file]
+				if !read {
+					if all, batch, err := loadLatentClips(file); err == nil && batch {
+						cs = all
+					}
+					batches[file] = cs
+				}
+				if i < len(cs) {
+					out[k] = cs[i]
+					continue
+				}
+			}
+		}
+		clips, _, err := LoadClips(p) // what it cannot read, LoadClips says
+		if err != nil {
+			return nil, err
+		}
+		out[k] = clips[0]
+	}
+	return out, nil
+}
+
 // loadLatentFile reads the latent array at path as LoadClips does, its clips named name or, for
 // a batch, name[i].
 func loadLatentFile(path, name string) ([]*Clip, []string, error) {

@@ -357,3 +357,30 @@ func TestLatentNpz(t *testing.T) {
 	_, _, err = LoadClips(bad)
 	wantErr(t, err, "array huge.npy of "+bad+": truncated data")
 }
+
+// LoadNamedClips reads the named clips alone, in the names' order, a batch's from one read; what
+// it cannot read is said as LoadClips says it.
+func TestLoadNamedClips(t *testing.T) {
+	dir := t.TempDir()
+	vals := make([]float64, 3*2*1*4*4)
+	for i := range vals {
+		vals[i] = float64(i)
+	}
+	SaveNpy(filepath.Join(dir, "b.npy"), []int{3, 2, 1, 4, 4}, vals)
+	SaveNpy(filepath.Join(dir, "a.npy"), []int{2, 1, 4, 4}, vals[:32])
+	clips, err := LoadNamedClips(dir, []string{"b.npy[2]", "a.npy", "b.npy[0]"})
+	if err != nil || len(clips) != 3 || clips[0].Pixels[0] != 64 || clips[1].Pixels[0] != 0 || clips[2].Pixels[31] != 31 {
+		t.Fatalf("named clips: %v", err)
+	}
+	for name, want := range map[string]string{"b.npy[3]": "clip index 3 out of range", "a.npy[0]": "is one clip [T, C, H, W], not a batch", "c.npy": "c.npy"} {
+		if _, err := LoadNamedClips(dir, []string{"b.npy[1]", name}); err == nil {
+			t.Errorf("%s: no error", name)
+		} else {
+			wantErr(t, err, want)
+		}
+	}
+	one, err := LoadNamedClips(filepath.Join(dir, "b.npy"), []string{"b.npy[1]"}) // a batch file as the path
+	if err != nil || one[0].Pixels[0] != 32 {
+		t.Errorf("a batch file's clip 1: %v", err)
+	}
+}

@@ -26,6 +26,7 @@ func init() {
 		"LoadFrameDir":         reflect.ValueOf(data.LoadFrameDir),
 		"LoadLatentClip":       reflect.ValueOf(data.LoadLatentClip),
 		"LoadLatentClips":      reflect.ValueOf(data.LoadLatentClips),
+		"LoadNamedClips":       reflect.ValueOf(data.LoadNamedClips),
 		"LoadNpy":              reflect.ValueOf(data.LoadNpy),
 		"LoadStats":            reflect.ValueOf(data.LoadStats),
 		"MaxFramePixels":       reflect.ValueOf(constant.MakeFromLiteral("67108864", token.INT, 0)),

@@ -163,23 +163,17 @@ func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 		a.world = on.World
 		return nil
 	}
-	paths := []string{on.Data} // one clip, none held out
 	if len(on.HeldOut) > 0 {
-		paths = nil
-		for _, name := range on.HeldOut {
-			paths = append(paths, data.ClipPath(on.Data, name))
-		}
+		a.truth, err = data.LoadNamedClips(on.Data, on.HeldOut)
+	} else {
+		a.truth, _, err = data.LoadClips(on.Data) // one clip, none held out
 	}
-	shortest := 0
-	for _, p := range paths {
-		clips, _, err := data.LoadClips(p)
-		if err != nil {
-			return fmt.Errorf("-eqf: %s says the run was trained on %s: %w", filepath.Join(runDir(a.eqf), trainedOnFile), on, err)
-		}
-		if c := clips[0]; shortest == 0 || c.Frames < shortest {
-			shortest = c.Frames
-		}
-		a.truth = append(a.truth, clips[0])
+	if err != nil {
+		return fmt.Errorf("-eqf: %s says the run was trained on %s: %w", filepath.Join(runDir(a.eqf), trainedOnFile), on, err)
+	}
+	shortest := a.truth[0].Frames
+	for _, c := range a.truth {
+		shortest = min(shortest, c.Frames)
 	}
 	// FVD compares two sets of at least two clips: one held-out clip is cut in two at least.
 	n, least := len(a.truth), 5
