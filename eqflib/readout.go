@@ -263,6 +263,12 @@ func (d *DiT) DropReadout() (err error) {
 // HasReadout reports whether a readout is attached.
 func (d *DiT) HasReadout() bool { return d.readoutProj > 0 }
 
+// StoresReadout reports whether the DiT's weights hold an h_ω (a checkpoint saved after
+// training one), which AttachReadout(0) attaches.
+func (d *DiT) StoresReadout() bool {
+	return d.Store != nil && d.Store.GetVariable(readoutScope+"/mix_logits") != nil
+}
+
 // ---------------------------------------------------------------------------------------------
 // g_φ: the framewise noise-level predictor on noisy frames (paper §3, App. F.1): a small CNN with
 // odd 3×3 kernels (stride 2) → global average pool → MLP → logit σ. It implements NoiseEstimator.

@@ -24,6 +24,7 @@ func init() {
 		"ErrStoppedWaiting": reflect.ValueOf(&zoo.ErrStoppedWaiting).Elem(),
 		"IsPaperRecipe":     reflect.ValueOf(zoo.IsPaperRecipe),
 		"LoadModel":         reflect.ValueOf(zoo.LoadModel),
+		"LoadRun":           reflect.ValueOf(zoo.LoadRun),
 		"MaxTrainSeeds":     reflect.ValueOf(constant.MakeFromLiteral("100", token.INT, 0)),
 		"MeanTail":          reflect.ValueOf(zoo.MeanTail),
 		"NewClips":          reflect.ValueOf(zoo.NewClips),
@@ -35,12 +36,14 @@ func init() {
 		"PhaseBackbone":     reflect.ValueOf(constant.MakeFromLiteral("\"backbone\"", token.STRING, 0)),
 		"PhaseCard":         reflect.ValueOf(constant.MakeFromLiteral("\"card\"", token.STRING, 0)),
 		"PhaseReadout":      reflect.ValueOf(constant.MakeFromLiteral("\"h_ω\"", token.STRING, 0)),
+		"ReadTrainedOn":     reflect.ValueOf(zoo.ReadTrainedOn),
 		"RecipeByName":      reflect.ValueOf(zoo.RecipeByName),
 		"Recipes":           reflect.ValueOf(&zoo.Recipes).Elem(),
 		"Root":              reflect.ValueOf(zoo.Root),
 		"Samplers":          reflect.ValueOf(zoo.Samplers),
 		"SpecByName":        reflect.ValueOf(zoo.SpecByName),
 		"Specs":             reflect.ValueOf(&zoo.Specs).Elem(),
+		"TrainedOnFile":     reflect.ValueOf(constant.MakeFromLiteral("\"train.json\"", token.STRING, 0)),
 
 		// type definitions
 		"Card":        reflect.ValueOf((*zoo.Card)(nil)),
@@ -52,9 +55,11 @@ func init() {
 		"Progress":    reflect.ValueOf((*zoo.Progress)(nil)),
 		"Quality":     reflect.ValueOf((*zoo.Quality)(nil)),
 		"Recipe":      reflect.ValueOf((*zoo.Recipe)(nil)),
+		"Run":         reflect.ValueOf((*zoo.Run)(nil)),
 		"ScoreConfig": reflect.ValueOf((*zoo.ScoreConfig)(nil)),
 		"Scores":      reflect.ValueOf((*zoo.Scores)(nil)),
 		"Spec":        reflect.ValueOf((*zoo.Spec)(nil)),
+		"TrainedOn":   reflect.ValueOf((*zoo.TrainedOn)(nil)),
 		"Zoo":         reflect.ValueOf((*zoo.Zoo)(nil)),
 	}
 }

@@ -443,13 +443,18 @@ func (z *Zoo) History(name string) ([]eqflib.LossPoint, error) {
 	if _, err := z.Card(name); err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(z.dir(name), "history.json"))
+	return readHistory(z.dir(name))
+}
+
+// readHistory reads the history.json eqflib.SaveHistory wrote into dir.
+func readHistory(dir string) ([]eqflib.LossPoint, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "history.json"))
 	if err != nil {
 		return nil, err
 	}
 	var h []eqflib.LossPoint
 	if err := json.Unmarshal(b, &h); err != nil {
-		return nil, fmt.Errorf("zoo: %s/history.json: %w", z.dir(name), err)
+		return nil, fmt.Errorf("zoo: %s: %w", filepath.Join(dir, "history.json"), err)
 	}
 	return h, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/eqflib/onnxfeat"
 	"github.com/equilibriumforcing/eqf/paper"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // eqf compare: paper.Compare's rollouts of an FM and an EqF checkpoint (FM Euler, EqF GD, EqF
@@ -136,16 +137,16 @@ func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 	if a.recipe != "" {
 		return nil
 	}
-	on, err := readTrainedOn(runDir(a.eqf))
+	on, err := zoo.ReadTrainedOn(runDir(a.eqf))
 	if err != nil || on == nil {
 		return flagErr("eqf", err)
 	}
-	fmOn, err := readTrainedOn(runDir(a.fm))
+	fmOn, err := zoo.ReadTrainedOn(runDir(a.fm))
 	if err != nil {
 		return flagErr("fm", err)
 	}
 	if fmOn == nil || fmOn.World != on.World || fmOn.Data != on.Data {
-		what := "nothing it recorded (no " + trainedOnFile + ")"
+		what := "nothing it recorded (no " + zoo.TrainedOnFile + ")"
 		if fmOn != nil {
 			what = fmOn.String()
 		}
@@ -163,13 +164,8 @@ func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 		a.world = on.World
 		return nil
 	}
-	if len(on.HeldOut) > 0 {
-		a.truth, err = data.LoadNamedClips(on.Data, on.HeldOut)
-	} else {
-		a.truth, _, err = data.LoadClips(on.Data) // one clip, none held out
-	}
-	if err != nil {
-		return fmt.Errorf("-eqf: %s says the run was trained on %s: %w", filepath.Join(runDir(a.eqf), trainedOnFile), on, err)
+	if a.truth, _, err = on.HeldOutClips(); err != nil {
+		return fmt.Errorf("-eqf: %s says the run was trained on %s: %w", filepath.Join(runDir(a.eqf), zoo.TrainedOnFile), on, err)
 	}
 	shortest := a.truth[0].Frames
 	for _, c := range a.truth {

@@ -104,7 +104,7 @@ func TestTrainOnLatentBatch(t *testing.T) {
 	if err != nil || model.Config.Channels != 2 || model.Config.CondDim != 2 || model.Config.Height != 8 {
 		t.Fatalf("training on a batch: %v", err)
 	}
-	on, err := readTrainedOn(out)
+	on, err := zoo.ReadTrainedOn(out)
 	if err != nil || on == nil || on.Data != batch || !slices.Equal(on.HeldOut, []string{"walks.npy[2]"}) {
 		t.Fatalf("train.json: %+v, %v", on, err)
 	}
@@ -128,7 +128,7 @@ func TestTrainOnLatentBatch(t *testing.T) {
 	if err == nil {
 		_, err = train(a)
 	}
-	if on, _ := readTrainedOn(one); err != nil || on == nil || on.Data != batch+"[1]" || len(on.HeldOut) != 0 {
+	if on, _ := zoo.ReadTrainedOn(one); err != nil || on == nil || on.Data != batch+"[1]" || len(on.HeldOut) != 0 {
 		t.Fatalf("training on clip 1 of the batch: %v, train.json %+v", err, on)
 	}
 	s, err = parseSampleArgs("sample", []string{"-ckpt", one, "-out", filepath.Join(dir, "s1"), "-steps", "1"}, defaultSample)
@@ -176,7 +176,7 @@ func TestTrainOnClips(t *testing.T) {
 	if c := model.Config; c.Height != 12 || c.Width != 16 || c.CondDim != 3 {
 		t.Errorf("the model is %dx%d with %d actions: want the clips' 16x12 with 3", c.Width, c.Height, c.CondDim)
 	}
-	on, err := readTrainedOn(out)
+	on, err := zoo.ReadTrainedOn(out)
 	if err != nil || on == nil || on.Data != clips || !slices.Equal(on.HeldOut, []string{"c"}) || on.Frames != 3 {
 		t.Errorf("train.json: %+v, %v", on, err)
 	}
@@ -244,7 +244,7 @@ func TestTrainOnClips(t *testing.T) {
 	if err == nil {
 		_, err = train(a)
 	}
-	if on, _ := readTrainedOn(out); err != nil || on == nil || on.Frames != 4 {
+	if on, _ := zoo.ReadTrainedOn(out); err != nil || on == nil || on.Frames != 4 {
 		t.Errorf("resumed with -frames 4: %v, train.json %+v", err, on)
 	}
 	// .npy latents of four channels, no actions
@@ -299,13 +299,13 @@ func TestTrainOnClips(t *testing.T) {
 		t.Errorf("sampling a shapes run: %v (world %s)", err, s.world)
 	}
 	// a train.json that says nothing usable is named, not guessed around
-	for body, wantErr := range map[string]string{"{": "is not readable JSON", `{"frames": 4}`: "names neither a world nor a data folder"} {
+	for body, wantErr := range map[string]string{"{": "is not readable JSON", `{"frames": 4}`: "a run is trained on a world or on data"} {
 		os.WriteFile(filepath.Join(dir, "shapes", "train.json"), []byte(body), 0o644)
 		s, err = parseSampleArgs("sample", []string{"-ckpt", filepath.Join(dir, "shapes"), "-out", filepath.Join(dir, "shapes"), "-sampler", "gd"}, defaultSample)
 		if err == nil {
 			err = sample(s)
 		}
-		if err == nil || !strings.Contains(err.Error(), "-ckpt: "+filepath.Join(dir, "shapes", "train.json")+" ") || !strings.Contains(err.Error(), wantErr) {
+		if err == nil || !strings.Contains(err.Error(), "-ckpt: "+filepath.Join(dir, "shapes", "train.json")) || !strings.Contains(err.Error(), wantErr) {
 			t.Errorf("train.json %s: %v, want an error naming it: %s", body, err, wantErr)
 		}
 	}

@@ -277,7 +277,7 @@ func clipPSNR(gen, truth *data.Clip, from int) (psnr []float64, peak float64, er
 // window it was trained with, and its world, or its first held-out clip (its only one) when it
 // was trained on -data.
 func (a *sampleArgs) trainedDefaults(dir string) error {
-	on, err := readTrainedOn(dir)
+	on, err := zoo.ReadTrainedOn(dir)
 	if err != nil || on == nil {
 		return flagErr("ckpt", err)
 	}
@@ -297,7 +297,7 @@ func (a *sampleArgs) trainedDefaults(dir string) error {
 		return nil
 	}
 	if err := existingClip("clip", a.clip); err != nil {
-		return fmt.Errorf("-ckpt: %s says the run was trained on %s, but %s is not there (moved?): give -clip PATH", filepath.Join(dir, trainedOnFile), on, a.clip)
+		return fmt.Errorf("-ckpt: %s says the run was trained on %s, but %s is not there (moved?): give -clip PATH", filepath.Join(dir, zoo.TrainedOnFile), on, a.clip)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
 	"github.com/equilibriumforcing/eqf/plots"
+	"github.com/equilibriumforcing/eqf/zoo"
 )
 
 // settings collects repeated -set key=value overrides.
@@ -231,7 +232,7 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 	var (
 		trainDS, valDS eqflib.Dataset // valDS nil: no validation
 		stats          data.Stats
-		on             = trainedOn{World: a.world, Frames: a.frames}
+		on             = zoo.TrainedOn{World: a.world, Frames: a.frames}
 		about          = fmt.Sprintf("%s %dx%d", a.world, dc.Height, dc.Width) // the data, for the first line
 	)
 	if a.data != "" {
@@ -249,7 +250,7 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 		if err != nil {
 			return nil, err
 		}
-		trainDS, stats, on = tr, tr.Stats, trainedOn{Data: abs, HeldOut: held, Frames: a.frames}
+		trainDS, stats, on = tr, tr.Stats, zoo.TrainedOn{Data: abs, HeldOut: held, Frames: a.frames}
 		if val != nil {
 			valDS = val
 		}
@@ -263,7 +264,7 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 		trainDS, valDS, stats = tr, val, tr.Stats
 	}
 	if a.resume {
-		if prev, err := readTrainedOn(a.out); err != nil {
+		if prev, err := zoo.ReadTrainedOn(a.out); err != nil {
 			return nil, flagErr("resume", err)
 		} else if prev != nil && (prev.World != on.World || prev.Data != on.Data) { // another -frames is a choice (longer windows later)
 			return nil, fmt.Errorf("-resume: %s was trained on %s, not %s: resume with the same data, or train into another -out", a.out, prev, on)
@@ -275,7 +276,7 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 	if err := stats.Save(filepath.Join(a.out, "stats.json")); err != nil {
 		return nil, err
 	}
-	if err := on.save(a.out); err != nil {
+	if err := on.Save(a.out); err != nil {
 		return nil, err
 	}
 	m, err := eqflib.NewDiT(dc, obj.NoiseConditional(), a.seed, eqflib.DefaultDType)

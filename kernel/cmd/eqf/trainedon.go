@@ -1,64 +1,11 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/data"
 )
-
-// trainedOn is what `eqf train` trained a run on, saved as train.json beside its checkpoints:
-// `eqf sample -ckpt` rolls out over the same world's or clips' actions with the same window, and
-// `eqf train -resume` refuses to continue on other data.
-type trainedOn struct {
-	World   string   `json:"world,omitempty"`    // -world
-	Data    string   `json:"data,omitempty"`     // -data, absolute
-	HeldOut []string `json:"held_out,omitempty"` // -data's clips held out for validation
-	Frames  int      `json:"frames"`             // -frames: the training window
-}
-
-// trainedOnFile is the name of the record in a training run's -out folder.
-const trainedOnFile = "train.json"
-
-// String names the data: "world maze", "the clips in /abs/clips".
-func (t trainedOn) String() string {
-	if t.Data != "" {
-		return "the clips in " + t.Data
-	}
-	return "world " + t.World
-}
-
-func (t trainedOn) save(dir string) error {
-	b, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return err
-	}
-	return data.WriteFileAtomic(filepath.Join(dir, trainedOnFile), append(b, '\n'))
-}
-
-// readTrainedOn reads dir's train.json: nil without one (a run of an earlier eqf).
-func readTrainedOn(dir string) (*trainedOn, error) {
-	path := filepath.Join(dir, trainedOnFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var t trainedOn
-	if err := json.Unmarshal(b, &t); err != nil {
-		return nil, fmt.Errorf("%s is not readable JSON: %w", path, err)
-	}
-	if (t.World == "") == (t.Data == "") || t.Frames < 1 {
-		return nil, fmt.Errorf("%s names neither a world nor a data folder, or no window: %s", path, strings.TrimSpace(string(b)))
-	}
-	return &t, nil
-}
 
 // clipSplits loads -data's clips and splits them for training (data.NewClipSplits): whole
 // clips held out for validation, named in held.
