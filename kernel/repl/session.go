@@ -41,7 +41,7 @@ var Preloads = []Preload{
 	{"eqflib", "github.com/equilibriumforcing/eqf/eqflib", "warps, samplers, the Gaussian oracle, the DiT, training, rollouts, metrics"},
 	{"data", "github.com/equilibriumforcing/eqf/data", "the synthetic video worlds and frame/latent file loaders"},
 	{"plots", "github.com/equilibriumforcing/eqf/plots", "paper figures (PNG/SVG/echarts), videos, the η-warp explorer"},
-	{"zoo", "github.com/equilibriumforcing/eqf/zoo", "the trained model zoo: zoo.LoadModel(\"eqf\"), recipes, rollout evaluation"},
+	{"zoo", "github.com/equilibriumforcing/eqf/zoo", "the trained model zoo: zoo.LoadModel(\"eqf\"), zoo.LoadRun(\"out/train\") (a run eqf train wrote), recipes, rollout evaluation"},
 	{"paper", "github.com/equilibriumforcing/eqf/paper", "the paper's experiments: paper.Experiments, paper.MinecraftMain(ctx, paper.Config{Quick: true})"},
 	{"eqf", "github.com/equilibriumforcing/eqf/symbols/eqf", "non-generic GoMLX helpers (Exec1, Exec2, ExecN, ExecG, Scalar, Tensor32, Floats, Describe), Show and Videos (videos with their pixel options)"},
 	{"graph", "github.com/gomlx/gomlx/core/graph", "GoMLX graph building (Add, Mul, MatMul, ReduceAllSum, …)"},
