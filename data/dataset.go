@@ -243,6 +243,31 @@ func NewClipSplits(clips []*Clip, frames int) (train, val *ClipDataset, err erro
 	return train, val, nil
 }
 
+// NewClipTrainVal makes the train and validation datasets of `frames`-frame windows of clips
+// split already (your data's own train and validation folders): train windows start at every
+// frame, validation windows every `frames` frames, both normalised with the train clips'
+// statistics. The validation clips must have the train clips' channels, frame size and actions
+// per frame.
+func NewClipTrainVal(trainClips, valClips []*Clip, frames int) (train, val *ClipDataset, err error) {
+	if train, err = NewClipDataset(trainClips, frames, 1, nil); err != nil {
+		return nil, nil, fmt.Errorf("%w (train clips: %d)", err, len(trainClips))
+	}
+	if len(valClips) == 0 {
+		return nil, nil, fmt.Errorf("data: NewClipTrainVal: no validation clips")
+	}
+	c0 := trainClips[0]
+	for k, c := range valClips {
+		if c.Channels != c0.Channels || c.Height != c0.Height || c.Width != c0.Width || c.CondDim != c0.CondDim {
+			return nil, nil, fmt.Errorf("data: validation clip %d is %dx%d with %d channels and %d actions per frame: the train clips are %dx%d with %d channels and %d actions",
+				k, c.Width, c.Height, c.Channels, c.CondDim, c0.Width, c0.Height, c0.Channels, c0.CondDim)
+		}
+	}
+	if val, err = NewClipDataset(valClips, frames, frames, &train.Stats); err != nil {
+		return nil, nil, fmt.Errorf("%w (validation clips: %d)", err, len(valClips))
+	}
+	return train, val, nil
+}
+
 // HeldOut tells whether clip k of n is one NewClipSplits holds out for validation.
 func HeldOut(k, n int) bool {
 	switch {

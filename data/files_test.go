@@ -204,6 +204,27 @@ func TestClipSplits(t *testing.T) {
 	if _, _, err := NewClipSplits(nil, 4); err == nil {
 		t.Error("no clips accepted")
 	}
+	// clips split already: every train clip trains, every validation clip validates (windows
+	// every 4 frames), normalised with the train clips' statistics alone
+	train, val, err := NewClipTrainVal(clips[:2], clips[5:8], 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if train.Len() != 2*3 || val.Len() != 3 || val.Clips[2].Pixels[0] != 7 || train.Stats.Mean[0] != 0.5 || val.Stats.Mean[0] != 0.5 {
+		t.Errorf("NewClipTrainVal: %d train windows, %d validation, means %v %v", train.Len(), val.Len(), train.Stats.Mean, val.Stats.Mean)
+	}
+	small, _ := RenderClip(m, 40, 6, 4, 8)
+	for _, c := range []struct {
+		val  []*Clip
+		want string
+	}{
+		{nil, "no validation clips"},
+		{[]*Clip{clips[5], small}, "validation clip 1 is 8x4 with 3 channels and 3 actions per frame: the train clips are 8x8"},
+	} {
+		if _, _, err := NewClipTrainVal(clips[:2], c.val, 4); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("NewClipTrainVal: %v, want %q", err, c.want)
+		}
+	}
 }
 
 // FrameImage draws clips of any number of channels (one and two panicked before: .npy latents).

@@ -32,6 +32,7 @@ func init() {
 		"MaxFramePixels":       reflect.ValueOf(constant.MakeFromLiteral("67108864", token.INT, 0)),
 		"NewClipDataset":       reflect.ValueOf(data.NewClipDataset),
 		"NewClipSplits":        reflect.ValueOf(data.NewClipSplits),
+		"NewClipTrainVal":      reflect.ValueOf(data.NewClipTrainVal),
 		"NewMaze":              reflect.ValueOf(data.NewMaze),
 		"NewPan":               reflect.ValueOf(data.NewPan),
 		"NewShapes":            reflect.ValueOf(data.NewShapes),

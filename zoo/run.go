@@ -21,20 +21,24 @@ import (
 const TrainedOnFile = "train.json"
 
 // TrainedOn is what a run was trained on, saved as train.json beside its checkpoints: a
-// generated world, or your clips (`eqf train -data`) with the clips held out for validation, and
-// the training window. `eqf sample -ckpt` rolls out over the same world's or held-out clip's
+// generated world, or your clips (`eqf train -data`) with the clips held out of them for
+// validation or your validation clips (`-val`), and the training window. `eqf sample -ckpt` rolls out over the same world's or held-out clip's
 // actions with the same window, `eqf compare` compares two runs of the same data, and
 // `eqf train -resume` refuses to continue on other data.
 type TrainedOn struct {
 	World   string   `json:"world,omitempty"`    // a world of data.WorldByName
 	Data    string   `json:"data,omitempty"`     // your clips' absolute path (data.LoadClips)
 	HeldOut []string `json:"held_out,omitempty"` // the names (data.LoadClips) of Data's clips held out for validation
+	Val     string   `json:"val,omitempty"`      // your validation clips' absolute path (-val), instead of HeldOut
 	Frames  int      `json:"frames"`             // the training window
 }
 
 // String names the data: "world maze", "the clips in /abs/clips".
 func (t TrainedOn) String() string {
-	if t.Data != "" {
+	switch {
+	case t.Val != "":
+		return "the clips in " + t.Data + " (validation: " + t.Val + ")"
+	case t.Data != "":
 		return "the clips in " + t.Data
 	}
 	return "world " + t.World
@@ -59,8 +63,10 @@ func (t TrainedOn) validate() error {
 		return fmt.Errorf("a run is trained on a world or on data: World = %q, Data = %q (give one)", t.World, t.Data)
 	case t.Frames < 1:
 		return fmt.Errorf("the training window Frames = %d out of range: must be ≥ 1", t.Frames)
-	case t.World != "" && len(t.HeldOut) > 0:
-		return fmt.Errorf("held-out clips HeldOut = %q of world %s: only a run on data holds clips out", t.HeldOut, t.World)
+	case t.World != "" && (len(t.HeldOut) > 0 || t.Val != ""):
+		return fmt.Errorf("validation clips (HeldOut = %q, Val = %q) of world %s: only a run on data has them", t.HeldOut, t.Val, t.World)
+	case t.Val != "" && len(t.HeldOut) > 0:
+		return fmt.Errorf("validation clips Val = %q and held-out clips HeldOut = %q: a run validates on one of them", t.Val, t.HeldOut)
 	}
 	return nil
 }
@@ -87,13 +93,17 @@ func ReadTrainedOn(dir string) (*TrainedOn, error) {
 	return &t, nil
 }
 
-// HeldOutClips loads the clips a run on data held out for validation (its only clip when it was
-// trained on one), and their names: the clips it is evaluated on, which it never trained on
-// (except one clip's). A run on a world has none: NewClips renders its validation clips.
+// HeldOutClips loads the clips a run on data validated on, and their names (data.LoadClips'
+// names, relative to ValPath): those it held out of its data, or every clip of its -val (its
+// only clip when it was trained on one clip and given none): the clips it is evaluated on, which
+// it never trained on (except that one clip's). A run on a world has none: NewClips renders its
+// validation clips.
 func (t TrainedOn) HeldOutClips() ([]*data.Clip, []string, error) {
 	switch {
 	case t.Data == "":
 		return nil, nil, fmt.Errorf("zoo: HeldOutClips: the run was trained on %s, which holds no clips out (NewClips renders its validation clips)", t)
+	case t.Val != "":
+		return data.LoadClips(t.Val)
 	case len(t.HeldOut) == 0: // one clip, none held out
 		return data.LoadClips(t.Data)
 	}
@@ -102,6 +112,15 @@ func (t TrainedOn) HeldOutClips() ([]*data.Clip, []string, error) {
 		return nil, nil, err
 	}
 	return clips, t.HeldOut, nil
+}
+
+// ValPath is where the clips HeldOutClips names lie: data.ClipPath(t.ValPath(), name) is one
+// of them alone. "" for a run on a world.
+func (t TrainedOn) ValPath() string {
+	if t.Val != "" {
+		return t.Val
+	}
+	return t.Data
 }
 
 // Run is a run `eqf train` wrote, loaded by LoadRun.
@@ -150,8 +169,8 @@ func LoadRun(path string) (*Run, error) {
 func (r *Run) History() ([]eqflib.LossPoint, error) { return readHistory(r.Dir) }
 
 // Clips is n clips to roll the run out over, context + frames frames each, normalised with its
-// statistics: the first n of the clips it held out of its data (HeldOutClips; at most as many as
-// it held out), or n validation clips of its world (NewClips, seeded by seed, which clips of data
+// statistics: the first n of the clips it validated on (HeldOutClips: those held out of its
+// data, or its -val clips; at most as many as there are), or n validation clips of its world (NewClips, seeded by seed, which clips of data
 // ignore).
 func (r *Run) Clips(n, context, frames int, seed uint64) (*Clips, error) {
 	on := r.TrainedOn
@@ -177,8 +196,8 @@ func (r *Run) Clips(n, context, frames int, seed uint64) (*Clips, error) {
 		return nil, fmt.Errorf("zoo: Run.Clips: %s says the run was trained on %s: %w", filepath.Join(r.Dir, TrainedOnFile), on, err)
 	}
 	if n > len(clips) {
-		return nil, fmt.Errorf("zoo: Run.Clips: n = %d out of range: the run held out %d clip(s) of %s (%s): at most %d",
-			n, len(clips), on.Data, strings.Join(names, ", "), len(clips))
+		return nil, fmt.Errorf("zoo: Run.Clips: n = %d out of range: the run validated on %d clip(s) of %s (%s): at most %d",
+			n, len(clips), on.ValPath(), strings.Join(names, ", "), len(clips))
 	}
 	cl, err := NewClipsFrom(clips[:n], r.Stats, context, frames)
 	if err != nil {

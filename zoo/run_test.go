@@ -130,7 +130,7 @@ func TestLoadRun(t *testing.T) {
 		n, frames int
 		want      string
 	}{
-		{2, 6, "n = 2 out of range: the run held out 1 clip(s) of " + clipDir + " (walks.npy[2]): at most 1"},
+		{2, 6, "n = 2 out of range: the run validated on 1 clip(s) of " + clipDir + " (walks.npy[2]): at most 1"},
 		{0, 6, "n = 0 out of range: must be ≥ 1"},
 		{1, 9, "clip 0 has 10 frames: must have context + frames = 11"},
 	} {
@@ -157,6 +157,30 @@ func TestLoadRun(t *testing.T) {
 				t.Errorf("Clips(%d): clip %d is not %s (first pixel %g, want %g)", n, i, names[k], got, want)
 			}
 		}
+	}
+	// a run validated on -val's clips: all of them, named in that folder
+	valDir := t.TempDir()
+	if err := data.SaveNpy(filepath.Join(valDir, "val.npy"), []int{2, 10, 3, 8, 8}, pixels[:2*10*3*8*8]); err != nil {
+		t.Fatal(err)
+	}
+	if err := data.SaveNpy(filepath.Join(valDir, "val.actions.npy"), []int{2, 10, 2}, actions[:2*10*2]); err != nil {
+		t.Fatal(err)
+	}
+	withVal := zoo.TrainedOn{Data: clipDir, Val: valDir, Frames: 4}
+	if err := withVal.Save(own); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = zoo.LoadRun(own); err != nil {
+		t.Fatal(err)
+	}
+	if _, names, err := r.TrainedOn.HeldOutClips(); err != nil || !reflect.DeepEqual(names, []string{"val.npy[0]", "val.npy[1]"}) || r.TrainedOn.ValPath() != valDir {
+		t.Errorf("HeldOutClips of -val: %v, %v (in %s)", names, err, r.TrainedOn.ValPath())
+	}
+	if cl, err := r.Clips(2, 2, 6, 0); err != nil || math.Abs(cl.Truth.Frame(6)[0]-(loaded[1].Pixels[2*3*8*8]-train.Stats.Mean[0])/train.Stats.Std[0]) > 1e-12 {
+		t.Errorf("Clips over -val's clips: %v", err)
+	}
+	if want := "the clips in " + clipDir + " (validation: " + valDir + ")"; r.TrainedOn.String() != want {
+		t.Errorf("String: %s, want %s", r.TrainedOn, want)
 	}
 
 	// a run on a world, without h_ω: the world's validation clips, as NewClips renders them
@@ -200,7 +224,9 @@ func TestLoadRun(t *testing.T) {
 	}{
 		{zoo.TrainedOn{World: "pan", Data: clipDir, Frames: 4}, "a run is trained on a world or on data"},
 		{zoo.TrainedOn{Frames: 4}, "a run is trained on a world or on data"},
-		{zoo.TrainedOn{World: "pan", HeldOut: []string{"a"}, Frames: 4}, `held-out clips HeldOut = ["a"] of world pan`},
+		{zoo.TrainedOn{World: "pan", HeldOut: []string{"a"}, Frames: 4}, `validation clips (HeldOut = ["a"], Val = "") of world pan`},
+		{zoo.TrainedOn{World: "pan", Val: clipDir, Frames: 4}, `validation clips (HeldOut = [], Val = "` + clipDir + `") of world pan`},
+		{zoo.TrainedOn{Data: clipDir, Val: clipDir, HeldOut: []string{"a"}, Frames: 4}, "a run validates on one of them"},
 	} {
 		if err := bad.on.Save(t.TempDir()); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("Save(%+v): %v, want %q", bad.on, err, bad.want)

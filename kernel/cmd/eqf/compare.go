@@ -127,12 +127,12 @@ func (a *compareArgs) useZoo(set map[string]bool) error {
 
 // useTrainedOn reads what the -eqf run was trained on (its train.json, as eqf sample does) and
 // checks -fm was trained on the same. Its window sets -horizon (the window less -context) unless
-// given; runs of different windows need -horizon. A run on another world than the maze is compared over that world's clips, one on your
-// clips (-data) over its held-out clips (its only clip, if one): -frames defaults to what the
-// shortest of them holds past the context (at most 100), -clip-frames to at most that and
-// -time-chunk to at most half of it (a curve of two chunks), each so that FVD compares two clips
-// or more (one held-out clip is cut in two). Runs without train.json (the zoo's, earlier eqf's)
-// are compared on the maze.
+// given; runs of different windows need -horizon. A run on another world than the maze is compared
+// over that world's clips, one on your clips (-data) over its validation clips (those held out,
+// -val's, or its only clip): -frames defaults to what the shortest of them holds past the
+// context (at most 100), -clip-frames to at most that and -time-chunk to at most half of it (a
+// curve of two chunks), each so that FVD compares two clips or more (one validation clip is cut
+// in two). Runs without train.json (the zoo's, earlier eqf's) are compared on the maze.
 func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 	if a.recipe != "" {
 		return nil
@@ -145,7 +145,7 @@ func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 	if err != nil {
 		return flagErr("fm", err)
 	}
-	if fmOn == nil || fmOn.World != on.World || fmOn.Data != on.Data {
+	if fmOn == nil || fmOn.World != on.World || fmOn.Data != on.Data || fmOn.Val != on.Val {
 		what := "nothing it recorded (no " + zoo.TrainedOnFile + ")"
 		if fmOn != nil {
 			what = fmOn.String()
@@ -179,8 +179,8 @@ func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 	if !set["frames"] {
 		a.frames = min(a.frames, shortest-a.context)
 		if a.frames < least {
-			return fmt.Errorf("-eqf: the %d clip(s) held out of %s have %d frames: a comparison needs -context %d + %d (FVD over time compares two or more 5-frame clips)",
-				n, on.Data, shortest, a.context, least)
+			return fmt.Errorf("-eqf: the %d validation clip(s) of %s have %d frames: a comparison needs -context %d + %d (FVD over time compares two or more 5-frame clips)",
+				n, on.ValPath(), shortest, a.context, least)
 		}
 	}
 	if !set["time-chunk"] {

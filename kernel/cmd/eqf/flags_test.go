@@ -68,6 +68,7 @@ func TestBadFlags(t *testing.T) {
 		"train -readout-steps":   {"-readout-steps", "-1"},
 		"train -resume":          {"-resume=maybe"},
 		"train -seed":            {"-seed", "-1"},
+		"train -val":             {"-val", filepath.Join(ckpt, "missing")},
 		"train -set":             {"-set", "nope=1"},
 		"train -steps":           {"-steps", "0"},
 		"train -train":           {"-train", "nope"},

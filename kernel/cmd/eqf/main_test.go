@@ -152,6 +152,102 @@ func TestTrainOnLatentBatch(t *testing.T) {
 	}
 }
 
+// eqf train -data DIR -val DIR trains on every clip of -data and validates on -val's: train.json
+// records both, eqf sample -ckpt rolls out over -val's first clip, eqf compare over -val's clips,
+// -resume refuses another -val; -val without -data, or the same clips, is refused.
+func TestTrainWithVal(t *testing.T) {
+	dir := t.TempDir()
+	m := data.NewMaze(data.DefaultMazeConfig())
+	write := func(folder string, seeds ...uint64) string {
+		for _, seed := range seeds {
+			c, _ := data.RenderClip(m, seed, 8, 8, 8)
+			if err := data.SaveFrameDir(filepath.Join(dir, folder, fmt.Sprintf("walk-%d", seed)), c, m.CondNames()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return filepath.Join(dir, folder)
+	}
+	clips, val := write("train", 1, 2), write("val", 11, 12)
+	runs := map[string]string{}
+	for _, objective := range []string{"fm", "eqf"} {
+		runs[objective] = filepath.Join(dir, objective)
+		a, err := parseTrainArgs("train", []string{"-data", clips, "-val", val, "-objective", objective, "-frames", "3", "-steps", "2", "-eval-every", "2",
+			"-readout-steps", "1", "-set", "patch=4", "-out", runs[objective]}, defaultTrain)
+		if err == nil {
+			_, err = train(a)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	on, err := zoo.ReadTrainedOn(runs["eqf"])
+	if err != nil || on == nil || on.Data != clips || on.Val != val || len(on.HeldOut) != 0 {
+		t.Fatalf("train.json: %+v, %v", on, err)
+	}
+	hist, _ := os.ReadFile(filepath.Join(runs["eqf"], "history.csv"))
+	if rows := strings.Split(strings.TrimSpace(string(hist)), "\n"); len(rows) != 3 || strings.HasSuffix(rows[2], ",0") {
+		t.Errorf("history: %q, want a validation loss at step 2 (-val's clips)", rows)
+	}
+	// every clip of -data trained: the statistics are both clips' (a held-out clip would not count)
+	both, _, _ := data.LoadClips(clips)
+	ds, _ := data.NewClipDataset(both, 3, 1, nil)
+	if st, err := data.LoadStats(filepath.Join(runs["eqf"], "stats.json")); err != nil || !slices.Equal(st.Mean, ds.Stats.Mean) {
+		t.Errorf("stats %v, want both train clips' %v (%v)", st.Mean, ds.Stats.Mean, err)
+	}
+	s, err := parseSampleArgs("sample", []string{"-ckpt", runs["eqf"], "-out", filepath.Join(dir, "s"), "-steps", "1", "-sampler", "gd"}, defaultSample)
+	if err == nil {
+		err = sample(s)
+	}
+	if err != nil || s.clip != filepath.Join(val, "walk-11") {
+		t.Errorf("sampling over -val's first clip: %v (%s)", err, s.clip)
+	}
+	c, err := parseCompareArgs([]string{"-fm", runs["fm"], "-eqf", runs["eqf"], "-out", filepath.Join(dir, "cmp")})
+	if err != nil || len(c.truth) != 2 || c.truth[0].Frames != 8 || c.frames != 6 {
+		t.Errorf("compare over -val's clips: %v (%d clips, %d frames)", err, len(c.truth), c.frames)
+	}
+	other := write("other", 21)
+	fmOther := filepath.Join(dir, "fm-other")
+	a, err := parseTrainArgs("train", []string{"-data", clips, "-val", other, "-objective", "fm", "-frames", "3", "-steps", "1", "-set", "patch=4", "-out", fmOther}, defaultTrain)
+	if err == nil {
+		_, err = train(a)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parseCompareArgs([]string{"-fm", fmOther, "-eqf", runs["eqf"], "-out", filepath.Join(dir, "cmp")}); err == nil ||
+		!strings.Contains(err.Error(), "(validation: "+other+"), -eqf") {
+		t.Errorf("compare of runs validated on other clips: %v", err)
+	}
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-val", val}, "-val: names the validation clips of -data, which is not given"},
+		{[]string{"-data", clips, "-val", clips + "/"}, "-val = " + clips + "/ out of range: the clips of -data, trained on"},
+		{[]string{"-data", clips, "-val", filepath.Join(dir, "none")}, "-val: "},
+		{[]string{"-data", clips, "-val", other, "-resume", "-out", runs["eqf"]}, "-resume: " + runs["eqf"] + " was trained on the clips in " + clips + " (validation: " + val + "), not"},
+	} {
+		args := append([]string{"-out", filepath.Join(dir, "bad"), "-frames", "3", "-steps", "3", "-set", "patch=4"}, bad.args...) // a -out of bad.args wins
+		a, err := parseTrainArgs("train", args, defaultTrain)
+		if err == nil {
+			_, err = train(a)
+		}
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("eqf train %s: %v, want %q", strings.Join(bad.args, " "), err, bad.want)
+		}
+	}
+	// validation clips of another size are named
+	big, _ := data.RenderClip(m, 31, 8, 12, 12)
+	data.SaveFrameDir(filepath.Join(dir, "big", "walk-31"), big, m.CondNames())
+	a, err = parseTrainArgs("train", []string{"-data", clips, "-val", filepath.Join(dir, "big"), "-frames", "3", "-steps", "1", "-set", "patch=4", "-out", filepath.Join(dir, "big-run")}, defaultTrain)
+	if err == nil {
+		_, err = train(a)
+	}
+	if want := "validation clip 0 is 12x12 with 3 channels and 3 actions per frame: the train clips are 8x8"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("-val of another size: %v, want %q", err, want)
+	}
+}
+
 // eqf train -data trains on a folder of the user's clips at their size, holding a clip out, and
 // eqf sample -ckpt rolls out over that held-out clip's actions with the training window; -resume
 // refuses other data.
@@ -704,7 +800,7 @@ func TestCompareOwnClips(t *testing.T) {
 	}
 	sfm, seqf := trainRun("short-fm", "-data", short, "-objective", "fm"), trainRun("short-eqf", "-data", short, "-objective", "eqf")
 	if _, err := parseCompareArgs([]string{"-fm", sfm, "-eqf", seqf, "-out", out}); err == nil ||
-		!strings.Contains(err.Error(), "the 1 clip(s) held out of "+short+" have 8 frames: a comparison needs -context 2 + 10") {
+		!strings.Contains(err.Error(), "the 1 validation clip(s) of "+short+" have 8 frames: a comparison needs -context 2 + 10") {
 		t.Errorf("compare over a clip too short: %v", err)
 	}
 	// another world's runs: its clips, pooled pixels
@@ -737,7 +833,7 @@ func TestDescribeClips(t *testing.T) {
 		for k, n := range c.lengths {
 			clips, names = append(clips, clip(n)), append(names, fmt.Sprint(k))
 		}
-		train, _, err := data.NewClipSplits(clips, 4)
+		train, val, err := data.NewClipSplits(clips, 4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -747,8 +843,17 @@ func TestDescribeClips(t *testing.T) {
 				held = append(held, names[k])
 			}
 		}
-		if got := describeClips("d", train, held); got != c.want {
+		if got := describeClips("d", "", train, val, held); got != c.want {
 			t.Errorf("clips of %v frames:\n got %s\nwant %s", c.lengths, got, c.want)
 		}
+	}
+	// -val: every clip of -data trains, -val's validate (windows every 4 frames)
+	train, val, err := data.NewClipTrainVal([]*data.Clip{clip(5), clip(9)}, []*data.Clip{clip(8), clip(4)}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "2 clips of d (6x4, 2 channels, 1 actions per frame; 8 train windows; validation: 2 clips of v, 3 windows)"
+	if got := describeClips("d", "v", train, val, nil); got != want {
+		t.Errorf("-val:\n got %s\nwant %s", got, want)
 	}
 }

@@ -43,7 +43,7 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 	fs.IntVar(&a.trainSeed, "train-seed", a.trainSeed, "the zoo's training run of -model (1: the first; make models SEEDS=N trains 1…N)")
 	fs.StringVar(&a.world, "world", a.world, "world the actions and context frames come from (-ckpt: the one it was trained on)")
 	fs.StringVar(&a.clip, "clip", a.clip, "roll out over your clip instead: a folder of frames with actions.csv, .json or .npy, a .npy latent [T, C, H, W] (or .npz), or clip i of a batch [N, T, C, H, W], NAME.npy[i] "+
-		"(-ckpt trained with -data: its first held-out clip unless given)")
+		"(-ckpt trained with -data: its first validation clip unless given)")
 	fs.StringVar(&a.sampler, "sampler", a.sampler, "the sampler, name[:μ][,key=value…] as eqflib.ParseSampler reads it: euler, gd, nag, lgd, budget, "+
 		"earlystop or ddim; keys closed, warp (identity, sd3[:r], c[:α[:σ_end]], logsnr[:λmin:λmax]), mu, step, thresh, cleanup; "+
 		"e.g. nag:0.3,closed,warp=c, gd,warp=sd3, earlystop:0.3,thresh=0.2,cleanup=8")
@@ -274,8 +274,8 @@ func clipPSNR(gen, truth *data.Clip, from int) (psnr []float64, peak float64, er
 }
 
 // trainedDefaults sets what the -ckpt's train.json says and the command line does not give: the
-// window it was trained with, and its world, or its first held-out clip (its only one) when it
-// was trained on -data.
+// window it was trained with, and its world, or its first validation clip (held out, -val's
+// first, or its only clip) when it was trained on -data.
 func (a *sampleArgs) trainedDefaults(dir string) error {
 	on, err := zoo.ReadTrainedOn(dir)
 	if err != nil || on == nil {
@@ -288,6 +288,12 @@ func (a *sampleArgs) trainedDefaults(dir string) error {
 	case a.clip != "" || a.set["world"]:
 	case on.World != "":
 		a.world = on.World
+	case on.Val != "": // -val's first clip
+		_, names, err := data.LoadClips(on.Val)
+		if err != nil {
+			return fmt.Errorf("-ckpt: %s says the run validated on %s: %w (give -clip PATH)", filepath.Join(dir, zoo.TrainedOnFile), on.Val, err)
+		}
+		a.clip = data.ClipPath(on.Val, names[0])
 	case len(on.HeldOut) > 0:
 		a.clip = data.ClipPath(on.Data, on.HeldOut[0])
 	default:

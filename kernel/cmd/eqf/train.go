@@ -96,6 +96,7 @@ func applySettings(s settings, tp *eqflib.TrainPreset, devices *int, dc *eqflib.
 type trainArgs struct {
 	world, preset, objective string
 	data                     string          // clips to train on instead of -world
+	val                      string          // -data's validation clips, instead of every 10th held out
 	given                    map[string]bool // the flags given on the command line
 	trainPreset              string
 	frames, steps            int
@@ -115,7 +116,8 @@ func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs,
 	fs.StringVar(&a.world, "world", a.world, "data world: maze, shapes or pan")
 	fs.StringVar(&a.data, "data", a.data, "train on your clips instead of a world: a folder of clips (sub-folders of PNG/JPEG frames with actions.csv, .json or .npy, "+
 		"and .npy latents [T, C, H, W] or batches [N, T, C, H, W] with NAME.actions.npy or .csv beside them, or .npz archives of clips and actions), one clip's folder or one .npy/.npz; the model takes their frame size, channels and actions, "+
-		"every 10th clip (the last of 2–9) is held out for validation")
+		"every 10th clip (the last of 2–9) is held out for validation unless -val gives them")
+	fs.StringVar(&a.val, "val", a.val, "with -data: validate on these clips (your data's validation split, in -data's forms), training on every clip of -data")
 	fs.StringVar(&a.preset, "preset", a.preset, "DiT preset: tiny, small or paper")
 	fs.StringVar(&a.objective, "objective", a.objective, "eqf, fm, eqm, nufm or diffusion")
 	fs.StringVar(&a.trainPreset, "train", a.trainPreset, "training preset (optimiser, schedule, EMA, h_ω), -set overrides its values:\n"+strings.TrimRight(eqflib.DescribeTrainPresets(), "\n")+"\n")
@@ -152,6 +154,17 @@ func (a *trainArgs) check() error {
 		}
 		if err := existingClip("data", a.data); err != nil {
 			return err
+		}
+	}
+	if a.val != "" {
+		if a.data == "" {
+			return errors.New("-val: names the validation clips of -data, which is not given (-data DIR -val DIR trains on your clips)")
+		}
+		if err := existingClip("val", a.val); err != nil {
+			return err
+		}
+		if sameFile(a.val, a.data) {
+			return fmt.Errorf("-val = %s out of range: the clips of -data, trained on; validation clips must be others (without -val every 10th clip of -data is held out)", a.val)
 		}
 	}
 	dc, err := eqflib.DiTPreset(a.preset)
@@ -236,9 +249,9 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 		about          = fmt.Sprintf("%s %dx%d", a.world, dc.Height, dc.Width) // the data, for the first line
 	)
 	if a.data != "" {
-		tr, val, held, err := clipSplits(a.data, a.frames)
+		tr, val, held, err := clipSplits(a.data, a.val, a.frames)
 		if err != nil {
-			return nil, flagErr("data", err)
+			return nil, err
 		}
 		c := tr.Clips[0]
 		dc.Channels, dc.Height, dc.Width, dc.CondDim = c.Channels, c.Height, c.Width, c.CondDim
@@ -251,10 +264,15 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 			return nil, err
 		}
 		trainDS, stats, on = tr, tr.Stats, zoo.TrainedOn{Data: abs, HeldOut: held, Frames: a.frames}
+		if a.val != "" {
+			if on.Val, err = filepath.Abs(a.val); err != nil {
+				return nil, err
+			}
+		}
 		if val != nil {
 			valDS = val
 		}
-		about = describeClips(a.data, tr, held)
+		about = describeClips(a.data, a.val, tr, val, held)
 	} else {
 		dc.CondDim = world.CondDim()
 		tr, val, err := data.NewWorldSplits(world, a.frames, dc.Height, dc.Width, 100000, 512, a.seed)
@@ -266,7 +284,7 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 	if a.resume {
 		if prev, err := zoo.ReadTrainedOn(a.out); err != nil {
 			return nil, flagErr("resume", err)
-		} else if prev != nil && (prev.World != on.World || prev.Data != on.Data) { // another -frames is a choice (longer windows later)
+		} else if prev != nil && (prev.World != on.World || prev.Data != on.Data || prev.Val != on.Val) { // another -frames is a choice (longer windows later)
 			return nil, fmt.Errorf("-resume: %s was trained on %s, not %s: resume with the same data, or train into another -out", a.out, prev, on)
 		}
 	}
