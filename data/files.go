@@ -345,9 +345,11 @@ func FrameImage(c *Clip, t int) *image.RGBA {
 //   - a .npy file or .npz archive: its latent clip, or each of its batch's (LoadLatentClips),
 //     named NAME.npy[i];
 //   - NAME.npy[i]: clip i of that batch;
+//   - a .gif file: its frames (LoadGIF), its actions beside it as a latent array's;
 //   - a folder of one clip: its frames (LoadFrameDir), or its one latent array and an actions file
 //     (ActionsFiles);
-//   - a folder of clips: each sub-folder (one clip, as above) and each .npy file in it.
+//   - a folder of clips: each sub-folder (one clip, as above) and each .npy, .npz and .gif file
+//     in it.
 //
 // Names starting with "." are passed over, as are files of other kinds (a README, notes); a
 // sub-folder that is not a clip, or actions beside no latent array, is an error naming it. Every
@@ -365,8 +367,15 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 		if isVideo(path) {
 			return nil, nil, fmt.Errorf("data: clips %s: a video file is not read: extract its frames into a folder first (ffmpeg -i %s frames/%%04d.png)", path, path)
 		}
+		if isGIF(path) {
+			c, err := LoadGIF(path)
+			if err != nil {
+				return nil, nil, err
+			}
+			return []*Clip{c}, []string{filepath.Base(path)}, nil
+		}
 		if !isArray(path) {
-			return nil, nil, fmt.Errorf("data: clips %s: a file must be a .npy latent array [T, C, H, W] (a batch [N, T, C, H, W]) or a .npz archive of one; frames go in a folder", path)
+			return nil, nil, fmt.Errorf("data: clips %s: a file must be a .npy latent array [T, C, H, W] (a batch [N, T, C, H, W]), a .npz archive of one or an animated .gif; frames go in a folder", path)
 		}
 		return loadLatentFile(path, filepath.Base(path))
 	}
@@ -404,14 +413,18 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 				cs, ns = []*Clip{c}, []string{name}
 			}
 		case isLatentActions(lname):
-			if stem := latentOf(lname); !lower[stem+".npy"] && !lower[stem+".npz"] {
-				return nil, nil, fmt.Errorf("data: actions file %s is beside no latent array %s.npy", full, latentOf(full))
+			if stem := latentOf(lname); !lower[stem+".npy"] && !lower[stem+".npz"] && !lower[stem+".gif"] {
+				return nil, nil, fmt.Errorf("data: actions file %s is beside no latent array %s.npy (nor GIF %s.gif)", full, latentOf(full), latentOf(full))
 			}
 			continue
 		case lname == "actions.npy":
 			return nil, nil, fmt.Errorf("data: %s is in a folder of clips: a clip's actions are in its own folder, or beside its array as NAME.actions.npy", full)
 		case isArray(lname):
 			cs, ns, err = loadLatentFile(full, name)
+		case isGIF(lname):
+			var c *Clip
+			c, err = LoadGIF(full)
+			cs, ns = []*Clip{c}, []string{name}
 		default:
 			continue
 		}
@@ -432,7 +445,7 @@ func LoadClips(path string) (clips []*Clip, names []string, err error) {
 		return nil, nil, fmt.Errorf("data: clips folder %s holds no clips but video files (%d), which are not read: extract each one's frames into a sub-folder (ffmpeg -i walk.mp4 walk/%%04d.png)", path, videos)
 	}
 	if len(clips) == 0 {
-		return nil, nil, fmt.Errorf("data: clips folder %s holds no clips: want frames (.png/.jpg/.jpeg, one clip), sub-folders of frames, or .npy latent arrays [T, C, H, W] (batches [N, T, C, H, W], .npz archives of them)", path)
+		return nil, nil, fmt.Errorf("data: clips folder %s holds no clips: want frames (.png/.jpg/.jpeg, one clip), sub-folders of frames, .npy latent arrays [T, C, H, W] (batches [N, T, C, H, W], .npz archives of them) or animated .gif files", path)
 	}
 	return clips, names, nil
 }

@@ -24,6 +24,7 @@ func init() {
 		"HeldOut":              reflect.ValueOf(data.HeldOut),
 		"LoadClips":            reflect.ValueOf(data.LoadClips),
 		"LoadFrameDir":         reflect.ValueOf(data.LoadFrameDir),
+		"LoadGIF":              reflect.ValueOf(data.LoadGIF),
 		"LoadLatentClip":       reflect.ValueOf(data.LoadLatentClip),
 		"LoadLatentClips":      reflect.ValueOf(data.LoadLatentClips),
 		"LoadNamedClips":       reflect.ValueOf(data.LoadNamedClips),

@@ -42,7 +42,7 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 	fs.StringVar(&a.recipe, "recipe", a.recipe, "the zoo recipe of -model (eqf models -list -recipe R shows what is trained)")
 	fs.IntVar(&a.trainSeed, "train-seed", a.trainSeed, "the zoo's training run of -model (1: the first; make models SEEDS=N trains 1…N)")
 	fs.StringVar(&a.world, "world", a.world, "world the actions and context frames come from (-ckpt: the one it was trained on)")
-	fs.StringVar(&a.clip, "clip", a.clip, "roll out over your clip instead: a folder of frames with actions.csv, .json or .npy, a .npy latent [T, C, H, W] (or .npz), or clip i of a batch [N, T, C, H, W], NAME.npy[i] "+
+	fs.StringVar(&a.clip, "clip", a.clip, "roll out over your clip instead: a folder of frames with actions.csv, .json or .npy, a .npy latent [T, C, H, W] (or .npz), an animated .gif, or clip i of a batch [N, T, C, H, W], NAME.npy[i] "+
 		"(-ckpt trained with -data: its first validation clip unless given)")
 	fs.StringVar(&a.sampler, "sampler", a.sampler, "the sampler, name[:μ][,key=value…] as eqflib.ParseSampler reads it: euler, gd, nag, lgd, budget, "+
 		"earlystop or ddim; keys closed, warp (identity, sd3[:r], c[:α[:σ_end]], logsnr[:λmin:λmax]), mu, step, thresh, cleanup; "+

@@ -115,7 +115,7 @@ func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs,
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.StringVar(&a.world, "world", a.world, "data world: maze, shapes or pan")
 	fs.StringVar(&a.data, "data", a.data, "train on your clips instead of a world: a folder of clips (sub-folders of PNG/JPEG frames with actions.csv, .json or .npy, "+
-		"and .npy latents [T, C, H, W] or batches [N, T, C, H, W] with NAME.actions.npy or .csv beside them, or .npz archives of clips and actions), one clip's folder or one .npy/.npz; the model takes their frame size, channels and actions, "+
+		"and .npy latents [T, C, H, W] or batches [N, T, C, H, W] with NAME.actions.npy or .csv beside them, .npz archives of clips and actions, or animated .gif files with NAME.actions.csv), one clip's folder or one .npy/.npz/.gif; the model takes their frame size, channels and actions, "+
 		"every 10th clip (the last of 2–9) is held out for validation unless -val gives them")
 	fs.StringVar(&a.val, "val", a.val, "with -data: validate on these clips (your data's validation split, in -data's forms), training on every clip of -data")
 	fs.StringVar(&a.preset, "preset", a.preset, "DiT preset: tiny, small or paper")
