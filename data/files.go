@@ -644,7 +644,9 @@ func SaveStrip(path string, c *Clip, scale int) error {
 }
 
 // SaveGIF writes the clip as an animated GIF (frames scaled up by `scale`, `delay` hundredths of
-// a second each, looping), atomically.
+// a second each, looping), atomically. A frame of at most 256 colours (every 16×16 frame) keeps
+// them exactly, so LoadGIF reads the clip back to the byte; a frame of more is dithered onto the
+// Plan 9 palette.
 func SaveGIF(path string, c *Clip, scale, delay int) error {
 	if scale < 1 || delay < 1 {
 		return fmt.Errorf("data: SaveGIF %s: scale = %d, delay = %d out of range: both must be ≥ 1", path, scale, delay)
