@@ -29,7 +29,7 @@ func TestTPowerAgainstSimulation(t *testing.T) {
 			for i := range d {
 				d[i] = c.delta + c.sd*rng.NormFloat64()
 			}
-			_, lo, hi := tInterval(d)
+			_, lo, hi := MeanInterval(d)
 			if verdict(lo, hi, c.delta) == Agrees {
 				hits++
 			}

@@ -266,7 +266,7 @@ func compareNumber(dir string, a, b Number, seedsA, seedsB []int) RunDifference 
 			d.partial = len(diffs) < len(seedsA) || len(diffs) < len(seedsB)
 		}
 		if len(diffs) >= 2 {
-			_, d.PairedLo, d.PairedHi = tInterval(diffs)
+			_, d.PairedLo, d.PairedHi = MeanInterval(diffs)
 			d.PairedSD, d.PairedSeeds = sampleSD(diffs), len(diffs)
 		}
 	}

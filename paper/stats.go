@@ -71,7 +71,7 @@ func runStatOf[T any](v [][]T, f func(T) float64) (m, se float64) {
 // and the verdict against the paper's difference (NaN: the paper gives none, no verdict).
 func pairedDiff(n Number, d []float64, paper float64) Number {
 	n.PerSeed = d
-	n.Ours, n.Lo, n.Hi = tInterval(d)
+	n.Ours, n.Lo, n.Hi = MeanInterval(d)
 	_, n.Err = stat(d)
 	if !math.IsNaN(paper) {
 		n.Verdict = verdict(n.Lo, n.Hi, paper)
@@ -79,9 +79,10 @@ func pairedDiff(n Number, d []float64, paper float64) Number {
 	return n
 }
 
-// tInterval is the mean of v with its 95 % Student-t interval (n − 1 degrees of freedom);
-// lo and hi are NaN for fewer than two values.
-func tInterval(v []float64) (mean, lo, hi float64) {
+// MeanInterval is the mean of v with its 95 % Student-t interval (n − 1 degrees of freedom), as
+// every number here is reported over training seeds (and `eqf sample -clips` over clips); lo and
+// hi are NaN for fewer than two values.
+func MeanInterval(v []float64) (mean, lo, hi float64) {
 	mean, se := stat(v)
 	if len(v) < 2 {
 		return mean, math.NaN(), math.NaN()

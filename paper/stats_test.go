@@ -20,12 +20,12 @@ func TestTInterval(t *testing.T) {
 		t float64
 	}{{[]float64{1, 3}, 12.706}, {[]float64{1, 2, 6}, 4.303}, {[]float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 2.262}} {
 		m, se := stat(c.v)
-		mean, lo, hi := tInterval(c.v)
+		mean, lo, hi := MeanInterval(c.v)
 		if mean != m || math.Abs((hi-mean)/se-c.t) > 1e-3 || math.Abs((mean-lo)/se-c.t) > 1e-3 {
 			t.Errorf("%v: [%g, %g] around %g (se %g): half-width %g·se, want %g·se", c.v, lo, hi, mean, se, (hi-mean)/se, c.t)
 		}
 	}
-	if _, lo, hi := tInterval([]float64{5}); !math.IsNaN(lo) || !math.IsNaN(hi) {
+	if _, lo, hi := MeanInterval([]float64{5}); !math.IsNaN(lo) || !math.IsNaN(hi) {
 		t.Errorf("one value: [%g, %g], want no interval", lo, hi)
 	}
 }
@@ -80,7 +80,7 @@ func TestPairedByTrainingSeed(t *testing.T) {
 	}
 	d := got[0]
 	wantMean := (-12.0 - 11 - 11) / 3
-	_, lo, hi := tInterval([]float64{-12, -11, -11})
+	_, lo, hi := MeanInterval([]float64{-12, -11, -11})
 	if math.Abs(d.Ours-wantMean) > 1e-12 || math.Abs(d.Lo-lo) > 1e-12 || math.Abs(d.Hi-hi) > 1e-12 || len(d.PerSeed) != 3 {
 		t.Errorf("EqF − FM: %+v, want mean %g in [%g, %g] over 3 training seeds", d, wantMean, lo, hi)
 	}

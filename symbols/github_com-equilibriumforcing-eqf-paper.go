@@ -42,6 +42,7 @@ func init() {
 		"LoadResults":               reflect.ValueOf(paper.LoadResults),
 		"MCEqFinetune":              reflect.ValueOf(paper.MCEqFinetune),
 		"MargRed":                   reflect.ValueOf(paper.MargRed),
+		"MeanInterval":              reflect.ValueOf(paper.MeanInterval),
 		"MinecraftInferenceExpts":   reflect.ValueOf(paper.MinecraftInferenceExpts),
 		"MinecraftMain":             reflect.ValueOf(paper.MinecraftMain),
 		"NLE":                       reflect.ValueOf(paper.NLE),

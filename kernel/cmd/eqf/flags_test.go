@@ -75,6 +75,7 @@ func TestBadFlags(t *testing.T) {
 		"train -world":           {"-world", "nope"},
 		"sample -ckpt":           {"-ckpt", filepath.Join(ckpt, "missing")},
 		"sample -clip":           {"-ckpt", ckpt, "-clip", filepath.Join(ckpt, "missing")},
+		"sample -clips":          {"-ckpt", ckpt, "-clips", "0"},
 		"sample -context":        {"-ckpt", ckpt, "-context", "4"},
 		"sample -frames":         {"-ckpt", ckpt, "-frames", "0"},
 		"sample -guidance":       {"-ckpt", ckpt, "-guidance", "-1"},

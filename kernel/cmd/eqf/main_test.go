@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"fmt"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -201,6 +203,45 @@ func TestTrainWithVal(t *testing.T) {
 	if err != nil || s.clip != filepath.Join(val, "walk-11") {
 		t.Errorf("sampling over -val's first clip: %v (%s)", err, s.clip)
 	}
+	// -clips 2: both validation clips in one batch, PSNR per clip and frame in psnr.csv, the first
+	// clip's strips (the strip of walk-11 as saved)
+	many := filepath.Join(dir, "many")
+	s, err = parseSampleArgs("sample", []string{"-ckpt", runs["eqf"], "-out", many, "-steps", "1", "-sampler", "gd", "-clips", "2"}, defaultSample)
+	if err == nil {
+		err = sample(s)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := csv.NewReader(bytes.NewReader(must(os.ReadFile(filepath.Join(many, "psnr.csv"))))).ReadAll()
+	if len(rows) != 1+2*6 || rows[1][0] != "walk-11" || rows[1][1] != "2" || rows[12][0] != "walk-12" || rows[12][1] != "7" {
+		t.Errorf("psnr.csv: %v", rows)
+	}
+	first, _, _ := data.LoadClips(filepath.Join(val, "walk-11"))
+	data.SaveStrip(filepath.Join(dir, "want.png"), first[0], 4)
+	if !bytes.Equal(must(os.ReadFile(filepath.Join(many, "truth.png"))), must(os.ReadFile(filepath.Join(dir, "want.png")))) {
+		t.Error("-clips 2: truth.png is not the first validation clip's")
+	}
+	// the first clip's rollout starts from its own context: the strips' first two frames agree
+	gen, truth := stripFrames(t, filepath.Join(many, "rollout.png"), 8), stripFrames(t, filepath.Join(many, "truth.png"), 8)
+	if !slices.Equal(gen[0], truth[0]) || !slices.Equal(gen[1], truth[1]) || slices.Equal(gen[5], truth[5]) {
+		t.Error("-clips 2: the first rollout's context is not its clip's")
+	}
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-clips", "3"}, "-clips = 3 out of range: " + val + " holds 2 clip(s), at most 2"},
+		{[]string{"-clip", val}, "holds 2 clips: name one of them (-clip " + filepath.Join(val, "walk-11") + "), or roll out over several (-clips N)"},
+	} {
+		s, err := parseSampleArgs("sample", append([]string{"-ckpt", runs["eqf"], "-out", many, "-steps", "1", "-sampler", "gd"}, bad.args...), defaultSample)
+		if err == nil {
+			err = sample(s)
+		}
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("eqf sample %v: %v, want %q", bad.args, err, bad.want)
+		}
+	}
 	c, err := parseCompareArgs([]string{"-fm", runs["fm"], "-eqf", runs["eqf"], "-out", filepath.Join(dir, "cmp")})
 	if err != nil || len(c.truth) != 2 || c.truth[0].Frames != 8 || c.frames != 6 {
 		t.Errorf("compare over -val's clips: %v (%d clips, %d frames)", err, len(c.truth), c.frames)
@@ -394,6 +435,18 @@ func TestTrainOnClips(t *testing.T) {
 	if err != nil || s.world != "shapes" {
 		t.Errorf("sampling a shapes run: %v (world %s)", err, s.world)
 	}
+	// -clips 3 of a world: its validation-style clips of seeds 7, 9, 11, the first the one -clips 1 drew
+	s, err = parseSampleArgs("sample", []string{"-ckpt", filepath.Join(dir, "shapes"), "-out", filepath.Join(dir, "shapes3"), "-steps", "2", "-sampler", "gd", "-clips", "3"}, defaultSample)
+	if err == nil {
+		err = sample(s)
+	}
+	rows, _ := csv.NewReader(bytes.NewReader(must(os.ReadFile(filepath.Join(dir, "shapes3", "psnr.csv"))))).ReadAll()
+	if err != nil || len(rows) != 1+3*14 || rows[1][0] != "shapes seed 7" || rows[1+2*14][0] != "shapes seed 11" {
+		t.Errorf("-clips 3 of shapes: %v, psnr.csv %v", err, rows)
+	}
+	if !bytes.Equal(must(os.ReadFile(filepath.Join(dir, "shapes3", "truth.png"))), must(os.ReadFile(filepath.Join(dir, "shapes", "truth.png")))) {
+		t.Error("-clips 3: the first clip is not the one -clips 1 rolls out over")
+	}
 	// a train.json that says nothing usable is named, not guessed around
 	for body, wantErr := range map[string]string{"{": "is not readable JSON", `{"frames": 4}`: "a run is trained on a world or on data"} {
 		os.WriteFile(filepath.Join(dir, "shapes", "train.json"), []byte(body), 0o644)
@@ -407,8 +460,8 @@ func TestTrainOnClips(t *testing.T) {
 	}
 }
 
-// clipPSNR compares the generated frames only, in the clip's units: [0, 1] pixels against a peak of
-// 1, latents against their own range.
+// clipsPSNR compares the generated frames only, in the clips' units: [0, 1] pixels against a peak
+// of 1, latents against their own range (all clips' together).
 func TestClipPSNR(t *testing.T) {
 	for _, c := range []struct {
 		lo, hi, offset float64
@@ -428,16 +481,52 @@ func TestClipPSNR(t *testing.T) {
 				gen.Pixels = append(gen.Pixels, v-c.offset)
 			}
 		}
-		psnr, peak, err := clipPSNR(gen, truth, 1)
-		if err != nil || len(psnr) != 3 || peak != c.peak {
-			t.Fatalf("%+v: %v, %v frames, peak %g", c, err, len(psnr), peak)
+		psnr, peak, err := clipsPSNR([]*data.Clip{gen}, []*data.Clip{truth}, 1)
+		if err != nil || len(psnr) != 1 || len(psnr[0]) != 3 || peak != c.peak {
+			t.Fatalf("%+v: %v, %v, peak %g", c, err, psnr, peak)
 		}
-		for _, p := range psnr {
+		for _, p := range psnr[0] {
 			if math.Abs(p-c.want) > 1e-3 {
 				t.Errorf("%+v: PSNR %v, want %g dB", c, psnr, c.want)
 			}
 		}
 	}
+	// two clips: pixels in [0, 1] beside latents in [-2, 2] share the peak 4, so an error of 0.1
+	// is 32.04 dB in both
+	a := &data.Clip{Frames: 2, Channels: 1, Height: 1, Width: 2, Pixels: []float64{0, 1, 0.5, 0.5}}
+	b := &data.Clip{Frames: 2, Channels: 1, Height: 1, Width: 2, Pixels: []float64{-2, 2, 1, 1}}
+	ga := &data.Clip{Frames: 2, Channels: 1, Height: 1, Width: 2, Pixels: []float64{0, 1, 0.6, 0.4}}
+	gb := &data.Clip{Frames: 2, Channels: 1, Height: 1, Width: 2, Pixels: []float64{-2, 2, 1.1, 0.9}}
+	psnr, peak, err := clipsPSNR([]*data.Clip{gb, ga}, []*data.Clip{b, a}, 1)
+	if want := 20 * math.Log10(4/0.1); err != nil || peak != 4 || len(psnr) != 2 || math.Abs(psnr[0][0]-want) > 1e-9 || math.Abs(psnr[1][0]-want) > 1e-9 {
+		t.Errorf("two clips: %v, peak %g, %v", err, peak, psnr)
+	}
+}
+
+// stripFrames reads a strip SaveStrip wrote of n frames as each frame's RGB values in [0, 1].
+func stripFrames(t *testing.T, path string, n int) [][]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	w := b.Dx() / n
+	frames := make([][]float64, n)
+	for k := range frames {
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := k * w; x < (k+1)*w; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				frames[k] = append(frames[k], float64(r>>8)/255, float64(g>>8)/255, float64(bl>>8)/255)
+			}
+		}
+	}
+	return frames
 }
 
 func must[T any](v T, err error) T {

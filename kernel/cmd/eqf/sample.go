@@ -1,16 +1,20 @@
 package main
 
 import (
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
+	"github.com/equilibriumforcing/eqf/paper"
 	"github.com/equilibriumforcing/eqf/plots"
 	"github.com/equilibriumforcing/eqf/zoo"
 	"gonum.org/v1/gonum/stat"
@@ -19,6 +23,8 @@ import (
 type sampleArgs struct {
 	ckpt, world, out string
 	clip             string          // a clip to roll out over instead of -world's
+	clips            int             // how many clips to roll out over (PSNR with an interval over them)
+	trainedOn        *zoo.TrainedOn  // the -ckpt run's train.json (nil: none, or -model)
 	model, recipe    string          // a zoo model instead of -ckpt: its name and recipe
 	trainSeed        int             // the zoo's training run (1: the first)
 	set              map[string]bool // the flags given on the command line
@@ -31,7 +37,7 @@ type sampleArgs struct {
 }
 
 var defaultSample = sampleArgs{ckpt: "out/train", world: "maze", sampler: "nag:0.3,closed,warp=c", out: "out/sample",
-	recipe: zoo.DefaultRecipe, trainSeed: 1, frames: 16, context: 2, window: 4, steps: 10, seed: 7}
+	recipe: zoo.DefaultRecipe, trainSeed: 1, clips: 1, frames: 16, context: 2, window: 4, steps: 10, seed: 7}
 
 func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, error) {
 	a := d
@@ -44,6 +50,8 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 	fs.StringVar(&a.world, "world", a.world, "world the actions and context frames come from (-ckpt: the one it was trained on)")
 	fs.StringVar(&a.clip, "clip", a.clip, "roll out over your clip instead: a folder of frames with actions.csv, .json or .npy, a .npy latent [T, C, H, W] (or .npz), an animated .gif, or clip i of a batch [N, T, C, H, W], NAME.npy[i] "+
 		"(-ckpt trained with -data: its first validation clip unless given)")
+	fs.IntVar(&a.clips, "clips", a.clips, "roll out over this many clips in one batch, the PSNR a mean over them with its 95 % interval (psnr.csv): "+
+		"-ckpt trained with -data: its first validation clips; -clip FOLDER: its first clips; else clips of the world")
 	fs.StringVar(&a.sampler, "sampler", a.sampler, "the sampler, name[:μ][,key=value…] as eqflib.ParseSampler reads it: euler, gd, nag, lgd, budget, "+
 		"earlystop or ddim; keys closed, warp (identity, sd3[:r], c[:α[:σ_end]], logsnr[:λmin:λmax]), mu, step, thresh, cleanup; "+
 		"e.g. nag:0.3,closed,warp=c, gd,warp=sd3, earlystop:0.3,thresh=0.2,cleanup=8")
@@ -64,7 +72,8 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 // check validates the flags before any work starts.
 func (a *sampleArgs) check() error {
 	if err := checkFlags(between("window", a.window, 2, 1024), between("context", a.context, 1, a.window-1),
-		between("frames", a.frames, 1, 1<<20), between("steps", a.steps, 1, 1<<20), guidanceFlag("guidance", a.guidance)); err != nil {
+		between("frames", a.frames, 1, 1<<20), between("steps", a.steps, 1, 1<<20), guidanceFlag("guidance", a.guidance),
+		between("clips", a.clips, 1, 4096)); err != nil {
 		return err
 	}
 	if _, err := data.WorldByName(a.world); err != nil {
@@ -159,12 +168,11 @@ func sample(a *sampleArgs) error {
 		}
 	}
 	cfg := m.Config
-	var truth *data.Clip
-	if a.clip != "" {
-		if truth, err = a.loadClip(cfg); err != nil {
-			return err
-		}
-	} else if world.CondDim() != cfg.CondDim {
+	truths, names, err := a.loadClips(cfg)
+	if err != nil {
+		return err
+	}
+	if truths == nil && world.CondDim() != cfg.CondDim {
 		return fmt.Errorf("world %s has %d conditions, the model %d", a.world, world.CondDim(), cfg.CondDim)
 	}
 	if a.context < 1 || a.context >= a.window || a.frames <= a.context {
@@ -174,16 +182,26 @@ func sample(a *sampleArgs) error {
 		return fmt.Errorf("-steps = %d out of range: must be a positive multiple of -window − -context = %d (sampler steps per frame; "+
 			"each evaluation advances the window's %d frames together)", a.steps, a.window-a.context, a.window-a.context)
 	}
-	if truth == nil {
-		if truth, err = data.RenderClip(world, a.seed|1, a.frames, cfg.Height, cfg.Width); err != nil { // an odd seed: a validation-style clip
-			return err
+	if truths == nil {
+		for k := range a.clips {
+			seed := (a.seed | 1) + 2*uint64(k) // odd seeds: validation-style clips
+			c, err := data.RenderClip(world, seed, a.frames, cfg.Height, cfg.Width)
+			if err != nil {
+				return err
+			}
+			truths, names = append(truths, c), append(names, fmt.Sprintf("%s seed %d", a.world, seed))
 		}
 	}
-	ds, err := data.NewClipDataset([]*data.Clip{truth}, a.frames, a.frames, &stats)
+	B := len(truths)
+	ds, err := data.NewClipDataset(truths, a.frames, a.frames, &stats)
 	if err != nil {
 		return err
 	}
-	gt, cond, err := eqflib.LoadBatch(ds, []int{0})
+	idx := make([]int, B)
+	for k := range idx {
+		idx[k] = k
+	}
+	gt, cond, err := eqflib.LoadBatch(ds, idx)
 	if err != nil {
 		return err
 	}
@@ -195,7 +213,7 @@ func sample(a *sampleArgs) error {
 	d := cfg.CondDim
 	var timeline []float64 // none for a model without actions (shapes, latents)
 	if d > 0 {
-		if timeline, err = eqflib.ExtendConditions(cond, 1, a.frames, C+R+H-1, d); err != nil { // stride 1
+		if timeline, err = eqflib.ExtendConditions(cond, B, a.frames, C+R+H-1, d); err != nil { // stride 1
 			return err
 		}
 	}
@@ -210,15 +228,22 @@ func sample(a *sampleArgs) error {
 	if err != nil {
 		return err
 	}
-	gen := append(append([]float64(nil), ctx.Data...), res.Frames.Data...)
-	hw := cfg.Height * cfg.Width
-	out := &data.Clip{Frames: a.frames, Channels: cfg.Channels, Height: cfg.Height, Width: cfg.Width,
-		Pixels: stats.Denormalise(gen, hw), CondDim: cfg.CondDim, Cond: truth.Cond}
+	n, hw := cfg.Channels*cfg.Height*cfg.Width, cfg.Height*cfg.Width
+	outs := make([]*data.Clip, B) // each clip's context and generated frames, in pixels
+	for k := range outs {
+		gen := append(append([]float64(nil), ctx.Data[k*C*n:(k+1)*C*n]...), res.Frames.Data[k*R*n:(k+1)*R*n]...)
+		outs[k] = &data.Clip{Frames: a.frames, Channels: cfg.Channels, Height: cfg.Height, Width: cfg.Width,
+			Pixels: stats.Denormalise(gen, hw), CondDim: cfg.CondDim, Cond: truths[k].Cond}
+	}
+	out, truth := outs[0], truths[0]
 	if err := os.MkdirAll(a.out, 0o755); err != nil {
 		return err
 	}
 	over := fmt.Sprintf("a %s clip", a.world)
-	if a.clip != "" {
+	switch {
+	case B > 1:
+		over = fmt.Sprintf("%d clips (%s … %s)", B, names[0], names[B-1])
+	case a.clip != "":
 		over = "the clip " + a.clip
 	}
 	wrote := []string{"rollout.png", "truth.png", "rollout.gif"}
@@ -236,41 +261,91 @@ func sample(a *sampleArgs) error {
 		videos := []plots.Video{{Name: "the clip", Frames: &eqflib.Window{Shape: shape, Data: truth.Pixels}},
 			{Name: "rollout", Frames: &eqflib.Window{Shape: shape, Data: out.Pixels}}}
 		title := fmt.Sprintf("%s over %s (%d frames, %d given)", path, over, a.frames, a.context)
+		if B > 1 {
+			title = fmt.Sprintf("%s over %s, the first shown (%d frames, %d given)", path, over, a.frames, a.context)
+		}
 		if err := plots.Player(filepath.Join(a.out, "rollout.html"), title, videos, plots.VideoOptions{}); err != nil {
 			return err
 		}
 		wrote = append(wrote, "rollout.html")
 	}
-	fmt.Printf("sampled %d frames (%d given, windows of %d) of %s from %s with %s, %d steps per frame (%d network evaluations); wrote %s/{%s}\n",
-		a.frames, a.context, a.window, over, path, sampler, a.steps, res.NFE, a.out, strings.Join(wrote, ","))
-	psnr, peak, err := clipPSNR(out, truth, C)
+	psnr, peak, err := clipsPSNR(outs, truths, C)
 	if err != nil {
 		return err
 	}
+	written := fmt.Sprintf("%s/{%s}", a.out, strings.Join(wrote, ","))
+	if B > 1 {
+		if err := savePSNR(filepath.Join(a.out, "psnr.csv"), names, psnr, C); err != nil {
+			return err
+		}
+		written = fmt.Sprintf("%s of the first clip and %s of every clip", written, filepath.Join(a.out, "psnr.csv"))
+	}
+	fmt.Printf("sampled %d frames (%d given, windows of %d) of %s from %s with %s, %d steps per frame (%d network evaluations); wrote %s\n",
+		a.frames, a.context, a.window, over, path, sampler, a.steps, res.NFE, written)
 	units := ""
 	if peak != 1 {
-		units = fmt.Sprintf(", peak-to-peak %.3g: the clip's range", peak)
+		units = fmt.Sprintf(", peak-to-peak %.3g: the clips' range", peak)
 	}
-	fmt.Printf("PSNR against the clip's frames (one sample of a stochastic model%s): %.1f dB on the first generated frame, %.1f on the last, mean %.1f\n",
-		units, psnr[0], psnr[len(psnr)-1], stat.Mean(psnr, nil))
+	if B == 1 {
+		p := psnr[0]
+		fmt.Printf("PSNR against the clip's frames (one sample of a stochastic model%s): %.1f dB on the first generated frame, %.1f on the last, mean %.1f\n",
+			units, p[0], p[len(p)-1], stat.Mean(p, nil))
+		return nil
+	}
+	first, last, mean := make([]float64, B), make([]float64, B), make([]float64, B)
+	for k, p := range psnr {
+		first[k], last[k], mean[k] = p[0], p[len(p)-1], stat.Mean(p, nil)
+	}
+	say := func(v []float64) string {
+		m, lo, hi := paper.MeanInterval(v)
+		return fmt.Sprintf("%.1f [%.1f, %.1f]", m, lo, hi)
+	}
+	fmt.Printf("PSNR against the clips' frames (dB, mean over %d clips [95 %% interval over clips], one sample each%s): %s on the first generated frame, %s on the last, %s over all\n",
+		B, units, say(first), say(last), say(mean))
 	return nil
 }
 
-// clipPSNR is the PSNR (dB) of each generated frame of gen (from frame `from` on) against
-// truth's, in the clip's units: peak-to-peak 1 for pixels in [0, 1], else the clip's own range
+// clipsPSNR is the PSNR (dB) of each generated frame of each gen[k] (from frame `from` on) against
+// truth[k]'s, in the clips' units: peak-to-peak 1 for pixels in [0, 1], else the clips' own range
 // (latents).
-func clipPSNR(gen, truth *data.Clip, from int) (psnr []float64, peak float64, err error) {
-	lo, hi := slices.Min(truth.Pixels), slices.Max(truth.Pixels)
+func clipsPSNR(gen, truth []*data.Clip, from int) (psnr [][]float64, peak float64, err error) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range truth {
+		lo, hi = min(lo, slices.Min(c.Pixels)), max(hi, slices.Max(c.Pixels))
+	}
 	if peak = 1.0; (lo < 0 || hi > 1) && hi > lo {
 		peak = hi - lo
 	}
-	shape, n := [5]int{1, truth.Frames - from, truth.Channels, truth.Height, truth.Width}, truth.Channels*truth.Height*truth.Width
-	mse, err := eqflib.FrameMSE(&eqflib.Window{Shape: shape, Data: gen.Pixels[from*n:]}, &eqflib.Window{Shape: shape, Data: truth.Pixels[from*n:]})
-	if err != nil {
-		return nil, 0, err
+	psnr = make([][]float64, len(truth))
+	for k, c := range truth {
+		shape, n := [5]int{1, c.Frames - from, c.Channels, c.Height, c.Width}, c.Channels*c.Height*c.Width
+		mse, err := eqflib.FrameMSE(&eqflib.Window{Shape: shape, Data: gen[k].Pixels[from*n:]}, &eqflib.Window{Shape: shape, Data: c.Pixels[from*n:]})
+		if err != nil {
+			return nil, 0, err
+		}
+		if psnr[k], err = eqflib.PSNR(mse, peak); err != nil {
+			return nil, 0, err
+		}
 	}
-	psnr, err = eqflib.PSNR(mse, peak)
-	return psnr, peak, err
+	return psnr, peak, nil
+}
+
+// savePSNR writes each clip's PSNR per generated frame as CSV (clip, frame, psnr_db), frames
+// numbered in the clip (the first generated is frame `from`), atomically.
+func savePSNR(path string, names []string, psnr [][]float64, from int) error {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Write([]string{"clip", "frame", "psnr_db"})
+	for k, p := range psnr {
+		for t, v := range p {
+			w.Write([]string{names[k], strconv.Itoa(from + t), strconv.FormatFloat(v, 'f', 4, 64)})
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return data.WriteFileAtomic(path, []byte(b.String()))
 }
 
 // trainedDefaults sets what the -ckpt's train.json says and the command line does not give: the
@@ -281,6 +356,7 @@ func (a *sampleArgs) trainedDefaults(dir string) error {
 	if err != nil || on == nil {
 		return flagErr("ckpt", err)
 	}
+	a.trainedOn = on
 	if !a.set["window"] {
 		a.window = on.Frames
 	}
@@ -308,28 +384,60 @@ func (a *sampleArgs) trainedDefaults(dir string) error {
 	return nil
 }
 
-// loadClip loads -clip, the clip whose first -context frames are the context and whose actions
-// the rollout follows; with -frames not given, a clip shorter than its default sets it.
-func (a *sampleArgs) loadClip(cfg eqflib.DiTConfig) (*data.Clip, error) {
-	clips, names, err := data.LoadClips(a.clip)
-	if err != nil {
-		return nil, flagErr("clip", err)
+// loadClips loads the clips to roll out over, each cut to -frames, and their names: -clip's
+// clip, or the first -clips of a folder of clips; for a -ckpt trained with -data and -clips above
+// one, its first -clips validation clips; nil for clips of -world. Each clip's first -context
+// frames are the context and its actions the rollout's; with -frames not given, a clip shorter
+// than its default sets it.
+func (a *sampleArgs) loadClips(cfg eqflib.DiTConfig) ([]*data.Clip, []string, error) {
+	var (
+		clips []*data.Clip
+		names []string
+		root  string // where the names lie (data.ClipPath)
+		err   error
+	)
+	switch on := a.trainedOn; {
+	case a.clips > 1 && !a.set["clip"] && on != nil && on.Data != "":
+		if clips, names, err = on.HeldOutClips(); err != nil {
+			return nil, nil, fmt.Errorf("-ckpt: the run was trained on %s: %w (give -clip PATH)", on, err)
+		}
+		root = on.ValPath()
+	case a.clip != "":
+		if clips, names, err = data.LoadClips(a.clip); err != nil {
+			return nil, nil, flagErr("clip", err)
+		}
+		if len(clips) > 1 && !a.set["clips"] {
+			return nil, nil, fmt.Errorf("-clip: %s holds %d clips: name one of them (-clip %s), or roll out over several (-clips N)",
+				a.clip, len(clips), shellWord(data.ClipPath(a.clip, names[0])))
+		}
+		root = a.clip
+	default:
+		return nil, nil, nil
 	}
-	if len(clips) > 1 {
-		return nil, fmt.Errorf("-clip: %s holds %d clips: name one of them (-clip %s)", a.clip, len(clips), shellWord(data.ClipPath(a.clip, names[0])))
+	if a.clips > len(clips) {
+		return nil, nil, fmt.Errorf("-clips = %d out of range: %s holds %d clip(s), at most %d", a.clips, root, len(clips), len(clips))
 	}
-	c := clips[0]
-	if c.Channels != cfg.Channels || c.Height != cfg.Height || c.Width != cfg.Width || c.CondDim != cfg.CondDim {
-		return nil, fmt.Errorf("-clip: %s is %dx%d with %d channels and %d actions per frame: the model takes %dx%d with %d channels and %d actions",
-			a.clip, c.Width, c.Height, c.Channels, c.CondDim, cfg.Width, cfg.Height, cfg.Channels, cfg.CondDim)
+	clips, names = clips[:a.clips], names[:a.clips]
+	for k, c := range clips {
+		path := data.ClipPath(root, names[k])
+		if len(clips) == 1 && a.clip != "" {
+			path = a.clip
+		}
+		if c.Channels != cfg.Channels || c.Height != cfg.Height || c.Width != cfg.Width || c.CondDim != cfg.CondDim {
+			return nil, nil, fmt.Errorf("-clip: %s is %dx%d with %d channels and %d actions per frame: the model takes %dx%d with %d channels and %d actions",
+				path, c.Width, c.Height, c.Channels, c.CondDim, cfg.Width, cfg.Height, cfg.Channels, cfg.CondDim)
+		}
+		if !a.set["frames"] {
+			a.frames = min(a.frames, c.Frames)
+		}
+		if a.frames > c.Frames {
+			return nil, nil, fmt.Errorf("-frames = %d out of range: -clip %s has %d frames, whose actions the rollout follows (at most %d)", a.frames, path, c.Frames, c.Frames)
+		}
 	}
-	if !a.set["frames"] {
-		a.frames = min(a.frames, c.Frames)
+	for k, c := range clips {
+		clips[k] = c.Head(a.frames)
 	}
-	if a.frames > c.Frames {
-		return nil, fmt.Errorf("-frames = %d out of range: -clip %s has %d frames, whose actions the rollout follows (at most %d)", a.frames, a.clip, c.Frames, c.Frames)
-	}
-	return c.Head(a.frames), nil
+	return clips, names, nil
 }
 
 // loadZooModel loads -model of the zoo run -recipe, -train-seed, and sets what the zoo knows and
