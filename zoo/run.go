@@ -93,15 +93,14 @@ func ReadTrainedOn(dir string) (*TrainedOn, error) {
 	return &t, nil
 }
 
-// HeldOutClips loads the clips a run on data validated on, and their names (data.LoadClips'
-// names, relative to ValPath): those it held out of its data, or every clip of its -val (its
-// only clip when it was trained on one clip and given none): the clips it is evaluated on, which
-// it never trained on (except that one clip's). A run on a world has none: NewClips renders its
-// validation clips.
-func (t TrainedOn) HeldOutClips() ([]*data.Clip, []string, error) {
+// ValClips loads the clips a run on data validated on, with their names (as data.LoadClips names
+// them, relative to ValPath): those it held out of its data, or every clip of its -val; a run
+// trained on one clip without -val has only that clip. A run on a world has none (NewClips
+// renders its validation clips).
+func (t TrainedOn) ValClips() ([]*data.Clip, []string, error) {
 	switch {
 	case t.Data == "":
-		return nil, nil, fmt.Errorf("zoo: HeldOutClips: the run was trained on %s, which holds no clips out (NewClips renders its validation clips)", t)
+		return nil, nil, fmt.Errorf("zoo: ValClips: the run was trained on %s, which holds no clips out (NewClips renders its validation clips)", t)
 	case t.Val != "":
 		return data.LoadClips(t.Val)
 	case len(t.HeldOut) == 0: // one clip, none held out
@@ -114,7 +113,7 @@ func (t TrainedOn) HeldOutClips() ([]*data.Clip, []string, error) {
 	return clips, t.HeldOut, nil
 }
 
-// ValPath is where the clips HeldOutClips names lie: data.ClipPath(t.ValPath(), name) is one
+// ValPath is where the clips ValClips names lie: data.ClipPath(t.ValPath(), name) is one
 // of them alone. "" for a run on a world.
 func (t TrainedOn) ValPath() string {
 	if t.Val != "" {
@@ -169,7 +168,7 @@ func LoadRun(path string) (*Run, error) {
 func (r *Run) History() ([]eqflib.LossPoint, error) { return readHistory(r.Dir) }
 
 // Clips is n clips to roll the run out over, context + frames frames each, normalised with its
-// statistics: the first n of the clips it validated on (HeldOutClips: those held out of its
+// statistics: the first n of the clips it validated on (ValClips: those held out of its
 // data, or its -val clips; at most as many as there are), or n validation clips of its world (NewClips, seeded by seed, which clips of data
 // ignore).
 func (r *Run) Clips(n, context, frames int, seed uint64) (*Clips, error) {
@@ -191,7 +190,7 @@ func (r *Run) Clips(n, context, frames int, seed uint64) (*Clips, error) {
 		}
 		return NewClips(w, r.Stats, n, context, frames, cfg.Height, seed)
 	}
-	clips, names, err := on.HeldOutClips()
+	clips, names, err := on.ValClips()
 	if err != nil {
 		return nil, fmt.Errorf("zoo: Run.Clips: %s says the run was trained on %s: %w", filepath.Join(r.Dir, TrainedOnFile), on, err)
 	}

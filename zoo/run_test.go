@@ -173,8 +173,8 @@ func TestLoadRun(t *testing.T) {
 	if r, err = zoo.LoadRun(own); err != nil {
 		t.Fatal(err)
 	}
-	if _, names, err := r.TrainedOn.HeldOutClips(); err != nil || !reflect.DeepEqual(names, []string{"val.npy[0]", "val.npy[1]"}) || r.TrainedOn.ValPath() != valDir {
-		t.Errorf("HeldOutClips of -val: %v, %v (in %s)", names, err, r.TrainedOn.ValPath())
+	if _, names, err := r.TrainedOn.ValClips(); err != nil || !reflect.DeepEqual(names, []string{"val.npy[0]", "val.npy[1]"}) || r.TrainedOn.ValPath() != valDir {
+		t.Errorf("ValClips of -val: %v, %v (in %s)", names, err, r.TrainedOn.ValPath())
 	}
 	if cl, err := r.Clips(2, 2, 6, 0); err != nil || math.Abs(cl.Truth.Frame(6)[0]-(loaded[1].Pixels[2*3*8*8]-train.Stats.Mean[0])/train.Stats.Std[0]) > 1e-12 {
 		t.Errorf("Clips over -val's clips: %v", err)

@@ -398,7 +398,7 @@ func (a *sampleArgs) loadClips(cfg eqflib.DiTConfig) ([]*data.Clip, []string, er
 	)
 	switch on := a.trainedOn; {
 	case a.clips > 1 && !a.set["clip"] && on != nil && on.Data != "":
-		if clips, names, err = on.HeldOutClips(); err != nil {
+		if clips, names, err = on.ValClips(); err != nil {
 			return nil, nil, fmt.Errorf("-ckpt: the run was trained on %s: %w (give -clip PATH)", on, err)
 		}
 		root = on.ValPath()
