@@ -217,6 +217,9 @@ func TestTrainWithVal(t *testing.T) {
 	if len(rows) != 1+2*6 || rows[1][0] != "walk-11" || rows[1][1] != "2" || rows[12][0] != "walk-12" || rows[12][1] != "7" {
 		t.Errorf("psnr.csv: %v", rows)
 	}
+	if page := string(must(os.ReadFile(filepath.Join(many, "rollout.html")))); !strings.Contains(page, "walk-12") || strings.Count(page, "rollout") < 2 {
+		t.Error("-clips 2: rollout.html does not show both clips beside their rollouts")
+	}
 	first, _, _ := data.LoadClips(filepath.Join(val, "walk-11"))
 	data.SaveStrip(filepath.Join(dir, "want.png"), first[0], 4)
 	if !bytes.Equal(must(os.ReadFile(filepath.Join(many, "truth.png"))), must(os.ReadFile(filepath.Join(dir, "want.png")))) {

@@ -256,29 +256,41 @@ func sample(a *sampleArgs) error {
 			return err
 		}
 	}
+	written := fmt.Sprintf("%s/{%s}", a.out, strings.Join(wrote, ","))
+	if B > 1 {
+		written += " (the first clip)"
+	}
 	if cfg.Channels == 1 || cfg.Channels == 3 { // what plots draws (a latent's four channels are not pixels)
-		shape := [5]int{1, a.frames, cfg.Channels, cfg.Height, cfg.Width}
+		shape, shown := [5]int{1, a.frames, cfg.Channels, cfg.Height, cfg.Width}, min(B, maxPlayerClips)
 		videos := []plots.Video{{Name: "the clip", Frames: &eqflib.Window{Shape: shape, Data: truth.Pixels}},
 			{Name: "rollout", Frames: &eqflib.Window{Shape: shape, Data: out.Pixels}}}
 		title := fmt.Sprintf("%s over %s (%d frames, %d given)", path, over, a.frames, a.context)
-		if B > 1 {
-			title = fmt.Sprintf("%s over %s, the first shown (%d frames, %d given)", path, over, a.frames, a.context)
+		if B > 1 { // each clip beside its rollout
+			videos = nil
+			for k := range shown {
+				videos = append(videos, plots.Video{Name: names[k], Frames: &eqflib.Window{Shape: shape, Data: truths[k].Pixels}},
+					plots.Video{Name: "rollout", Frames: &eqflib.Window{Shape: shape, Data: outs[k].Pixels}})
+			}
+			title = fmt.Sprintf("%s over %s, %d shown (%d frames, %d given)", path, over, shown, a.frames, a.context)
 		}
 		if err := plots.Player(filepath.Join(a.out, "rollout.html"), title, videos, plots.VideoOptions{}); err != nil {
 			return err
 		}
-		wrote = append(wrote, "rollout.html")
+		if B > 1 {
+			written += fmt.Sprintf(", %s (the first %d)", filepath.Join(a.out, "rollout.html"), shown)
+		} else {
+			written = fmt.Sprintf("%s/{%s,rollout.html}", a.out, strings.Join(wrote, ","))
+		}
 	}
 	psnr, peak, err := clipsPSNR(outs, truths, C)
 	if err != nil {
 		return err
 	}
-	written := fmt.Sprintf("%s/{%s}", a.out, strings.Join(wrote, ","))
 	if B > 1 {
 		if err := savePSNR(filepath.Join(a.out, "psnr.csv"), names, psnr, C); err != nil {
 			return err
 		}
-		written = fmt.Sprintf("%s of the first clip and %s of every clip", written, filepath.Join(a.out, "psnr.csv"))
+		written += fmt.Sprintf(" and %s (every clip)", filepath.Join(a.out, "psnr.csv"))
 	}
 	fmt.Printf("sampled %d frames (%d given, windows of %d) of %s from %s with %s, %d steps per frame (%d network evaluations); wrote %s\n",
 		a.frames, a.context, a.window, over, path, sampler, a.steps, res.NFE, written)
@@ -304,6 +316,9 @@ func sample(a *sampleArgs) error {
 		B, units, say(first), say(last), say(mean))
 	return nil
 }
+
+// maxPlayerClips is how many clips rollout.html shows beside their rollouts.
+const maxPlayerClips = 4
 
 // clipsPSNR is the PSNR (dB) of each generated frame of each gen[k] (from frame `from` on) against
 // truth[k]'s, in the clips' units: peak-to-peak 1 for pixels in [0, 1], else the clips' own range
