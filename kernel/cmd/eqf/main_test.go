@@ -290,6 +290,14 @@ func TestTrainWithVal(t *testing.T) {
 	if want := "validation clip 0 is 12x12 with 3 channels and 3 actions per frame: the train clips are 8x8"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("-val of another size: %v, want %q", err, want)
 	}
+	bigClip := filepath.Join(dir, "big", "walk-31")
+	s, err = parseSampleArgs("sample", []string{"-ckpt", runs["eqf"], "-out", many, "-clip", bigClip}, defaultSample)
+	if err == nil {
+		err = sample(s)
+	}
+	if want := "-clip " + bigClip + " is 12x12 with 3 channels and 3 actions per frame: the model takes 8x8"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("-clip of another size: %v, want %q", err, want)
+	}
 }
 
 // eqf train -data trains on a folder of the user's clips at their size, holding a clip out, and

@@ -411,12 +411,13 @@ func (a *sampleArgs) loadClips(cfg eqflib.DiTConfig) ([]*data.Clip, []string, er
 		root  string // where the names lie (data.ClipPath)
 		err   error
 	)
+	what := "-clip " // names a clip in errors
 	switch on := a.trainedOn; {
 	case a.clips > 1 && !a.set["clip"] && on != nil && on.Data != "":
 		if clips, names, err = on.ValClips(); err != nil {
 			return nil, nil, fmt.Errorf("-ckpt: the run was trained on %s: %w (give -clip PATH)", on, err)
 		}
-		root = on.ValPath()
+		root, what = on.ValPath(), "the -ckpt run's validation clip "
 	case a.clip != "":
 		if clips, names, err = data.LoadClips(a.clip); err != nil {
 			return nil, nil, flagErr("clip", err)
@@ -439,14 +440,14 @@ func (a *sampleArgs) loadClips(cfg eqflib.DiTConfig) ([]*data.Clip, []string, er
 			path = a.clip
 		}
 		if c.Channels != cfg.Channels || c.Height != cfg.Height || c.Width != cfg.Width || c.CondDim != cfg.CondDim {
-			return nil, nil, fmt.Errorf("-clip: %s is %dx%d with %d channels and %d actions per frame: the model takes %dx%d with %d channels and %d actions",
-				path, c.Width, c.Height, c.Channels, c.CondDim, cfg.Width, cfg.Height, cfg.Channels, cfg.CondDim)
+			return nil, nil, fmt.Errorf("%s%s is %dx%d with %d channels and %d actions per frame: the model takes %dx%d with %d channels and %d actions",
+				what, path, c.Width, c.Height, c.Channels, c.CondDim, cfg.Width, cfg.Height, cfg.Channels, cfg.CondDim)
 		}
 		if !a.set["frames"] {
 			a.frames = min(a.frames, c.Frames)
 		}
 		if a.frames > c.Frames {
-			return nil, nil, fmt.Errorf("-frames = %d out of range: -clip %s has %d frames, whose actions the rollout follows (at most %d)", a.frames, path, c.Frames, c.Frames)
+			return nil, nil, fmt.Errorf("-frames = %d out of range: %s%s has %d frames, whose actions the rollout follows (at most %d)", a.frames, what, path, c.Frames, c.Frames)
 		}
 	}
 	for k, c := range clips {
