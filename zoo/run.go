@@ -31,6 +31,9 @@ type TrainedOn struct {
 	HeldOut []string `json:"held_out,omitempty"` // the names (data.LoadClips) of Data's clips held out for validation
 	Val     string   `json:"val,omitempty"`      // your validation clips' absolute path (-val), instead of HeldOut
 	Frames  int      `json:"frames"`             // the training window
+	// Commands are the command lines that trained the run, oldest first (`eqf train -resume`
+	// adds one), as typed (relative paths are the typing folder's); not compared by eqf.
+	Commands []string `json:"commands,omitempty"`
 }
 
 // String names the data: "world maze", "the clips in /abs/clips".

@@ -94,7 +94,7 @@ func TestLoadRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	own := filepath.Join(root, "own")
-	on := zoo.TrainedOn{Data: clipDir, HeldOut: names[2:], Frames: 4} // the last of three is held out
+	on := zoo.TrainedOn{Data: clipDir, HeldOut: names[2:], Frames: 4, Commands: []string{"eqf train -data " + clipDir}} // the last of three held out
 	trainRun(t, own, train, on, true)
 
 	r, err := zoo.LoadRun(own)

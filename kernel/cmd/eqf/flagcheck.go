@@ -128,10 +128,19 @@ func existingClip(flag, path string) error {
 	return existing(flag, path)
 }
 
+// commandLine is a command and its arguments as a shell reads them back (shellWord).
+func commandLine(cmd string, args []string) string {
+	words := []string{cmd}
+	for _, arg := range args {
+		words = append(words, shellWord(arg))
+	}
+	return strings.Join(words, " ")
+}
+
 // shellWord writes a path for a command line a user copies: in single quotes when a shell would
 // read it otherwise (walks.npy[0] is a pattern to zsh).
 func shellWord(path string) string {
-	if !strings.ContainsAny(path, " \t[]*?'\"$&;|<>()`\\~#!{}") {
+	if path != "" && !strings.ContainsAny(path, " \t[]*?'\"$&;|<>()`\\~#!{}") {
 		return path
 	}
 	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"

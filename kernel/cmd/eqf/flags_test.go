@@ -283,3 +283,13 @@ func TestFirstRunSaysWhatToDo(t *testing.T) {
 		}
 	}
 }
+
+// commandLine writes arguments as a shell reads them back: quoted where a shell would read them
+// otherwise, an empty one as a pair of single quotes.
+func TestCommandLine(t *testing.T) {
+	got := commandLine("eqf train", []string{"-data", "walks.npy[3]", "-set", "patch=4", "-out", "my run", "-x", "", "-y", "it's"})
+	want := `eqf train -data 'walks.npy[3]' -set patch=4 -out 'my run' -x '' -y 'it'\''s'`
+	if got != want {
+		t.Errorf("commandLine:\n got %s\nwant %s", got, want)
+	}
+}

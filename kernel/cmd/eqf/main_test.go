@@ -183,7 +183,8 @@ func TestTrainWithVal(t *testing.T) {
 		}
 	}
 	on, err := zoo.ReadTrainedOn(runs["eqf"])
-	if err != nil || on == nil || on.Data != clips || on.Val != val || len(on.HeldOut) != 0 {
+	if err != nil || on == nil || on.Data != clips || on.Val != val || len(on.HeldOut) != 0 ||
+		!slices.Equal(on.Commands, []string{"eqf train -data " + clips + " -val " + val + " -objective eqf -frames 3 -steps 2 -eval-every 2 -readout-steps 1 -set patch=4 -out " + runs["eqf"]}) {
 		t.Fatalf("train.json: %+v, %v", on, err)
 	}
 	hist, _ := os.ReadFile(filepath.Join(runs["eqf"], "history.csv"))
@@ -195,6 +196,14 @@ func TestTrainWithVal(t *testing.T) {
 	ds, _ := data.NewClipDataset(both, 3, 1, nil)
 	if st, err := data.LoadStats(filepath.Join(runs["eqf"], "stats.json")); err != nil || !slices.Equal(st.Mean, ds.Stats.Mean) {
 		t.Errorf("stats %v, want both train clips' %v (%v)", st.Mean, ds.Stats.Mean, err)
+	}
+	// a resumed run adds its command line to the record
+	a, err := parseTrainArgs("train", []string{"-data", clips, "-val", val, "-resume", "-frames", "3", "-steps", "3", "-set", "patch=4", "-out", runs["eqf"]}, defaultTrain)
+	if err == nil {
+		_, err = train(a)
+	}
+	if on, _ := zoo.ReadTrainedOn(runs["eqf"]); err != nil || on == nil || len(on.Commands) != 2 || !strings.Contains(on.Commands[1], " -resume ") {
+		t.Errorf("resuming: %v, train.json %+v", err, on)
 	}
 	s, err := parseSampleArgs("sample", []string{"-ckpt", runs["eqf"], "-out", filepath.Join(dir, "s"), "-steps", "1", "-sampler", "gd"}, defaultSample)
 	if err == nil {
@@ -251,7 +260,7 @@ func TestTrainWithVal(t *testing.T) {
 	}
 	other := write("other", 21)
 	fmOther := filepath.Join(dir, "fm-other")
-	a, err := parseTrainArgs("train", []string{"-data", clips, "-val", other, "-objective", "fm", "-frames", "3", "-steps", "1", "-set", "patch=4", "-out", fmOther}, defaultTrain)
+	a, err = parseTrainArgs("train", []string{"-data", clips, "-val", other, "-objective", "fm", "-frames", "3", "-steps", "1", "-set", "patch=4", "-out", fmOther}, defaultTrain)
 	if err == nil {
 		_, err = train(a)
 	}

@@ -107,6 +107,7 @@ type trainArgs struct {
 	ckptEvery, evalEvery     int
 	ckptMinutes              int
 	set                      settings
+	args                     []string // as given, recorded in train.json
 }
 
 func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs, error) {
@@ -134,7 +135,7 @@ func parseTrainArgs(name string, args []string, defaults trainArgs) (*trainArgs,
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
-	a.given = given(fs)
+	a.given, a.args = given(fs), args
 	return &a, a.check()
 }
 
@@ -281,11 +282,15 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 		}
 		trainDS, valDS, stats = tr, val, tr.Stats
 	}
+	on.Commands = []string{commandLine("eqf train", a.args)}
+	began := "" // what the resumed run's first command was
 	if a.resume {
 		if prev, err := zoo.ReadTrainedOn(a.out); err != nil {
 			return nil, flagErr("resume", err)
 		} else if prev != nil && (prev.World != on.World || prev.Data != on.Data || prev.Val != on.Val) { // another -frames is a choice (longer windows later)
 			return nil, fmt.Errorf("-resume: %s was trained on %s, not %s: resume with the same data, or train into another -out", a.out, prev, on)
+		} else if prev != nil && len(prev.Commands) > 0 {
+			on.Commands, began = append(prev.Commands, on.Commands...), prev.Commands[0]
 		}
 	}
 	if err := os.MkdirAll(a.out, 0o755); err != nil {
@@ -310,7 +315,10 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 			if err := tr.RestoreCheckpoint(last); err != nil {
 				return nil, err
 			}
-			fmt.Printf("resumed from %s at step %d\n", last, tr.Step)
+			if began != "" {
+				began = " (the run began as `" + began + "`)"
+			}
+			fmt.Printf("resumed from %s at step %d%s\n", last, tr.Step, began)
 		}
 	}
 	fmt.Printf("training %s (%s, %d parameters) with %s on %s, %d frames, batch %d, backend %s%s\n",
