@@ -167,7 +167,7 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 		}
 		r.Numbers = append(r.Numbers,
 			Number{Name: m.Name + ": NFE", Ours: float64(res.NFE)}, Number{Name: m.Name + ": NFE per frame", Ours: res.NFEPerFrame()},
-			Number{Name: m.Name + ": PSNR (dB)", Ours: sc.PSNR}, Number{Name: m.Name + ": flicker", Ours: sc.Flicker},
+			Number{Name: m.Name + ": PSNR (dB, standardised frames, peak 4)", Ours: sc.PSNR}, Number{Name: m.Name + ": flicker", Ours: sc.Flicker},
 			Number{Name: m.Name + ": seconds", Ours: secs})
 		if o.ONNX != nil {
 			fo, err := eqflib.ComputeFVD(o.ONNX, gen, truthClips)
@@ -180,7 +180,7 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 			r.Numbers = append(r.Numbers, Number{Name: fmt.Sprintf("%s: FVD (%s), frames %d–%d", m.Name, space, i*o.TimeChunk+1, (i+1)*o.TimeChunk), Ours: f})
 		}
 		curves = append(curves, plots.Curve{Name: m.Name, Values: sc.FVDOverTime, Color: m.Color})
-		logf("%s  NFE %5d (%.1f/frame)  PSNR %5.2f dB  flicker %.3f  (%.0fs)\n", line, res.NFE, res.NFEPerFrame(), sc.PSNR, sc.Flicker, secs)
+		logf("%s  NFE %5d (%.1f/frame)  PSNR %5.2f dB (standardised)  flicker %.3f  (%.0fs)\n", line, res.NFE, res.NFEPerFrame(), sc.PSNR, sc.Flicker, secs)
 		logf("%-44s FVD (%s) over %d-frame chunks: %.1f\n", "", space, o.TimeChunk, sc.FVDOverTime)
 	}
 	fig, err := plots.RolloutFigure(nil, curves, o.TimeChunk, space)
