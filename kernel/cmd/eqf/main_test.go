@@ -212,6 +212,23 @@ func TestTrainWithVal(t *testing.T) {
 	if err != nil || s.clip != filepath.Join(val, "walk-11") {
 		t.Errorf("sampling over -val's first clip: %v (%s)", err, s.clip)
 	}
+	// without -sampler, each run takes what its model takes: FM Euler (closed-loop NAG was refused,
+	// asking for an h_ω FM never has)
+	s, err = parseSampleArgs("sample", []string{"-ckpt", runs["fm"], "-out", filepath.Join(dir, "s-fm"), "-steps", "1"}, defaultSample)
+	if err == nil {
+		err = sample(s)
+	}
+	if err != nil {
+		t.Errorf("sampling an FM run with its default sampler: %v", err)
+	}
+	s, err = parseSampleArgs("sample", []string{"-ckpt", runs["eqf"], "-out", filepath.Join(dir, "s-eqf"), "-steps", "1"}, defaultSample)
+	var printed string
+	if err == nil {
+		printed = output(&os.Stdout, func() { err = sample(s) })
+	}
+	if err != nil || !strings.Contains(printed, "ClosedLoop") {
+		t.Errorf("sampling an EqF run with h_ω and its default sampler: %v, %q, want closed-loop NAG", err, printed)
+	}
 	// -clips 2: both validation clips in one batch, PSNR per clip and frame in psnr.csv, the first
 	// clip's strips (the strip of walk-11 as saved)
 	many := filepath.Join(dir, "many")

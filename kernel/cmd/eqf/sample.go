@@ -54,7 +54,8 @@ func parseSampleArgs(name string, args []string, d sampleArgs) (*sampleArgs, err
 		"-ckpt trained with -data: its first validation clips; -clip FOLDER: its first clips; else clips of the world")
 	fs.StringVar(&a.sampler, "sampler", a.sampler, "the sampler, name[:μ][,key=value…] as eqflib.ParseSampler reads it: euler, gd, nag, lgd, budget, "+
 		"earlystop or ddim; keys closed, warp (identity, sd3[:r], c[:α[:σ_end]], logsnr[:λmin:λmax]), mu, step, thresh, cleanup; "+
-		"e.g. nag:0.3,closed,warp=c, gd,warp=sd3, earlystop:0.3,thresh=0.2,cleanup=8")
+		"e.g. nag:0.3,closed,warp=c, gd,warp=sd3, earlystop:0.3,thresh=0.2,cleanup=8; not given, what the model takes: "+
+		"closed-loop NAG with h_ω, open-loop NAG without, Euler for FM, DDIM for diffusion")
 	fs.StringVar(&a.out, "out", a.out, "output directory")
 	fs.IntVar(&a.frames, "frames", a.frames, "rollout length in frames (with a clip: at most its length, which a shorter clip sets)")
 	fs.IntVar(&a.context, "context", a.context, "context frames kept in each window (the first come from the data)")
@@ -154,8 +155,16 @@ func sample(a *sampleArgs) error {
 		}
 		path = fmt.Sprintf("the %s zoo's %s of training seed %d", a.recipe, a.model, a.trainSeed)
 	} else {
-		if m, path, err = eqflib.LoadEMA(a.ckpt, sampler.NeedsReadout()); err != nil {
+		if m, path, err = eqflib.LoadEMA(a.ckpt, a.set["sampler"] && sampler.NeedsReadout()); err != nil {
 			return fmt.Errorf("-ckpt: %w (-sampler %s)", err, sampler)
+		}
+		if !m.HasReadout() && m.StoresReadout() {
+			if err := m.AttachReadout(0); err != nil {
+				return fmt.Errorf("-ckpt: %s: %w", path, err)
+			}
+		}
+		if !a.set["sampler"] { // what the checkpoint takes, as a zoo model's card reports first
+			sampler, _ = zoo.DefaultSampler(&zoo.Model{DiT: m})
 		}
 		if stats, err = data.LoadStats(filepath.Join(filepath.Dir(path), "stats.json")); err != nil {
 			return err
