@@ -1,10 +1,12 @@
 package main
 
 import (
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -281,6 +283,19 @@ func TestFirstRunSaysWhatToDo(t *testing.T) {
 				t.Errorf("eqf %s: error %v, want one saying %q", cmd, err, w)
 			}
 		}
+	}
+}
+
+// A refused eqf run leaves the process's command line and flag set as they were: go test
+// -count=2 panicked ("Verbose called before Parse") after TestBadFlags' in-process run replaced
+// the flag set before its -dir check.
+func TestRefusedRunKeepsFlags(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "prog.go")
+	os.WriteFile(file, []byte("package main\n\nfunc main() {}\n"), 0o644)
+	args, set := os.Args, flag.CommandLine
+	err := runScript([]string{"-dir", filepath.Join(file, "dir"), file, "-n", "3"})
+	if err == nil || !strings.Contains(err.Error(), "-dir") || flag.CommandLine != set || !slices.Equal(os.Args, args) {
+		t.Errorf("eqf run with a -dir below a file: %v; flag set kept: %v, os.Args %v (was %v)", err, flag.CommandLine == set, os.Args, args)
 	}
 }
 

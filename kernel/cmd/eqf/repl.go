@@ -62,14 +62,15 @@ func runScript(args []string) error {
 			return fmt.Errorf("run: FILE = %s: %w", f, err)
 		}
 	}
-	// the program's command line, as go run gives it: its name, then the arguments after the
-	// program (the interpreted os.Args and the flag package, which is compiled, read it)
-	os.Args = append([]string{strings.TrimSuffix(filepath.Base(program[0]), ".go")}, progArgs...)
-	// and its flags only: not those the packages eqf links register (testing/quick's -quickchecks)
-	flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ExitOnError)
 	if err := outDir("dir", *dir); err != nil {
 		return err
 	}
+	// the program's command line, as go run gives it: its name, then the arguments after the
+	// program (the interpreted os.Args and the flag package, which is compiled, read it), set
+	// once every check has passed (a refused command leaves the process's own as they were)
+	os.Args = append([]string{strings.TrimSuffix(filepath.Base(program[0]), ".go")}, progArgs...)
+	// and its flags only: not those the packages eqf links register (testing/quick's -quickchecks)
+	flag.CommandLine = flag.NewFlagSet(os.Args[0], flag.ExitOnError)
 	// a preload the program declares a name of is left out: its files see only what they import
 	s, err := repl.New(repl.Options{Dir: *dir, Omit: repl.ProgramNames(files)})
 	if err != nil {
