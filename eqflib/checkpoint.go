@@ -221,7 +221,8 @@ func (t *Trainer) RestoreCheckpoint(path string) (err error) {
 }
 
 // LoadEMA loads a checkpoint (a file, or the newest in a folder) for sampling: its EMA weights,
-// with h_ω attached (at the width the checkpoint stored) when readout is set. It also returns
+// with h_ω attached (at the width the checkpoint stored) when the checkpoint holds one; readout
+// set makes a checkpoint without one an error (closed-loop sampling needs it). It also returns
 // the file it read.
 func LoadEMA(path string, readout bool) (*DiT, string, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -239,7 +240,7 @@ func LoadEMA(path string, readout bool) (*DiT, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if readout {
+	if readout || m.storesReadout() {
 		if err := m.AttachReadout(0); err != nil {
 			return nil, "", fmt.Errorf("%s: closed-loop sampling needs h_ω: %w", path, err)
 		}

@@ -217,7 +217,7 @@ func (d *DiT) AttachReadout(proj int) error {
 	if d.Store == nil {
 		return paramErr("DiT", "without weights", "a DiT from NewDiT or LoadDiT")
 	}
-	if d.Store.GetVariable(readoutScope+"/mix_logits") == nil {
+	if !d.storesReadout() {
 		return fmt.Errorf("eqflib: AttachReadout: this DiT has no h_ω variables: train one (NewReadoutTrainer) or load a checkpoint saved after training it")
 	}
 	if v := d.Store.GetVariable(readoutScope + "/mlp/ln_gamma"); v != nil {
@@ -263,9 +263,9 @@ func (d *DiT) DropReadout() (err error) {
 // HasReadout reports whether a readout is attached.
 func (d *DiT) HasReadout() bool { return d.readoutProj > 0 }
 
-// StoresReadout reports whether the DiT's weights hold an h_ω (a checkpoint saved after
+// storesReadout reports whether the DiT's weights hold an h_ω (a checkpoint saved after
 // training one), which AttachReadout(0) attaches.
-func (d *DiT) StoresReadout() bool {
+func (d *DiT) storesReadout() bool {
 	return d.Store != nil && d.Store.GetVariable(readoutScope+"/mix_logits") != nil
 }
 

@@ -162,6 +162,46 @@ func TestResumeIsExact(t *testing.T) {
 	}
 }
 
+// LoadEMA attaches h_ω when the checkpoint holds one, whether or not it is asked for; asked for
+// from a checkpoint without one, it is an error.
+func TestLoadEMAReadout(t *testing.T) {
+	train, _ := tinyMaze(t, 4)
+	obj, _ := eqflib.NewObjective(eqflib.EqF)
+	m, _ := eqflib.NewDiT(eqflib.DiTPresets["tiny"], false, 1, dtypes.Float32)
+	cfg := eqflib.DefaultTrainConfig(obj)
+	cfg.Batch = 2
+	tr, _ := eqflib.NewTrainer(m, train, nil, cfg)
+	tr.TrainStep()
+	dir := t.TempDir()
+	if _, err := tr.SaveCheckpoint(dir, 3); err != nil {
+		t.Fatal(err)
+	}
+	if ema, _, err := eqflib.LoadEMA(dir, false); err != nil || ema.HasReadout() {
+		t.Errorf("without h_ω: %v, readout attached %v", err, err == nil && ema.HasReadout())
+	}
+	if _, _, err := eqflib.LoadEMA(dir, true); err == nil || !strings.Contains(err.Error(), "closed-loop sampling needs h_ω") {
+		t.Errorf("h_ω asked of a checkpoint without one: %v", err)
+	}
+	pc := eqflib.DefaultProbeConfig()
+	pc.Batch = 2
+	rt, err := eqflib.NewReadoutTrainer(m, train, pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Train(1); err != nil {
+		t.Fatal(err)
+	}
+	tr.TrainStep() // a newer checkpoint, holding h_ω
+	if _, err := tr.SaveCheckpoint(dir, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, readout := range []bool{false, true} {
+		if ema, _, err := eqflib.LoadEMA(dir, readout); err != nil || !ema.HasReadout() {
+			t.Errorf("LoadEMA(readout %v) of a checkpoint with h_ω: %v, attached %v", readout, err, err == nil && ema.HasReadout())
+		}
+	}
+}
+
 func TestCorruptCheckpointIsRefused(t *testing.T) {
 	train, _ := tinyMaze(t, 4)
 	obj, _ := eqflib.NewObjective(eqflib.FM)

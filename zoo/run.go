@@ -146,14 +146,9 @@ func LoadRun(path string) (*Run, error) {
 	if !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
-	m, ckpt, err := eqflib.LoadEMA(path, false)
+	m, ckpt, err := eqflib.LoadEMA(path, false) // h_ω attached when the run trained one
 	if err != nil {
 		return nil, fmt.Errorf("zoo: LoadRun: %w (a folder `eqf train -out` wrote, or one of its checkpoints)", err)
-	}
-	if m.StoresReadout() {
-		if err := m.AttachReadout(0); err != nil {
-			return nil, err
-		}
 	}
 	stats, err := data.LoadStats(filepath.Join(dir, "stats.json"))
 	if err != nil {

@@ -158,11 +158,6 @@ func sample(a *sampleArgs) error {
 		if m, path, err = eqflib.LoadEMA(a.ckpt, a.set["sampler"] && sampler.NeedsReadout()); err != nil {
 			return fmt.Errorf("-ckpt: %w (-sampler %s)", err, sampler)
 		}
-		if !m.HasReadout() && m.StoresReadout() {
-			if err := m.AttachReadout(0); err != nil {
-				return fmt.Errorf("-ckpt: %s: %w", path, err)
-			}
-		}
 		if !a.set["sampler"] { // what the checkpoint takes, as a zoo model's card reports first
 			sampler, _ = zoo.DefaultSampler(&zoo.Model{DiT: m})
 		}
