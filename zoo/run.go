@@ -22,9 +22,10 @@ const TrainedOnFile = "train.json"
 
 // TrainedOn is what a run was trained on, saved as train.json beside its checkpoints: a
 // generated world, or your clips (`eqf train -data`) with the clips held out of them for
-// validation or your validation clips (`-val`), and the training window. `eqf sample -ckpt` rolls out over the same world's or held-out clip's
-// actions with the same window, `eqf compare` compares two runs of the same data, and
-// `eqf train -resume` refuses to continue on other data.
+// validation or your validation clips (`-val`), and the training window. `eqf sample -ckpt`
+// rolls out over the same world's or validation clips' actions with the same window,
+// `eqf compare` compares two runs of the same data, and `eqf train -resume` refuses to continue
+// on other data.
 type TrainedOn struct {
 	World   string   `json:"world,omitempty"`    // a world of data.WorldByName
 	Data    string   `json:"data,omitempty"`     // your clips' absolute path (data.LoadClips)
@@ -96,24 +97,38 @@ func ReadTrainedOn(dir string) (*TrainedOn, error) {
 	return &t, nil
 }
 
-// ValClips loads the clips a run on data validated on, with their names (as data.LoadClips names
-// them, relative to ValPath): those it held out of its data, or every clip of its -val; a run
-// trained on one clip without -val has only that clip. A run on a world has none (NewClips
-// renders its validation clips).
-func (t TrainedOn) ValClips() ([]*data.Clip, []string, error) {
+// ValClips loads the first n clips a run on data validated on (n ≤ 0: all of them), with their
+// names (as data.LoadClips names them, relative to ValPath): those it held out of its data (only
+// the n named are read), or the clips of its -val; a run trained on one clip without -val has only
+// that clip. Fewer than n come back when it has fewer. A run on a world has none (NewClips renders
+// its validation clips).
+func (t TrainedOn) ValClips(n int) ([]*data.Clip, []string, error) {
+	var (
+		clips []*data.Clip
+		names []string
+		err   error
+	)
 	switch {
 	case t.Data == "":
 		return nil, nil, fmt.Errorf("zoo: ValClips: the run was trained on %s, which holds no clips out (NewClips renders its validation clips)", t)
 	case t.Val != "":
-		return data.LoadClips(t.Val)
+		clips, names, err = data.LoadClips(t.Val)
 	case len(t.HeldOut) == 0: // one clip, none held out
-		return data.LoadClips(t.Data)
+		clips, names, err = data.LoadClips(t.Data)
+	default:
+		names = t.HeldOut
+		if n > 0 && n < len(names) {
+			names = names[:n] // only these are read
+		}
+		clips, err = data.LoadNamedClips(t.Data, names)
 	}
-	clips, err := data.LoadNamedClips(t.Data, t.HeldOut)
 	if err != nil {
 		return nil, nil, err
 	}
-	return clips, t.HeldOut, nil
+	if n > 0 && n < len(clips) {
+		clips, names = clips[:n], names[:n]
+	}
+	return clips, names, nil
 }
 
 // ValPath is where the clips ValClips names lie: data.ClipPath(t.ValPath(), name) is one
@@ -166,9 +181,9 @@ func LoadRun(path string) (*Run, error) {
 func (r *Run) History() ([]eqflib.LossPoint, error) { return readHistory(r.Dir) }
 
 // Clips is n clips to roll the run out over, context + frames frames each, normalised with its
-// statistics: the first n of the clips it validated on (ValClips: those held out of its
-// data, or its -val clips; at most as many as there are), or n validation clips of its world (NewClips, seeded by seed, which clips of data
-// ignore).
+// statistics: the first n of the clips it validated on (ValClips: those held out of its data, or
+// its -val clips; at most as many as there are), or n validation clips of its world (NewClips,
+// seeded by seed, which clips of data ignore).
 func (r *Run) Clips(n, context, frames int, seed uint64) (*Clips, error) {
 	on := r.TrainedOn
 	switch {
@@ -188,15 +203,15 @@ func (r *Run) Clips(n, context, frames int, seed uint64) (*Clips, error) {
 		}
 		return NewClips(w, r.Stats, n, context, frames, cfg.Height, seed)
 	}
-	clips, names, err := on.ValClips()
+	clips, names, err := on.ValClips(n)
 	if err != nil {
 		return nil, fmt.Errorf("zoo: Run.Clips: %s says the run was trained on %s: %w", filepath.Join(r.Dir, TrainedOnFile), on, err)
 	}
-	if n > len(clips) {
+	if n > len(clips) { // all of them came back
 		return nil, fmt.Errorf("zoo: Run.Clips: n = %d out of range: the run validated on %d clip(s) of %s (%s): at most %d",
 			n, len(clips), on.ValPath(), strings.Join(names, ", "), len(clips))
 	}
-	cl, err := NewClipsFrom(clips[:n], r.Stats, context, frames)
+	cl, err := NewClipsFrom(clips, r.Stats, context, frames)
 	if err != nil {
 		return nil, fmt.Errorf("zoo: Run.Clips of %s: %w", on, err)
 	}

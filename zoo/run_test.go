@@ -158,6 +158,15 @@ func TestLoadRun(t *testing.T) {
 			}
 		}
 	}
+	// ValClips(n) reads only the first n held-out clips: a missing second one is met only by all
+	gone := zoo.TrainedOn{Data: clipDir, HeldOut: []string{names[2], "gone.npy"}, Frames: 4}
+	if cs, ns, err := gone.ValClips(1); err != nil || len(cs) != 1 || !reflect.DeepEqual(ns, names[2:]) {
+		t.Errorf("ValClips(1): %v, %v", ns, err)
+	}
+	if _, _, err := gone.ValClips(0); err == nil || !strings.Contains(err.Error(), "gone.npy") {
+		t.Errorf("ValClips(0) with a missing held-out clip: %v", err)
+	}
+
 	// a run validated on -val's clips: all of them, named in that folder
 	valDir := t.TempDir()
 	if err := data.SaveNpy(filepath.Join(valDir, "val.npy"), []int{2, 10, 3, 8, 8}, pixels[:2*10*3*8*8]); err != nil {
@@ -173,11 +182,14 @@ func TestLoadRun(t *testing.T) {
 	if r, err = zoo.LoadRun(own); err != nil {
 		t.Fatal(err)
 	}
-	if _, names, err := r.TrainedOn.ValClips(); err != nil || !reflect.DeepEqual(names, []string{"val.npy[0]", "val.npy[1]"}) || r.TrainedOn.ValPath() != valDir {
+	if _, names, err := r.TrainedOn.ValClips(0); err != nil || !reflect.DeepEqual(names, []string{"val.npy[0]", "val.npy[1]"}) || r.TrainedOn.ValPath() != valDir {
 		t.Errorf("ValClips of -val: %v, %v (in %s)", names, err, r.TrainedOn.ValPath())
 	}
 	if cl, err := r.Clips(2, 2, 6, 0); err != nil || math.Abs(cl.Truth.Frame(6)[0]-(loaded[1].Pixels[2*3*8*8]-train.Stats.Mean[0])/train.Stats.Std[0]) > 1e-12 {
 		t.Errorf("Clips over -val's clips: %v", err)
+	}
+	if cl, err := r.Clips(1, 2, 6, 0); err != nil || cl.Truth.Batch() != 1 {
+		t.Errorf("Clips(1) of two -val clips: %v", err)
 	}
 	if want := "the clips in " + clipDir + " (validation: " + valDir + ")"; r.TrainedOn.String() != want {
 		t.Errorf("String: %s, want %s", r.TrainedOn, want)

@@ -164,7 +164,7 @@ func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 		a.world = on.World
 		return nil
 	}
-	if a.truth, _, err = on.ValClips(); err != nil {
+	if a.truth, _, err = on.ValClips(0); err != nil {
 		return fmt.Errorf("-eqf: %s says the run was trained on %s: %w", filepath.Join(runDir(a.eqf), zoo.TrainedOnFile), on, err)
 	}
 	shortest := a.truth[0].Frames

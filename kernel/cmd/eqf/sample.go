@@ -368,8 +368,8 @@ func savePSNR(path string, names []string, psnr [][]float64, from int) error {
 }
 
 // trainedDefaults sets what the -ckpt's train.json says and the command line does not give: the
-// window it was trained with, and its world, or its first validation clip (held out, -val's
-// first, or its only clip) when it was trained on -data.
+// window it was trained with and its world; a run trained on -data keeps its record
+// (a.trainedOn), whose validation clips loadClips reads.
 func (a *sampleArgs) trainedDefaults(dir string) error {
 	on, err := zoo.ReadTrainedOn(dir)
 	if err != nil || on == nil {
@@ -379,35 +379,17 @@ func (a *sampleArgs) trainedDefaults(dir string) error {
 	if !a.set["window"] {
 		a.window = on.Frames
 	}
-	switch {
-	case a.clip != "" || a.set["world"]:
-	case on.World != "":
+	if on.World != "" && a.clip == "" && !a.set["world"] {
 		a.world = on.World
-	case on.Val != "": // -val's first clip
-		_, names, err := data.LoadClips(on.Val)
-		if err != nil {
-			return fmt.Errorf("-ckpt: %s says the run validated on %s: %w (give -clip PATH)", filepath.Join(dir, zoo.TrainedOnFile), on.Val, err)
-		}
-		a.clip = data.ClipPath(on.Val, names[0])
-	case len(on.HeldOut) > 0:
-		a.clip = data.ClipPath(on.Data, on.HeldOut[0])
-	default:
-		a.clip = on.Data // one clip
 	}
-	if a.set["clip"] || a.clip == "" {
-		return nil
-	}
-	if err := existingClip("clip", a.clip); err != nil {
-		return fmt.Errorf("-ckpt: %s says the run was trained on %s, but %s is not there (moved?): give -clip PATH", filepath.Join(dir, zoo.TrainedOnFile), on, a.clip)
-	}
-	return nil
+	return nil // a run on data: loadClips reads its validation clips
 }
 
 // loadClips loads the clips to roll out over, each cut to -frames, and their names: -clip's
-// clip, or the first -clips of a folder of clips; for a -ckpt trained with -data and -clips above
-// one, its first -clips validation clips; nil for clips of -world. Each clip's first -context
-// frames are the context and its actions the rollout's; with -frames not given, a clip shorter
-// than its default sets it.
+// clip, or the first -clips of a folder of clips; for a -ckpt trained with -data, its first
+// -clips validation clips (read once, only those of its held-out ones); nil for clips of -world.
+// Each clip's first -context frames are the context and its actions the rollout's; with -frames
+// not given, a clip shorter than its default sets it.
 func (a *sampleArgs) loadClips(cfg eqflib.DiTConfig) ([]*data.Clip, []string, error) {
 	var (
 		clips []*data.Clip
@@ -415,13 +397,20 @@ func (a *sampleArgs) loadClips(cfg eqflib.DiTConfig) ([]*data.Clip, []string, er
 		root  string // where the names lie (data.ClipPath)
 		err   error
 	)
-	what := "-clip " // names a clip in errors
+	what := "-clip "                                           // names a clip in errors
+	record := filepath.Join(runDir(a.ckpt), zoo.TrainedOnFile) // the -ckpt run's, for errors
 	switch on := a.trainedOn; {
-	case a.clips > 1 && !a.set["clip"] && on != nil && on.Data != "":
-		if clips, names, err = on.ValClips(); err != nil {
-			return nil, nil, fmt.Errorf("-ckpt: the run was trained on %s: %w (give -clip PATH)", on, err)
-		}
+	case a.clip == "" && !a.set["world"] && on != nil && on.Data != "": // a -data run: its validation clips
 		root, what = on.ValPath(), "the -ckpt run's validation clip "
+		if existingClip("ckpt", root) != nil {
+			return nil, nil, fmt.Errorf("-ckpt: %s says the run was trained on %s, but %s is not there (moved?): give -clip PATH", record, on, root)
+		}
+		if clips, names, err = on.ValClips(a.clips); err != nil {
+			return nil, nil, fmt.Errorf("-ckpt: %s says the run was trained on %s: %w (give -clip PATH)", record, on, err)
+		}
+		if len(clips) == 1 {
+			a.clip = data.ClipPath(root, names[0]) // what was sampled, for the summary line
+		}
 	case a.clip != "":
 		if clips, names, err = data.LoadClips(a.clip); err != nil {
 			return nil, nil, flagErr("clip", err)
@@ -440,7 +429,7 @@ func (a *sampleArgs) loadClips(cfg eqflib.DiTConfig) ([]*data.Clip, []string, er
 	clips, names = clips[:a.clips], names[:a.clips]
 	for k, c := range clips {
 		path := data.ClipPath(root, names[k])
-		if len(clips) == 1 && a.clip != "" {
+		if len(clips) == 1 {
 			path = a.clip
 		}
 		if c.Channels != cfg.Channels || c.Height != cfg.Height || c.Width != cfg.Width || c.CondDim != cfg.CondDim {
