@@ -260,31 +260,30 @@ func sample(a *sampleArgs) error {
 			return err
 		}
 	}
-	written := fmt.Sprintf("%s/{%s}", a.out, strings.Join(wrote, ","))
-	if B > 1 {
-		written += " (the first clip)"
-	}
+	// rollout.html: the first clips, each beside its rollout
+	shown := 0
 	if cfg.Channels == 1 || cfg.Channels == 3 { // what plots draws (a latent's four channels are not pixels)
-		shape, shown := [5]int{1, a.frames, cfg.Channels, cfg.Height, cfg.Width}, min(B, maxPlayerClips)
-		videos := []plots.Video{{Name: "the clip", Frames: &eqflib.Window{Shape: shape, Data: truth.Pixels}},
-			{Name: "rollout", Frames: &eqflib.Window{Shape: shape, Data: out.Pixels}}}
+		shape, videos := [5]int{1, a.frames, cfg.Channels, cfg.Height, cfg.Width}, []plots.Video(nil)
+		for shown = 0; shown < min(B, maxPlayerClips); shown++ {
+			videos = append(videos, plots.Video{Name: names[shown], Frames: &eqflib.Window{Shape: shape, Data: truths[shown].Pixels}},
+				plots.Video{Name: "rollout", Frames: &eqflib.Window{Shape: shape, Data: outs[shown].Pixels}})
+		}
 		title := fmt.Sprintf("%s over %s (%d frames, %d given)", path, over, a.frames, a.context)
-		if B > 1 { // each clip beside its rollout
-			videos = nil
-			for k := range shown {
-				videos = append(videos, plots.Video{Name: names[k], Frames: &eqflib.Window{Shape: shape, Data: truths[k].Pixels}},
-					plots.Video{Name: "rollout", Frames: &eqflib.Window{Shape: shape, Data: outs[k].Pixels}})
-			}
+		if B > 1 {
 			title = fmt.Sprintf("%s over %s, %d shown (%d frames, %d given)", path, over, shown, a.frames, a.context)
 		}
 		if err := plots.Player(filepath.Join(a.out, "rollout.html"), title, videos, plots.VideoOptions{}); err != nil {
 			return err
 		}
-		if B > 1 {
-			written += fmt.Sprintf(", %s (the first %d)", filepath.Join(a.out, "rollout.html"), shown)
-		} else {
-			written = fmt.Sprintf("%s/{%s,rollout.html}", a.out, strings.Join(wrote, ","))
-		}
+	}
+	written := fmt.Sprintf("%s/{%s}", a.out, strings.Join(wrote, ","))
+	switch {
+	case B > 1 && shown > 0:
+		written += fmt.Sprintf(" (the first clip), %s (the first %d)", filepath.Join(a.out, "rollout.html"), shown)
+	case B > 1:
+		written += " (the first clip)"
+	case shown > 0:
+		written = fmt.Sprintf("%s/{%s,rollout.html}", a.out, strings.Join(wrote, ","))
 	}
 	psnr, peak, err := clipsPSNR(outs, truths, C)
 	if err != nil {

@@ -315,10 +315,11 @@ func train(a *trainArgs) (*eqflib.DiT, error) {
 			if err := tr.RestoreCheckpoint(last); err != nil {
 				return nil, err
 			}
+			how := ""
 			if began != "" {
-				began = " (the run began as `" + began + "`)"
+				how = " (the run began as `" + began + "`)"
 			}
-			fmt.Printf("resumed from %s at step %d%s\n", last, tr.Step, began)
+			fmt.Printf("resumed from %s at step %d%s\n", last, tr.Step, how)
 		}
 	}
 	fmt.Printf("training %s (%s, %d parameters) with %s on %s, %d frames, batch %d, backend %s%s\n",
