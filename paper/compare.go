@@ -2,10 +2,13 @@ package paper
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/equilibriumforcing/eqf/data"
@@ -16,7 +19,10 @@ import (
 
 // CompareOptions configure Compare: `eqf compare`'s flags.
 type CompareOptions struct {
-	FM, EqF  string // checkpoints (a file, or the newest in a folder); EqF must carry h_ω
+	FM, EqF string // checkpoints (a file, or the newest in a folder); EqF must carry h_ω
+	// Runs, set instead of FM and EqF, are several training runs of the two: an FM and an EqF of
+	// one training seed each (see Compare).
+	Runs     []ComparePair
 	Features string // the maze-I3D action net: loaded, or trained (FeatureSteps) and written here if missing
 	Warp     string // EqF's η warp (ParseWarp)
 	Clips    int    // ground-truth clips: rollouts per method
@@ -39,22 +45,84 @@ type CompareOptions struct {
 	Log   io.Writer
 }
 
+// ComparePair is one training run's FM and EqF checkpoints (files, or folders `eqf train` wrote).
+type ComparePair struct{ FM, EqF string }
+
 // Compare is `eqf compare`: action-conditioned rolling rollouts of an FM and an EqF checkpoint
 // over the same ground-truth clips (same context, same actions) with FM Euler, EqF GD (open
 // loop), EqF NAG (closed loop) and budget-adaptive NAG, scored by FVD in the maze-I3D features,
 // FVD on pooled pixels (and in ONNX features when given), PSNR, flicker and NFE, with FVD over
 // time (Fig. 3 right) and the rollouts of the first clip.
+//
+// With several training runs (Runs), each run's pair is rolled out over the same clips, actions
+// and noise, and every number is the mean ± standard error over the runs with each run's value
+// (Number.PerSeed); each EqF sampler's FVD minus FM Euler's is paired by training run, with its
+// 95 % Student-t interval over the runs, as the paper's experiments report over training seeds.
+// FVD over time is the mean over the runs; the rollouts shown are the first run's.
 func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
+	runs := o.Runs
+	switch {
+	case len(runs) > 0 && (o.FM != "" || o.EqF != ""):
+		return nil, fmt.Errorf("paper: CompareOptions: FM and EqF are set beside Runs: give one pair (FM, EqF) or the training runs (Runs)")
+	case len(runs) == 0:
+		runs = []ComparePair{{o.FM, o.EqF}}
+	}
+	if len(runs) == 1 {
+		c, err := compareRun(ctx, o, runs[0])
+		if err != nil {
+			return nil, err
+		}
+		return c.r, nil
+	}
+	if err := distinctRuns(runs); err != nil {
+		return nil, err
+	}
+	parts := make([]*comparedRun, len(runs))
+	for i, run := range runs {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "training run %d of %d: FM %s, EqF %s\n", i+1, len(runs), run.FM, run.EqF)
+		}
+		var err error
+		if parts[i], err = compareRun(ctx, o, run); err != nil {
+			return nil, fmt.Errorf("paper: training run %d of %d (FM %s, EqF %s): %w", i+1, len(runs), run.FM, run.EqF, err)
+		}
+	}
+	r, err := poolCompare(o, parts)
+	if err != nil || o.Log == nil {
+		return r, err
+	}
+	fmt.Fprintf(o.Log, "over the %d training runs (mean ± standard error; differences with their 95 %% interval):\n", len(runs))
+	for _, n := range r.Numbers {
+		if strings.Contains(n.Name, ": FVD (") && !strings.Contains(n.Name, ", frames ") {
+			fmt.Fprintf(o.Log, "  %s  %s  %s\n", n.Name, n.ours(), n.Note)
+		}
+	}
+	return r, nil
+}
+
+// comparedRun is one training run's Compare: its result, and what pooling runs needs of it.
+type comparedRun struct {
+	r              *Result
+	fmPath, eqPath string      // the checkpoints read
+	methods        []method    // compareMethods
+	spaces         []string    // FVD's feature spaces, the headline's first
+	fvd            [][]float64 // [method][space]
+	overTime       [][]float64 // [method]: FVD over time in the headline space
+	clips          int         // ground-truth clips rolled out over
+}
+
+// compareRun is Compare of one training run's pair.
+func compareRun(ctx context.Context, o CompareOptions, run ComparePair) (*comparedRun, error) {
 	logf := func(format string, a ...any) {
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, format, a...)
 		}
 	}
-	fm, fmPath, err := eqflib.LoadEMA(o.FM, false)
+	fm, fmPath, err := eqflib.LoadEMA(run.FM, false)
 	if err != nil {
 		return nil, err
 	}
-	eq, eqPath, err := eqflib.LoadEMA(o.EqF, true)
+	eq, eqPath, err := eqflib.LoadEMA(run.EqF, true)
 	if err != nil {
 		return nil, err
 	}
@@ -122,13 +190,13 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 	}
 	logf("rolling out over %s: %d frames after %d of context (H=%d S=%d D=%d), FVD in %s features\n", over, R, C, H, S, o.Depth, space)
 	truth, B := cl.Truth, cl.Truth.Batch()
-	methods := []method{
-		{Name: "FM Euler", Sampler: eqflib.FrameSampler{Sampler: eqflib.Euler}, Model: "fm", Color: 1},
-		{Name: "EqF GD (open loop, " + o.Warp + ")", Model: "eqf", Color: 3, Sampler: eqflib.FrameSampler{Sampler: eqflib.GD, Options: eqflib.Options{Warp: warp}}},
-		{Name: fmt.Sprintf("EqF NAG μ=%.2g (closed loop, %s)", o.Momentum, o.Warp), Model: "eqf", Color: 2,
-			Sampler: eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: warp, ClosedLoop: true, Momentum: o.Momentum}}},
-		{Name: fmt.Sprintf("EqF budget-adaptive NAG μ=%.2g", o.Momentum), Model: "eqf", Color: 4,
-			Sampler: eqflib.FrameSampler{Sampler: eqflib.Budget, Options: eqflib.Options{Momentum: o.Momentum}}},
+	methods := compareMethods(o, warp)
+	c := &comparedRun{fmPath: fmPath, eqPath: eqPath, methods: methods, spaces: []string{space}, clips: B}
+	if feat != nil {
+		c.spaces = append(c.spaces, pixels.Name())
+	}
+	if o.ONNX != nil {
+		c.spaces = append(c.spaces, o.ONNX.Name())
 	}
 	fields := map[string]eqflib.Field{"fm": fm, "eqf": eq}
 	truthClips, err := truth.Subclips(o.ClipFrames)
@@ -156,6 +224,7 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 		}
 		gen, _ := res.Frames.Subclips(o.ClipFrames)
 		r.Numbers = append(r.Numbers, Number{Name: m.Name + ": FVD (" + space + ")", Ours: sc.FVD})
+		fvd := []float64{sc.FVD}
 		line := fmt.Sprintf("%-44s FVD (%s) %8.2f", m.Name, space, sc.FVD)
 		if feat != nil { // pooled pixels' FVD beside the action net's
 			fp, err := eqflib.ComputeFVD(pixels, gen, truthClips)
@@ -163,6 +232,7 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 				return nil, err
 			}
 			r.Numbers = append(r.Numbers, Number{Name: m.Name + ": FVD (" + pixels.Name() + ")", Ours: fp.Value})
+			fvd = append(fvd, fp.Value)
 			line += fmt.Sprintf("  FVD (%s) %8.2f", pixels.Name(), fp.Value)
 		}
 		r.Numbers = append(r.Numbers,
@@ -175,7 +245,9 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 				return nil, err
 			}
 			r.Numbers = append(r.Numbers, Number{Name: m.Name + ": FVD (" + o.ONNX.Name() + ")", Ours: fo.Value})
+			fvd = append(fvd, fo.Value)
 		}
+		c.fvd, c.overTime = append(c.fvd, fvd), append(c.overTime, sc.FVDOverTime)
 		for i, f := range sc.FVDOverTime {
 			r.Numbers = append(r.Numbers, Number{Name: fmt.Sprintf("%s: FVD (%s), frames %d–%d", m.Name, space, i*o.TimeChunk+1, (i+1)*o.TimeChunk), Ours: f})
 		}
@@ -196,14 +268,29 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 	if r.Files["rollouts.html"], err = plots.PlayerHTML("Rollouts on the same actions (clip 0)", videos, vo); err != nil {
 		return nil, err
 	}
+	r.Notes = append(r.Notes, fmt.Sprintf("FM %s, EqF %s.", fmPath, eqPath))
 	if feat != nil {
-		r.Notes = append(r.Notes, fmt.Sprintf("FM %s, EqF %s, features %s. FVD over %d-frame clips (%d per side); maze-I3D = the project's maze action-recognition features, not I3D.",
-			fmPath, eqPath, o.Features, o.ClipFrames, truthClips.Batch()))
+		r.Notes = append(r.Notes, fmt.Sprintf("Features %s. FVD over %d-frame clips (%d per side); maze-I3D = the project's maze action-recognition features, not I3D.",
+			o.Features, o.ClipFrames, truthClips.Batch()))
 	} else {
-		r.Notes = append(r.Notes, fmt.Sprintf("FM %s, EqF %s, over %s. FVD over %d-frame clips (%d per side) in %s features: the frames average-pooled to a %dx%d grid, far weaker than I3D's (-onnx adds an exported I3D's).",
-			fmPath, eqPath, over, o.ClipFrames, truthClips.Batch(), space, pixels.Size, pixels.Size))
+		r.Notes = append(r.Notes, fmt.Sprintf("Rolled out over %s. FVD over %d-frame clips (%d per side) in %s features: the frames average-pooled to a %dx%d grid, far weaker than I3D's (-onnx adds an exported I3D's).",
+			over, o.ClipFrames, truthClips.Batch(), space, pixels.Size, pixels.Size))
 	}
-	return r, nil
+	c.r = r
+	return c, nil
+}
+
+// compareMethods are Compare's samplers, FM Euler first (the reference of the paired
+// differences).
+func compareMethods(o CompareOptions, warp eqflib.Warp) []method {
+	return []method{
+		{Name: "FM Euler", Sampler: eqflib.FrameSampler{Sampler: eqflib.Euler}, Model: "fm", Color: 1},
+		{Name: "EqF GD (open loop, " + o.Warp + ")", Model: "eqf", Color: 3, Sampler: eqflib.FrameSampler{Sampler: eqflib.GD, Options: eqflib.Options{Warp: warp}}},
+		{Name: fmt.Sprintf("EqF NAG μ=%.2g (closed loop, %s)", o.Momentum, o.Warp), Model: "eqf", Color: 2,
+			Sampler: eqflib.FrameSampler{Sampler: eqflib.NAG, Options: eqflib.Options{Warp: warp, ClosedLoop: true, Momentum: o.Momentum}}},
+		{Name: fmt.Sprintf("EqF budget-adaptive NAG μ=%.2g", o.Momentum), Model: "eqf", Color: 4,
+			Sampler: eqflib.FrameSampler{Sampler: eqflib.Budget, Options: eqflib.Options{Momentum: o.Momentum}}},
+	}
 }
 
 // actionNet loads the feature network, or trains and stores it.
@@ -234,4 +321,105 @@ func actionNet(path string, h, w, steps int, seed uint64, logf func(string, ...a
 		return nil, err
 	}
 	return n, n.Save(path)
+}
+
+// distinctRuns refuses a checkpoint given for two training runs (the same file, or the same
+// bytes under two names): its differences would count twice and narrow the interval.
+func distinctRuns(runs []ComparePair) error {
+	for _, model := range []string{"FM", "EqF"} {
+		seen := map[[sha256.Size]byte]string{}
+		for i, run := range runs {
+			path := run.FM
+			if model == "EqF" {
+				path = run.EqF
+			}
+			if st, err := os.Stat(path); err == nil && st.IsDir() {
+				if p := eqflib.LatestCheckpoint(path); p != "" {
+					path = p
+				}
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return fmt.Errorf("paper: CompareOptions.Runs: training run %d's %s: %w", i+1, model, err)
+			}
+			sum := sha256.Sum256(b)
+			if other, ok := seen[sum]; ok {
+				return fmt.Errorf("paper: CompareOptions.Runs: training run %d's %s checkpoint %s is %s, an earlier run's: give each training seed's run once, or its differences count twice",
+					i+1, model, path, other)
+			}
+			seen[sum] = path
+		}
+	}
+	return nil
+}
+
+// poolCompare is the result of several training runs' Compare (see Compare): their numbers'
+// mean ± standard error over the runs with each run's value, each EqF sampler's FVD minus FM
+// Euler's paired by training run with its 95 % t-interval, FVD over time averaged over the runs,
+// and the first run's rollouts.
+func poolCompare(o CompareOptions, parts []*comparedRun) (*Result, error) {
+	first := parts[0]
+	n := len(parts)
+	r := &Result{Name: first.r.Name, Where: first.r.Where, Figures: map[string]*plots.Figure{}, Files: first.r.Files,
+		Title: fmt.Sprintf("FM against EqF over %d training runs: %d-frame rollouts, %d clips, C=%d H=%d S=%d D=%d", n, o.Frames, first.clips, o.Context, o.Horizon, o.Stride, o.Depth)}
+	for i, num := range first.r.Numbers {
+		v := make([]float64, n)
+		for k, p := range parts {
+			if len(p.r.Numbers) != len(first.r.Numbers) || p.r.Numbers[i].Name != num.Name {
+				return nil, fmt.Errorf("paper: training run %d's numbers are not run 1's (%q): the runs must be rolled out alike", k+1, num.Name)
+			}
+			v[k] = p.r.Numbers[i].Ours
+		}
+		m, se := stat(v)
+		r.Numbers = append(r.Numbers, Number{Name: num.Name, Ours: m, Err: se, PerSeed: v})
+	}
+	ref := first.methods[0]
+	for s, space := range first.spaces {
+		for j, m := range first.methods[1:] {
+			d := make([]float64, n)
+			for k, p := range parts {
+				d[k] = p.fvd[j+1][s] - p.fvd[0][s]
+			}
+			diff := pairedDiff(Number{Name: fmt.Sprintf("%s: FVD (%s) − %s's, paired by training run", m.Name, space, ref.Name)}, d, math.NaN())
+			diff.Note = direction(diff.Lo, diff.Hi, ref.Name)
+			r.Numbers = append(r.Numbers, diff)
+		}
+	}
+	var curves []plots.Curve
+	for j, m := range first.methods {
+		mean := make([]float64, len(first.overTime[j]))
+		for _, p := range parts {
+			for i, f := range p.overTime[j] {
+				mean[i] += f / float64(n)
+			}
+		}
+		curves = append(curves, plots.Curve{Name: m.Name, Values: mean, Color: m.Color})
+	}
+	fig, err := plots.RolloutFigure(nil, curves, o.TimeChunk, first.spaces[0])
+	if err != nil {
+		return nil, err
+	}
+	fig.Title = fmt.Sprintf("FVD over time, mean of %d training runs", n) // the rollouts' length and clips in the result's title: the figure's is one line
+	r.Figures["fvd_over_time"] = fig
+	runs := make([]string, n)
+	for k, p := range parts {
+		runs[k] = fmt.Sprintf("%d. FM %s, EqF %s", k+1, p.fmPath, p.eqPath)
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("%d training runs, one FM and one EqF each, rolled out over the same clips, actions and noise: %s.", n, strings.Join(runs, "; ")),
+		fmt.Sprintf("Each number is the mean ± standard error over the training runs (per run: per_seed in results.json); \"− %s's\" is an EqF sampler's FVD minus %s's, paired by training run, "+
+			"with its 95 %% Student-t interval over the runs: lower or higher where the interval excludes 0, else inconclusive. "+
+			"This is eqf compare's protocol, not one of the paper's experiments: there is no verdict against the paper. The rollouts shown are training run 1's.", ref.Name, ref.Name))
+	r.Notes = append(r.Notes, first.r.Notes[1:]...)
+	return r, nil
+}
+
+// direction says what a paired difference's 95 % interval [lo, hi] shows against ref.
+func direction(lo, hi float64, ref string) string {
+	switch {
+	case hi < 0:
+		return "lower than " + ref + "'s (the 95 % interval excludes 0)"
+	case lo > 0:
+		return "higher than " + ref + "'s (the 95 % interval excludes 0)"
+	}
+	return "inconclusive (the 95 % interval holds 0)"
 }

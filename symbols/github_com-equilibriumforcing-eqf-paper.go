@@ -59,6 +59,7 @@ func init() {
 
 		// type definitions
 		"CompareOptions": reflect.ValueOf((*paper.CompareOptions)(nil)),
+		"ComparePair":    reflect.ValueOf((*paper.ComparePair)(nil)),
 		"Config":         reflect.ValueOf((*paper.Config)(nil)),
 		"Experiment":     reflect.ValueOf((*paper.Experiment)(nil)),
 		"Number":         reflect.ValueOf((*paper.Number)(nil)),

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"github.com/equilibriumforcing/eqf/data"
 	"github.com/equilibriumforcing/eqf/eqflib"
@@ -29,9 +30,11 @@ type compareArgs struct {
 	onnx                           onnxfeat.Options
 	onnxPath                       string
 	recipe                         string // the zoo run to compare instead of -fm, -eqf, -features
-	trainSeed                      int
-	world                          string       // the runs' world (train.json), "" for the maze
-	truth                          []*data.Clip // the held-out clips of the runs' own data (train.json)
+	trainSeed, trainSeeds          int
+	// runs are the training runs -fm and -eqf (or -recipe) name, in pairing order.
+	runs  []paper.ComparePair
+	world string       // the runs' world (train.json), "" for the maze
+	truth []*data.Clip // the held-out clips of the runs' own data (train.json)
 }
 
 func runCompare(args []string) error {
@@ -52,8 +55,9 @@ func parseCompareArgs(args []string) (*compareArgs, error) {
 	fs.StringVar(&a.recipe, "recipe", a.recipe, "compare the fm and eqf of this zoo recipe (e.g. paper, paper-8, paper-70k) with its action net, "+
 		"context and horizon, instead of -fm, -eqf, -features")
 	fs.IntVar(&a.trainSeed, "train-seed", a.trainSeed, "the zoo's training run with -recipe (1: the first)")
-	fs.StringVar(&a.fm, "fm", a.fm, "FM checkpoint (file or directory)")
-	fs.StringVar(&a.eqf, "eqf", a.eqf, "EqF checkpoint with h_ω (file or directory)")
+	fs.IntVar(&a.trainSeeds, "train-seeds", 0, "compare the zoo's training runs 1…N with -recipe (make models SEEDS=N), paired by training run (0: -train-seed's alone)")
+	fs.StringVar(&a.fm, "fm", a.fm, "FM checkpoint (file or directory); several training runs comma-separated, paired in order with -eqf's")
+	fs.StringVar(&a.eqf, "eqf", a.eqf, "EqF checkpoint with h_ω (file or directory); several training runs comma-separated, paired in order with -fm's")
 	fs.StringVar(&a.features, "features", a.features, "maze-I3D action net (trained and written here if missing)")
 	fs.StringVar(&a.out, "out", a.out, "output directory (results.json, results.md)")
 	fs.StringVar(&a.warp, "warp", a.warp, "EqF η warp")
@@ -86,36 +90,51 @@ func parseCompareArgs(args []string) (*compareArgs, error) {
 	return &a, a.check()
 }
 
-// useZoo points -fm, -eqf and -features at the zoo run -recipe, -train-seed names, and takes its
-// recipe's context and horizon unless they are given.
+// useZoo points the training runs at the zoo run -recipe, -train-seed names (or its runs 1…N,
+// -train-seeds), and -features at its action net, and takes its recipe's context and horizon
+// unless they are given. Without -recipe, -fm and -eqf name the runs (splitRuns).
 func (a *compareArgs) useZoo(set map[string]bool) error {
 	if a.recipe == "" {
-		if set["train-seed"] {
-			return errors.New("-train-seed: names a training run of the zoo -recipe, which is not given")
-		}
-		for _, f := range []struct{ flag, path string }{{"fm", a.fm}, {"eqf", a.eqf}} {
-			if _, err := os.Stat(f.path); os.IsNotExist(err) && !set[f.flag] { // the default: a first run
-				return fmt.Errorf("-%s: %s does not exist: eqf compare needs an FM and an EqF checkpoint, -fm and -eqf (files, or folders `eqf train` wrote), or a trained zoo's, -recipe paper (after `make models`)", f.flag, f.path)
+		for _, f := range []string{"train-seed", "train-seeds"} {
+			if set[f] {
+				return fmt.Errorf("-%s: names training runs of the zoo -recipe, which is not given (several runs of your own: -fm A,B -eqf X,Y)", f)
 			}
 		}
-		return nil
+		return a.splitRuns(set)
 	}
 	for _, f := range []string{"fm", "eqf", "features"} {
 		if set[f] {
 			return fmt.Errorf("-%s and -recipe: give one (-recipe compares the zoo's models, -%s a checkpoint)", f, f)
 		}
 	}
-	z, err := zooRun(a.recipe, a.trainSeed)
-	if err != nil {
-		return err
+	if set["train-seed"] && set["train-seeds"] {
+		return errors.New("-train-seed and -train-seeds: give one (-train-seed K compares training run K, -train-seeds N runs 1…N)")
 	}
-	for _, m := range []string{"action-net", "fm", "eqf"} {
-		if _, err := z.Card(m); err != nil {
-			return err // it names the recipe, the seed and the command that trains it
+	seeds := []int{a.trainSeed}
+	if a.trainSeeds != 0 {
+		if err := checkFlags(between("train-seeds", a.trainSeeds, 1, zoo.MaxTrainSeeds)); err != nil {
+			return err
+		}
+		seeds = nil
+		for k := 1; k <= a.trainSeeds; k++ {
+			seeds = append(seeds, k)
 		}
 	}
-	a.fm, a.eqf = z.ModelDir("fm"), z.ModelDir("eqf")
-	a.features = filepath.Join(z.ModelDir("action-net"), "action-net.eqf")
+	var z *zoo.Zoo
+	for _, k := range seeds {
+		var err error
+		if z, err = zooRun(a.recipe, k); err != nil {
+			return err
+		}
+		for _, m := range []string{"action-net", "fm", "eqf"} {
+			if _, err := z.Card(m); err != nil {
+				return err // it names the recipe, the seed and the command that trains it
+			}
+		}
+		a.runs = append(a.runs, paper.ComparePair{FM: z.ModelDir("fm"), EqF: z.ModelDir("eqf")})
+	}
+	a.fm, a.eqf = a.runs[0].FM, a.runs[0].EqF
+	a.features = filepath.Join(z.ModelDir("action-net"), "action-net.eqf") // every training run's
 	if !set["context"] {
 		a.context = z.Recipe.Context
 	}
@@ -125,47 +144,105 @@ func (a *compareArgs) useZoo(set map[string]bool) error {
 	return nil
 }
 
+// splitRuns reads -fm and -eqf as the training runs they name: a checkpoint each, or several
+// comma-separated, an FM and an EqF per training run in the same order.
+func (a *compareArgs) splitRuns(set map[string]bool) error {
+	fms, eqfs := pathList(a.fm), pathList(a.eqf)
+	if len(fms) != len(eqfs) {
+		return fmt.Errorf("-fm names %d training runs and -eqf %d: give an FM and an EqF of each training run, in the same order (-fm A,B -eqf X,Y)", len(fms), len(eqfs))
+	}
+	for i := range fms {
+		if fms[i] == "" || eqfs[i] == "" {
+			return fmt.Errorf("-fm %q, -eqf %q: training run %d names no checkpoint: give an FM and an EqF of each training run, comma-separated (-fm A,B -eqf X,Y)", a.fm, a.eqf, i+1)
+		}
+		a.runs = append(a.runs, paper.ComparePair{FM: fms[i], EqF: eqfs[i]})
+	}
+	for _, f := range []struct{ flag, path string }{{"fm", a.fm}, {"eqf", a.eqf}} {
+		if _, err := os.Stat(f.path); os.IsNotExist(err) && !set[f.flag] { // the default: a first run
+			return fmt.Errorf("-%s: %s does not exist: eqf compare needs an FM and an EqF checkpoint, -fm and -eqf (files, or folders `eqf train` wrote), or a trained zoo's, -recipe paper (after `make models`)", f.flag, f.path)
+		}
+	}
+	for i, run := range a.runs {
+		for _, f := range []struct{ flag, path string }{{"fm", run.FM}, {"eqf", run.EqF}} {
+			if err := existing(a.runFlag(f.flag, i)[1:], f.path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// pathList splits a flag's comma-separated paths (a path that exists is one, commas and all).
+func pathList(s string) []string {
+	if _, err := os.Stat(s); err == nil || !strings.Contains(s, ",") {
+		return []string{s}
+	}
+	return strings.Split(s, ",")
+}
+
+// runFlag names a flag's checkpoint of training run i in an error: the flag itself with one run.
+func (a *compareArgs) runFlag(flag string, i int) string {
+	if len(a.runs) == 1 {
+		return "-" + flag
+	}
+	return fmt.Sprintf("-%s's training run %d", flag, i+1)
+}
+
 // useTrainedOn reads what the -eqf run was trained on (its train.json, as eqf sample does) and
-// checks -fm was trained on the same. Its window sets -horizon (the window less -context) unless
-// given; runs of different windows need -horizon. A run on another world than the maze is compared
-// over that world's clips, one on your clips (-data) over its validation clips (those held out,
-// -val's, or its only clip): -frames defaults to what the shortest of them holds past the
-// context (at most 100), -clip-frames to at most that and -time-chunk to at most half of it (a
-// curve of two chunks), each so that FVD compares two clips or more (one validation clip is cut
-// in two). Runs without train.json (the zoo's, earlier eqf's) are compared on the maze.
+// checks -fm was trained on the same, as was every checkpoint of other training runs. Its window
+// sets -horizon (the window less -context) unless given; runs of different windows need
+// -horizon. A run on another world than the maze is compared over that world's clips, one on
+// your clips (-data) over its validation clips (those held out, -val's, or its only clip):
+// -frames defaults to what the shortest of them holds past the context (at most 100),
+// -clip-frames to at most that and -time-chunk to at most half of it (a curve of two chunks),
+// each so that FVD compares two clips or more (one validation clip is cut in two). Runs without
+// train.json (the zoo's, earlier eqf's) are compared on the maze.
 func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 	if a.recipe != "" {
 		return nil
 	}
-	on, err := zoo.ReadTrainedOn(runDir(a.eqf))
-	if err != nil || on == nil {
-		return flagErr("eqf", err)
-	}
-	fmOn, err := zoo.ReadTrainedOn(runDir(a.fm))
+	eqf := a.runs[0].EqF
+	on, err := zoo.ReadTrainedOn(runDir(eqf))
 	if err != nil {
-		return flagErr("fm", err)
+		return flagErr(a.runFlag("eqf", 0)[1:], err)
 	}
-	if fmOn == nil || fmOn.World != on.World || fmOn.Data != on.Data || fmOn.Val != on.Val {
-		what := "nothing it recorded (no " + zoo.TrainedOnFile + ")"
-		if fmOn != nil {
-			what = fmOn.String()
+	for i, run := range a.runs {
+		for _, m := range []struct{ flag, path string }{{"fm", run.FM}, {"eqf", run.EqF}} {
+			if on == nil && len(a.runs) == 1 || i == 0 && m.flag == "eqf" {
+				continue // one run recording nothing is compared on the maze, as runs of earlier eqf's were
+			}
+			other, err := zoo.ReadTrainedOn(runDir(m.path))
+			if err != nil {
+				return flagErr(a.runFlag(m.flag, i)[1:], err)
+			}
+			if !sameData(other, on) {
+				what, ref := "nothing it recorded (no "+zoo.TrainedOnFile+")", "nothing it recorded"
+				if other != nil {
+					what = other.String()
+				}
+				if on != nil {
+					ref = on.String()
+				}
+				return fmt.Errorf("%s: %s was trained on %s, %s %s on %s: compare models of the same data", a.runFlag(m.flag, i), m.path, what, a.runFlag("eqf", 0), eqf, ref)
+			}
+			if on != nil && !set["horizon"] && other.Frames != on.Frames {
+				return fmt.Errorf("%s: %s was trained on %d-frame windows, %s %s on %d: give -horizon (with -context) to compare them at one geometry",
+					a.runFlag(m.flag, i), m.path, other.Frames, a.runFlag("eqf", 0), eqf, on.Frames)
+			}
 		}
-		return fmt.Errorf("-fm: %s was trained on %s, -eqf %s on %s: compare two models of the same data", a.fm, what, a.eqf, on)
 	}
-	if !set["horizon"] {
-		if fmOn.Frames != on.Frames {
-			return fmt.Errorf("-fm: %s was trained on %d-frame windows, -eqf %s on %d: give -horizon (with -context) to compare them at one geometry", a.fm, fmOn.Frames, a.eqf, on.Frames)
-		}
-		if on.Frames > a.context {
-			a.horizon = on.Frames - a.context
-		}
+	if on == nil {
+		return nil
+	}
+	if !set["horizon"] && on.Frames > a.context {
+		a.horizon = on.Frames - a.context
 	}
 	if on.World != "" {
 		a.world = on.World
 		return nil
 	}
 	if a.truth, _, err = on.ValClips(0); err != nil {
-		return fmt.Errorf("-eqf: %s says the run was trained on %s: %w", filepath.Join(runDir(a.eqf), zoo.TrainedOnFile), on, err)
+		return fmt.Errorf("%s: %s says the run was trained on %s: %w", a.runFlag("eqf", 0), filepath.Join(runDir(eqf), zoo.TrainedOnFile), on, err)
 	}
 	shortest := a.truth[0].Frames
 	for _, c := range a.truth {
@@ -195,6 +272,14 @@ func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 	return nil
 }
 
+// sameData is whether two runs' records name the same data (both none: the maze, or unknown).
+func sameData(a, b *zoo.TrainedOn) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.World == b.World && a.Data == b.Data && a.Val == b.Val
+}
+
 // runDir is the folder of a checkpoint named by a flag: itself, or a file's folder.
 func runDir(path string) string {
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
@@ -217,11 +302,6 @@ func (a *compareArgs) check() error {
 	if _, err := eqflib.ParseWarp(a.warp); err != nil {
 		return flagErr("warp", err)
 	}
-	for _, f := range []struct{ flag, path string }{{"fm", a.fm}, {"eqf", a.eqf}} {
-		if err := existing(f.flag, f.path); err != nil {
-			return err
-		}
-	}
 	if a.onnxPath != "" {
 		if err := existing("onnx", a.onnxPath); err != nil {
 			return err
@@ -237,7 +317,7 @@ func (a *compareArgs) check() error {
 
 // compare runs paper.Compare with the flags and saves its result into -out.
 func compare(a *compareArgs) error {
-	o := paper.CompareOptions{FM: a.fm, EqF: a.eqf, Features: a.features, Warp: a.warp, Clips: a.clips, Frames: a.frames,
+	o := paper.CompareOptions{Runs: a.runs, Features: a.features, Warp: a.warp, Clips: a.clips, Frames: a.frames,
 		RollConfig: eqflib.RollConfig{Context: a.context, Horizon: a.horizon, Stride: a.stride, Depth: a.depth},
 		ClipFrames: a.subLen, TimeChunk: a.timeChunk, Momentum: a.momentum, Seed: a.seed, FeatureSteps: a.featureSteps, Truth: a.truth, Log: os.Stdout}
 	if a.world != "" {

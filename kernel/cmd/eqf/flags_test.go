@@ -116,6 +116,7 @@ func TestBadFlags(t *testing.T) {
 		"compare -recipe":        {"-recipe", "nope"},
 		"compare -seed":          {"-seed", "-7"},
 		"compare -train-seed":    {"-train-seed", "2"},
+		"compare -train-seeds":   {"-recipe", "quick", "-train-seeds", "-1"},
 		"compare -stride":        {"-fm", ckpt, "-eqf", ckpt, "-horizon", "4", "-stride", "3"},
 		"compare -time-chunk":    {"-fm", ckpt, "-eqf", ckpt, "-time-chunk", "4"},
 		"compare -warp":          {"-fm", ckpt, "-eqf", ckpt, "-warp", "nope"},

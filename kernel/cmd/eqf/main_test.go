@@ -640,13 +640,40 @@ func TestZooModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"FM " + filepath.Join(z.Dir, "fm"), "EqF " + filepath.Join(z.Dir, "eqf"), "features " + filepath.Join(z.Dir, "action-net", "action-net.eqf")} {
+	for _, w := range []string{"FM " + filepath.Join(z.Dir, "fm"), "EqF " + filepath.Join(z.Dir, "eqf"), "Features " + filepath.Join(z.Dir, "action-net", "action-net.eqf")} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("eqf compare -recipe quick: results.md does not name %q:\n%s", w, md)
 		}
 	}
-	if err := runCompare([]string{"-recipe", "quick", "-train-seed", "2", "-out", out}); err == nil || !strings.Contains(err.Error(), "training seed 2") {
-		t.Errorf("eqf compare -recipe quick -train-seed 2: %v, want an error naming training seed 2", err)
+	for _, args := range [][]string{{"-train-seed", "2"}, {"-train-seeds", "2"}} {
+		if err := runCompare(append([]string{"-recipe", "quick", "-out", out}, args...)); err == nil || !strings.Contains(err.Error(), "training seed 2") {
+			t.Errorf("eqf compare -recipe quick %s: %v, want an error naming training seed 2", strings.Join(args, " "), err)
+		}
+	}
+	if err := runCompare([]string{"-recipe", "quick", "-train-seed", "1", "-train-seeds", "2"}); err == nil || !strings.Contains(err.Error(), "give one") {
+		t.Errorf("eqf compare -train-seed 1 -train-seeds 2: %v, want it refused", err)
+	}
+
+	// -train-seeds 2 compares training runs 1 and 2, paired by training run.
+	if err := z.WithTrainSeed(2).Build("eqf", "fm"); err != nil {
+		t.Fatal(err)
+	}
+	if err := runCompare([]string{"-recipe", "quick", "-train-seeds", "2", "-clips", "2", "-frames", "20", "-time-chunk", "10", "-depth", "2", "-out", out}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := paper.LoadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ = os.ReadFile(filepath.Join(out, "results.md"))
+	for _, w := range []string{"over 2 training runs", "1. FM " + filepath.Join(z.Dir, "fm"), "2. FM " + filepath.Join(z.Dir, "seed-2", "fm", "ckpt-"), "EqF " + filepath.Join(z.Dir, "seed-2", "eqf", "ckpt-"),
+		"FVD (maze-I3D) − FM Euler's, paired by training run"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("eqf compare -recipe quick -train-seeds 2: results.md does not say %q:\n%s", w, md)
+		}
+	}
+	if n := r.Numbers[0]; len(n.PerSeed) != 2 {
+		t.Errorf("%q: per run %v, want training runs 1 and 2's", n.Name, n.PerSeed)
 	}
 }
 
@@ -663,7 +690,7 @@ func TestCompareTiny(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a := compareArgs{fm: filepath.Join(dir, "fm"), eqf: filepath.Join(dir, "eqf"), features: filepath.Join(dir, "feat.eqf"), out: dir,
+	a := compareArgs{runs: []paper.ComparePair{{FM: filepath.Join(dir, "fm"), EqF: filepath.Join(dir, "eqf")}}, features: filepath.Join(dir, "feat.eqf"), out: dir,
 		warp: "c:0.8:0.001", clips: 2, frames: 8, context: 2, horizon: 2, stride: 1, depth: 4, subLen: 4, momentum: 0.2, seed: 3, featureSteps: 3, timeChunk: 5}
 	if err := compare(&a); err != nil {
 		t.Fatal(err)
@@ -684,6 +711,67 @@ func TestCompareTiny(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() < 1000 {
 			t.Errorf("%s was not written: %v", f, err)
 		}
+	}
+
+	// Several training runs: -fm and -eqf comma-separated, paired in order, each run's data and
+	// window the first EqF's. Copies of the runs stand for second training runs here.
+	for _, obj := range []string{"fm", "eqf"} {
+		if err := os.CopyFS(filepath.Join(dir, obj+"2"), os.DirFS(filepath.Join(dir, obj))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := func(names ...string) string {
+		for i, n := range names {
+			names[i] = filepath.Join(dir, n)
+		}
+		return strings.Join(names, ",")
+	}
+	flags := func(fm, eqf string, more ...string) []string {
+		return append([]string{"-fm", fm, "-eqf", eqf, "-out", filepath.Join(dir, "cmp2"), "-features", a.features}, more...)
+	}
+	two, err := parseCompareArgs(flags(p("fm", "fm2"), p("eqf", "eqf2")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []paper.ComparePair{{FM: p("fm"), EqF: p("eqf")}, {FM: p("fm2"), EqF: p("eqf2")}}; !slices.Equal(two.runs, want) {
+		t.Errorf("-fm fm,fm2 -eqf eqf,eqf2: runs %v, want %v", two.runs, want)
+	}
+	on, err := zoo.ReadTrainedOn(filepath.Join(dir, "eqf"))
+	if err != nil || on == nil {
+		t.Fatalf("the EqF run's train.json: %v, %v", on, err)
+	}
+	other := *on
+	other.World = "shapes"
+	if err := other.Save(filepath.Join(dir, "fm2")); err != nil {
+		t.Fatal(err)
+	}
+	longer := *on
+	longer.Frames++
+	if err := longer.Save(filepath.Join(dir, "eqf2")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{flags(p("fm", "fm2"), p("eqf")), "-fm names 2 training runs and -eqf 1"},
+		{flags(p("fm", "fm2")+",", p("eqf", "eqf2", "eqf")), "training run 3 names no checkpoint"},
+		{flags(p("fm", "fm2"), p("eqf", "eqf")), "-fm's training run 2: " + p("fm2") + " was trained on world shapes, -eqf's training run 1 " + p("eqf") + " on world maze"},
+		{flags(p("fm", "fm"), p("eqf", "eqf2")), "-eqf's training run 2: " + p("eqf2") + " was trained on 5-frame windows, -eqf's training run 1 " + p("eqf") + " on 4"},
+		{flags(p("fm", "fm"), p("eqf", "missing")), "-eqf's training run 2: stat " + p("missing")},
+		{flags(p("fm"), p("eqf"), "-train-seeds", "2"), "-train-seeds: names training runs of the zoo -recipe"},
+	} {
+		if _, err := parseCompareArgs(c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("eqf compare %s: error %v, want one with %q", strings.Join(c.args, " "), err, c.want)
+		}
+	}
+	// One run given twice parses (its window and data are its own) and is refused before any rollout.
+	twice, err := parseCompareArgs(flags(p("fm", "fm"), p("eqf", "eqf"), "-horizon", "2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := compare(twice); err == nil || !strings.Contains(err.Error(), "an earlier run's") {
+		t.Errorf("eqf compare of one run twice: %v, want it refused", err)
 	}
 }
 

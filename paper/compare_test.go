@@ -1,0 +1,157 @@
+package paper
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/equilibriumforcing/eqf/eqflib"
+)
+
+// Compare over two training runs of the quick zoo: every number is the two runs' values side by
+// side (each what Compare of that run alone gives), their mean and standard error; each EqF
+// sampler's FVD minus FM Euler's is paired by training run with its interval; a run given twice,
+// under its own name or another, is refused.
+func TestCompareOverTrainingRuns(t *testing.T) {
+	var runs []ComparePair
+	for _, k := range []int{1, 2} {
+		z := quickZoo.WithTrainSeed(k)
+		if err := z.Build("action-net", "fm", "eqf"); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, ComparePair{FM: z.ModelDir("fm"), EqF: z.ModelDir("eqf")})
+	}
+	o := CompareOptions{Features: filepath.Join(quickZoo.ModelDir("action-net"), "action-net.eqf"), Warp: "c:0.8:0.001", Clips: 2, Frames: 10,
+		RollConfig: eqflib.RollConfig{Context: 2, Horizon: 2, Stride: 1, Depth: 4}, ClipFrames: 5, TimeChunk: 5, Momentum: 0.2, Seed: 3, FeatureSteps: 3}
+	var alone []*Result
+	for _, run := range runs {
+		one := o
+		one.FM, one.EqF = run.FM, run.EqF
+		r, err := Compare(context.Background(), one)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone = append(alone, r)
+	}
+	o.Runs = runs
+	r, err := Compare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]Number{}
+	for _, n := range r.Numbers {
+		byName[n.Name] = n
+	}
+	for i, n := range alone[0].Numbers {
+		p, ok := byName[n.Name]
+		if !ok {
+			t.Errorf("%q: not in the pooled result", n.Name)
+			continue
+		}
+		if strings.HasSuffix(n.Name, ": seconds") {
+			continue // wall time: not the same twice
+		}
+		a, b := n.Ours, alone[1].Numbers[i].Ours
+		if !slices.Equal(p.PerSeed, []float64{a, b}) || math.Abs(p.Ours-(a+b)/2) > 1e-9*math.Abs(a+b) || math.Abs(p.Err-math.Abs(a-b)/2) > 1e-9*math.Abs(a-b)+1e-12 {
+			t.Errorf("%q: pooled %g ± %g per run %v, want the runs' %g and %g", n.Name, p.Ours, p.Err, p.PerSeed, a, b)
+		}
+	}
+	value := func(r *Result, name string) float64 {
+		for _, n := range r.Numbers {
+			if n.Name == name {
+				return n.Ours
+			}
+		}
+		t.Fatalf("%s: no number %q", r.Title, name)
+		return 0
+	}
+	diffs := 0
+	for _, m := range []string{"EqF GD (open loop, c:0.8:0.001)", "EqF NAG μ=0.2 (closed loop, c:0.8:0.001)", "EqF budget-adaptive NAG μ=0.2"} {
+		for _, space := range []string{"maze-I3D", "pixels-4x4"} {
+			name := m + ": FVD (" + space + ") − FM Euler's, paired by training run"
+			d, ok := byName[name]
+			if !ok {
+				t.Errorf("no number %q in %v", name, r.Numbers)
+				continue
+			}
+			diffs++
+			var want []float64
+			for _, a := range alone {
+				want = append(want, value(a, m+": FVD ("+space+")")-value(a, "FM Euler: FVD ("+space+")"))
+			}
+			mean, lo, hi := MeanInterval(want)
+			if !slices.Equal(d.PerSeed, want) || d.Ours != mean || d.Lo != lo || d.Hi != hi || !(d.Lo < d.Ours && d.Ours < d.Hi) {
+				t.Errorf("%q: %g [%g, %g] per run %v, want %g [%g, %g] per run %v", name, d.Ours, d.Lo, d.Hi, d.PerSeed, mean, lo, hi, want)
+			}
+			if d.Note != direction(d.Lo, d.Hi, "FM Euler") || d.Verdict != "" || d.Paper != "" {
+				t.Errorf("%q: note %q, verdict %q, paper %q: want what the interval says and no verdict against the paper", name, d.Note, d.Verdict, d.Paper)
+			}
+		}
+	}
+	if diffs != 6 {
+		t.Errorf("%d paired differences, want 6 (three EqF samplers in two feature spaces)", diffs)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	for _, want := range []string{"2 training runs", runs[0].EqF, runs[1].FM, "paired by training run", "not one of the paper's experiments", "maze-I3D = "} {
+		if !strings.Contains(notes+r.Title, want) {
+			t.Errorf("the notes and title lack %q:\n%s\n%s", want, r.Title, notes)
+		}
+	}
+	if f := r.Figures["fvd_over_time"]; f == nil || !strings.Contains(f.Title, "mean of 2 training runs") || len(f.Panels) != 1 || len(f.Panels[0].Series) != 4 {
+		t.Errorf("FVD over time: %+v, want one panel of the four samplers", f)
+	} else {
+		for _, c := range f.Panels[0].Series { // each chunk's FVD, the runs' mean
+			for i, y := range c.Y {
+				name := fmt.Sprintf("%s: FVD (maze-I3D), frames %d–%d", c.Name, 5*i+1, 5*i+5)
+				if want := byName[name]; math.Abs(y-want.Ours) > 1e-9*math.Abs(y) {
+					t.Errorf("FVD over time: %s's chunk %d is %g, want the runs' mean %g (%q)", c.Name, i+1, y, want.Ours, name)
+				}
+			}
+		}
+	}
+	if len(r.Files["rollouts.png"]) == 0 {
+		t.Error("no rollouts.png: want training run 1's")
+	}
+
+	copied := filepath.Join(t.TempDir(), "eqf-copy.eqf")
+	raw, err := os.ReadFile(eqflib.LatestCheckpoint(runs[0].EqF))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copied, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for what, bad := range map[string]CompareOptions{
+		"a run twice":                 {Runs: []ComparePair{runs[0], runs[0]}},
+		"a copy under another name":   {Runs: []ComparePair{runs[0], {FM: runs[1].FM, EqF: copied}}},
+		"FM and EqF beside the runs":  {Runs: runs, FM: runs[0].FM, EqF: runs[0].EqF},
+		"a checkpoint that is absent": {Runs: []ComparePair{runs[0], {FM: runs[1].FM, EqF: filepath.Join(copied, "missing")}}},
+	} {
+		bad.Features, bad.Warp, bad.Clips, bad.Frames, bad.RollConfig, bad.ClipFrames, bad.TimeChunk = o.Features, o.Warp, o.Clips, o.Frames, o.RollConfig, o.ClipFrames, o.TimeChunk
+		if _, err := Compare(context.Background(), bad); err == nil {
+			t.Errorf("%s: no error", what)
+		} else {
+			t.Logf("%s: %v", what, err)
+		}
+	}
+}
+
+// direction reads a paired difference's interval: lower or higher only when it excludes 0.
+func TestDirection(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{-3, -1, "lower than FM Euler's"}, {1, 3, "higher than FM Euler's"}, {-1, 2, "inconclusive"}, {0, 2, "inconclusive"},
+		{math.NaN(), math.NaN(), "inconclusive"},
+	} {
+		if got := direction(c.lo, c.hi, "FM Euler"); !strings.HasPrefix(got, c.want) {
+			t.Errorf("direction(%g, %g) = %q, want %q…", c.lo, c.hi, got, c.want)
+		}
+	}
+}
