@@ -172,12 +172,17 @@ func (a *compareArgs) splitRuns(set map[string]bool) error {
 	return nil
 }
 
-// pathList splits a flag's comma-separated paths (a path that exists is one, commas and all).
+// pathList splits a flag's comma-separated paths, spaces around them dropped (a path that
+// exists is one, commas and all).
 func pathList(s string) []string {
 	if _, err := os.Stat(s); err == nil || !strings.Contains(s, ",") {
 		return []string{s}
 	}
-	return strings.Split(s, ",")
+	paths := strings.Split(s, ",")
+	for i, p := range paths {
+		paths[i] = strings.TrimSpace(p)
+	}
+	return paths
 }
 
 // runFlag names a flag's checkpoint of training run i in an error: the flag itself with one run.

@@ -729,7 +729,7 @@ func TestCompareTiny(t *testing.T) {
 	flags := func(fm, eqf string, more ...string) []string {
 		return append([]string{"-fm", fm, "-eqf", eqf, "-out", filepath.Join(dir, "cmp2"), "-features", a.features}, more...)
 	}
-	two, err := parseCompareArgs(flags(p("fm", "fm2"), p("eqf", "eqf2")))
+	two, err := parseCompareArgs(flags(p("fm", "fm2"), strings.ReplaceAll(p("eqf", "eqf2"), ",", ", ")))
 	if err != nil {
 		t.Fatal(err)
 	}
