@@ -31,6 +31,7 @@ type compareArgs struct {
 	onnxPath                       string
 	recipe                         string // the zoo run to compare instead of -fm, -eqf, -features
 	trainSeed, trainSeeds          int
+	seeds                          []int // the zoo's training runs -recipe compares
 	// runs are the training runs -fm and -eqf (or -recipe) name, in pairing order.
 	runs  []paper.ComparePair
 	world string       // the runs' world (train.json), "" for the maze
@@ -133,6 +134,7 @@ func (a *compareArgs) useZoo(set map[string]bool) error {
 		}
 		a.runs = append(a.runs, paper.ComparePair{FM: z.ModelDir("fm"), EqF: z.ModelDir("eqf")})
 	}
+	a.seeds = seeds
 	a.fm, a.eqf = a.runs[0].FM, a.runs[0].EqF
 	a.features = filepath.Join(z.ModelDir("action-net"), "action-net.eqf") // every training run's
 	if !set["context"] {
@@ -344,6 +346,9 @@ func compare(a *compareArgs) error {
 	r, err := paper.Compare(ctx, o)
 	if err != nil {
 		return err
+	}
+	if a.recipe != "" { // the zoo's models: which recipe and training runs, as eqf paper records them
+		r.Recipe, r.TrainSeeds = a.recipe, a.seeds
 	}
 	if err := r.Save(a.out); err != nil {
 		return err

@@ -675,6 +675,9 @@ func TestZooModels(t *testing.T) {
 	if n := r.Numbers[0]; len(n.PerSeed) != 2 {
 		t.Errorf("%q: per run %v, want training runs 1 and 2's", n.Name, n.PerSeed)
 	}
+	if r.Recipe != "quick" || !slices.Equal(r.TrainSeeds, []int{1, 2}) {
+		t.Errorf("results.json: recipe %q, training seeds %v; want quick, [1 2]", r.Recipe, r.TrainSeeds)
+	}
 }
 
 // A tiny FM and EqF pair goes through eqf compare: four methods, results written, FVDs named.
