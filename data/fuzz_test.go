@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"image"
 	"image/color"
+	"image/gif"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -142,6 +143,57 @@ func FuzzLoadFrameDir(f *testing.F) {
 		}
 		if c.Frames != 2 || len(c.Pixels) != 2*c.Channels*c.Height*c.Width || len(c.Cond) != 2*c.CondDim {
 			t.Fatalf("inconsistent clip: %d frames, %d pixels for %d×%d×%d, %d conditions of %d", c.Frames, len(c.Pixels), c.Channels, c.Height, c.Width, len(c.Cond), c.CondDim)
+		}
+	})
+}
+
+// FuzzLoadGIF: a GIF's clip is its screen once per frame, so a screen its frames could not paint
+// even once (a few bytes declaring a huge screen over tiny frames) is refused before the clip is
+// made, as is a clip past maxGIFValues; a clip read has the GIF's frames and screen.
+func FuzzLoadGIF(f *testing.F) {
+	dir := f.TempDir()
+	good := filepath.Join(dir, "good.gif")
+	c := &Clip{Frames: 3, Channels: 3, Height: 4, Width: 5, Pixels: make([]float64, 3*3*4*5)}
+	for i := range c.Pixels {
+		c.Pixels[i] = float64(i%7) / 7
+	}
+	if err := SaveGIF(good, c, 1, 10); err != nil {
+		f.Fatal(err)
+	}
+	b, _ := os.ReadFile(good)
+	f.Add(b)
+	f.Add(b[:len(b)-4]) // truncated
+	tiny := image.NewPaletted(image.Rect(0, 0, 1, 1), color.Palette{color.Black, color.White})
+	var huge bytes.Buffer // 84 bytes declaring a 20000×20000 screen over three 1×1 frames
+	if err := gif.EncodeAll(&huge, &gif.GIF{Image: []*image.Paletted{tiny, tiny, tiny}, Delay: []int{0, 0, 0},
+		Config: image.Config{Width: 20000, Height: 20000, ColorModel: tiny.Palette}}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(huge.Bytes())
+	huge.Reset() // a 2000×2000 screen: within maxGIFValues, still unpainted
+	if err := gif.EncodeAll(&huge, &gif.GIF{Image: []*image.Paletted{tiny, tiny, tiny}, Delay: []int{0, 0, 0},
+		Config: image.Config{Width: 2000, Height: 2000, ColorModel: tiny.Palette}}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(huge.Bytes())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := LoadGIF(writeTemp(t, "x.gif", b))
+		if err != nil {
+			return
+		}
+		g, err := gif.DecodeAll(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("LoadGIF read a clip from what gif.DecodeAll refuses: %v", err)
+		}
+		painted := 0
+		for _, fr := range g.Image {
+			painted += fr.Bounds().Dx() * fr.Bounds().Dy()
+		}
+		hw := c.Height * c.Width
+		if c.Frames != len(g.Image) || c.Height != g.Config.Height || c.Width != g.Config.Width || len(c.Pixels) != c.Frames*3*hw ||
+			hw > painted || len(c.Pixels) > maxGIFValues {
+			t.Fatalf("a clip of %d frames of %d×%d (%d values) from %d frames painting %d pixels of a %d×%d screen",
+				c.Frames, c.Width, c.Height, len(c.Pixels), len(g.Image), painted, g.Config.Width, g.Config.Height)
 		}
 	})
 }

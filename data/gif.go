@@ -30,6 +30,20 @@ func LoadGIF(path string) (*Clip, error) {
 		return nil, fmt.Errorf("data: GIF %s has %d frames of %d×%d: a clip needs frames", path, len(g.Image), w, h)
 	}
 	T, hw := len(g.Image), w*h
+	// Every frame is the whole screen, drawn from the frames' own pixels: a screen that its frames
+	// could not paint even once (a few bytes declaring a 20000×20000 screen over 1×1 frames)
+	// would make the clip's size anything but what the file holds.
+	painted := 0
+	for _, fr := range g.Image {
+		painted += fr.Bounds().Dx() * fr.Bounds().Dy()
+	}
+	switch {
+	case painted < hw:
+		return nil, fmt.Errorf("data: GIF %s: its %d frames hold %d pixels, fewer than its %d×%d screen: frames must paint the screen", path, T, painted, w, h)
+	case T*3*hw > maxGIFValues:
+		return nil, fmt.Errorf("data: GIF %s: %d frames of %d×%d are %d values, more than a clip read whole holds (%d at most): cut it into shorter clips",
+			path, T, w, h, T*3*hw, maxGIFValues)
+	}
 	c := &Clip{Frames: T, Channels: 3, Height: h, Width: w, Pixels: make([]float64, T*3*hw)}
 	screen := image.NewRGBA(image.Rect(0, 0, w, h)) // what is shown
 	for t, fr := range g.Image {
@@ -60,6 +74,10 @@ func LoadGIF(path string) (*Clip, error) {
 	}
 	return c, nil
 }
+
+// maxGIFValues bounds a GIF clip's values (frames × 3 × height × width; 2 GiB as float64): a
+// GIF's frames may repeat the screen from a few bytes each, so its file's size does not bound them.
+const maxGIFValues = 1 << 28
 
 // isGIF tells an animated GIF's file by its name.
 func isGIF(name string) bool { return strings.EqualFold(filepath.Ext(name), ".gif") }
