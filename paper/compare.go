@@ -381,7 +381,7 @@ func poolCompare(o CompareOptions, parts []*comparedRun) (*Result, error) {
 				d[k] = p.fvd[j+1][s] - p.fvd[0][s]
 			}
 			diff := pairedDiff(Number{Name: fmt.Sprintf("%s: FVD (%s) − %s's, paired by training run", m.Name, space, ref.Name)}, d, math.NaN())
-			diff.Note = direction(diff.Lo, diff.Hi, ref.Name)
+			diff.Note = direction(diff.Lo, diff.Hi, ref.Name) + runsNeeded(d)
 			r.Numbers = append(r.Numbers, diff)
 		}
 	}
@@ -407,10 +407,28 @@ func poolCompare(o CompareOptions, parts []*comparedRun) (*Result, error) {
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("%d training runs, one FM and one EqF each, rolled out over the same clips, actions and noise: %s.", n, strings.Join(runs, "; ")),
 		fmt.Sprintf("Each number is the mean ± standard error over the training runs (per run: per_seed in results.json); \"− %s's\" is an EqF sampler's FVD minus %s's, paired by training run, "+
-			"with its 95 %% Student-t interval over the runs: lower or higher where the interval excludes 0, else inconclusive. "+
+			"with its 95 %% Student-t interval over the runs: lower or higher where the interval excludes 0, else inconclusive, "+
+			"with the smallest difference the runs detect at their spread and the runs a difference of its own size needs (80 %% power of the paired t-test). "+
 			"This is eqf compare's protocol, not one of the paper's experiments: there is no verdict against the paper. The rollouts shown are training run 1's.", ref.Name, ref.Name))
 	r.Notes = append(r.Notes, first.r.Notes[1:]...)
 	return r, nil
+}
+
+// runsNeeded is what an inconclusive paired difference d (one per training run) asks for: the
+// smallest difference its runs detect (their 95 % interval excluding 0) with probability
+// planningPower at their spread, and how many runs would detect one of its own size so (power.go);
+// "" for a conclusive one or no spread.
+func runsNeeded(d []float64) string {
+	mean, lo, hi := MeanInterval(d)
+	sd := sampleSD(d)
+	if hi < 0 || lo > 0 || !(sd > 0) {
+		return ""
+	}
+	s := fmt.Sprintf("; at the runs' spread (SD %.3g), %d runs detect a difference of %.3g or more with probability %.0f %%", sd, len(d), detectable(len(d), sd, planningPower), 100*planningPower)
+	if need := seedsFor(mean, sd, planningPower); need > 0 {
+		s += fmt.Sprintf(", one of this size (%.3g) needs %s runs", mean, seedsWord(need))
+	}
+	return s
 }
 
 // direction says what a paired difference's 95 % interval [lo, hi] shows against ref.

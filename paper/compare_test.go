@@ -88,7 +88,7 @@ func TestCompareOverTrainingRuns(t *testing.T) {
 			if !slices.Equal(d.PerSeed, want) || d.Ours != mean || d.Lo != lo || d.Hi != hi || !(d.Lo < d.Ours && d.Ours < d.Hi) {
 				t.Errorf("%q: %g [%g, %g] per run %v, want %g [%g, %g] per run %v", name, d.Ours, d.Lo, d.Hi, d.PerSeed, mean, lo, hi, want)
 			}
-			if d.Note != direction(d.Lo, d.Hi, "FM Euler") || d.Verdict != "" || d.Paper != "" {
+			if d.Note != direction(d.Lo, d.Hi, "FM Euler")+runsNeeded(want) || d.Verdict != "" || d.Paper != "" {
 				t.Errorf("%q: note %q, verdict %q, paper %q: want what the interval says and no verdict against the paper", name, d.Note, d.Verdict, d.Paper)
 			}
 		}
@@ -137,6 +137,32 @@ func TestCompareOverTrainingRuns(t *testing.T) {
 			t.Errorf("%s: no error", what)
 		} else {
 			t.Logf("%s: %v", what, err)
+		}
+	}
+}
+
+// runsNeeded: an inconclusive difference says what its runs detect and what its own size needs
+// (the power of the paired t-test, power.go); a conclusive one says nothing more.
+func TestRunsNeeded(t *testing.T) {
+	d := []float64{10, -4, 6} // mean 4, SD 7.21: inconclusive with three runs
+	got := runsNeeded(d)
+	sd := sampleSD(d)
+	det, need := detectable(3, sd, planningPower), seedsFor(4, sd, planningPower)
+	if math.Abs(tPower(3, det, sd)-planningPower) > 1e-6 || tPower(need, 4, sd) < planningPower || tPower(need-1, 4, sd) >= planningPower {
+		t.Fatalf("detectable %g, runs needed %d: not where the power crosses %g", det, need, planningPower)
+	}
+	for _, want := range []string{"SD 7.21", fmt.Sprintf("3 runs detect a difference of %.3g or more with probability 80 %%", det), fmt.Sprintf("one of this size (4) needs %d runs", need)} {
+		if !strings.Contains(got, want) {
+			t.Errorf("runsNeeded(%v) = %q, want %q in it", d, got, want)
+		}
+	}
+	// The textbook approximation for a paired t-test: n ≈ ((z_0.975 + z_0.8)/(δ/σ))² + z_0.975²/2 = 27.4.
+	if need < 27 || need > 29 {
+		t.Errorf("a difference of 0.555 SD needs %d runs, want about 28", need)
+	}
+	for _, conclusive := range [][]float64{{10, 11, 12}, {-3, -4, -3.5}, {5, 5, 5}} {
+		if got := runsNeeded(conclusive); got != "" {
+			t.Errorf("runsNeeded(%v) = %q, want nothing", conclusive, got)
 		}
 	}
 }
