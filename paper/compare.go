@@ -2,7 +2,6 @@ package paper
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"math"
@@ -327,7 +326,7 @@ func actionNet(path string, h, w, steps int, seed uint64, logf func(string, ...a
 // bytes under two names): its differences would count twice and narrow the interval.
 func distinctRuns(runs []ComparePair) error {
 	for _, model := range []string{"FM", "EqF"} {
-		seen := map[[sha256.Size]byte]string{}
+		seen := map[string]string{} // digest → path
 		for i, run := range runs {
 			path := run.FM
 			if model == "EqF" {
@@ -338,11 +337,10 @@ func distinctRuns(runs []ComparePair) error {
 					path = p
 				}
 			}
-			b, err := os.ReadFile(path)
+			sum, err := fileDigest(path)
 			if err != nil {
 				return fmt.Errorf("paper: CompareOptions.Runs: training run %d's %s: %w", i+1, model, err)
 			}
-			sum := sha256.Sum256(b)
 			if other, ok := seen[sum]; ok {
 				return fmt.Errorf("paper: CompareOptions.Runs: training run %d's %s checkpoint %s is %s, an earlier run's: give each training seed's run once, or its differences count twice",
 					i+1, model, path, other)
