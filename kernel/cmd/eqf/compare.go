@@ -166,7 +166,7 @@ func (a *compareArgs) splitRuns(set map[string]bool) error {
 	}
 	for i, run := range a.runs {
 		for _, f := range []struct{ flag, path string }{{"fm", run.FM}, {"eqf", run.EqF}} {
-			if err := existing(a.runFlag(f.flag, i)[1:], f.path); err != nil {
+			if err := existing(a.runFlag(f.flag, i), f.path); err != nil {
 				return err
 			}
 		}
@@ -187,12 +187,13 @@ func pathList(s string) []string {
 	return paths
 }
 
-// runFlag names a flag's checkpoint of training run i in an error: the flag itself with one run.
+// runFlag names a flag's checkpoint of training run i in an error, as flagErr takes it: the
+// flag itself with one run ("fm"), else "fm's training run 2".
 func (a *compareArgs) runFlag(flag string, i int) string {
 	if len(a.runs) == 1 {
-		return "-" + flag
+		return flag
 	}
-	return fmt.Sprintf("-%s's training run %d", flag, i+1)
+	return fmt.Sprintf("%s's training run %d", flag, i+1)
 }
 
 // useTrainedOn reads what the -eqf run was trained on (its train.json, as eqf sample does) and
@@ -211,7 +212,7 @@ func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 	eqf := a.runs[0].EqF
 	on, err := zoo.ReadTrainedOn(runDir(eqf))
 	if err != nil {
-		return flagErr(a.runFlag("eqf", 0)[1:], err)
+		return flagErr(a.runFlag("eqf", 0), err)
 	}
 	for i, run := range a.runs {
 		for _, m := range []struct{ flag, path string }{{"fm", run.FM}, {"eqf", run.EqF}} {
@@ -220,7 +221,7 @@ func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 			}
 			other, err := zoo.ReadTrainedOn(runDir(m.path))
 			if err != nil {
-				return flagErr(a.runFlag(m.flag, i)[1:], err)
+				return flagErr(a.runFlag(m.flag, i), err)
 			}
 			if !sameData(other, on) {
 				what, ref := "nothing it recorded (no "+zoo.TrainedOnFile+")", "nothing it recorded"
@@ -230,10 +231,10 @@ func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 				if on != nil {
 					ref = on.String()
 				}
-				return fmt.Errorf("%s: %s was trained on %s, %s %s on %s: compare models of the same data", a.runFlag(m.flag, i), m.path, what, a.runFlag("eqf", 0), eqf, ref)
+				return fmt.Errorf("-%s: %s was trained on %s, -%s %s on %s: compare models of the same data", a.runFlag(m.flag, i), m.path, what, a.runFlag("eqf", 0), eqf, ref)
 			}
 			if on != nil && !set["horizon"] && other.Frames != on.Frames {
-				return fmt.Errorf("%s: %s was trained on %d-frame windows, %s %s on %d: give -horizon (with -context) to compare them at one geometry",
+				return fmt.Errorf("-%s: %s was trained on %d-frame windows, -%s %s on %d: give -horizon (with -context) to compare them at one geometry",
 					a.runFlag(m.flag, i), m.path, other.Frames, a.runFlag("eqf", 0), eqf, on.Frames)
 			}
 		}
@@ -249,7 +250,7 @@ func (a *compareArgs) useTrainedOn(set map[string]bool) error {
 		return nil
 	}
 	if a.truth, _, err = on.ValClips(0); err != nil {
-		return fmt.Errorf("%s: %s says the run was trained on %s: %w", a.runFlag("eqf", 0), filepath.Join(runDir(eqf), zoo.TrainedOnFile), on, err)
+		return fmt.Errorf("-%s: %s says the run was trained on %s: %w", a.runFlag("eqf", 0), filepath.Join(runDir(eqf), zoo.TrainedOnFile), on, err)
 	}
 	shortest := a.truth[0].Frames
 	for _, c := range a.truth {
