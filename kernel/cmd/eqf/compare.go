@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/equilibriumforcing/eqf/data"
@@ -79,6 +80,9 @@ func parseCompareArgs(args []string) (*compareArgs, error) {
 	fs.StringVar(&a.onnx.Layout, "onnx-layout", onnxfeat.LayoutBCTHW, "clip layout the ONNX model takes: BCTHW or BTCHW")
 	fs.IntVar(&a.onnx.Size, "onnx-size", 0, "resize frames to this size for the ONNX model (I3D: 224; 0 keeps them)")
 	if err := parseFlags(fs, args); err != nil {
+		if i := len(args) - fs.NArg(); fs.NArg() > 0 && i >= 2 && slices.Contains([]string{"-fm", "--fm", "-eqf", "--eqf"}, args[i-2]) {
+			err = fmt.Errorf("%w; several training runs go in one word, comma-separated: -fm F1,F2 -eqf E1,E2 (a pattern such as out/fm-* expands into several words)", err)
+		}
 		return nil, err
 	}
 	set := given(fs)

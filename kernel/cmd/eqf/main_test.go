@@ -763,10 +763,20 @@ func TestCompareTiny(t *testing.T) {
 		{flags(p("fm", "fm"), p("eqf", "eqf2")), "-eqf's training run 2: " + p("eqf2") + " was trained on 5-frame windows, -eqf's training run 1 " + p("eqf") + " on 4"},
 		{flags(p("fm", "fm"), p("eqf", "missing")), "-eqf's training run 2: stat " + p("missing")},
 		{flags(p("fm"), p("eqf"), "-train-seeds", "2"), "-train-seeds: names training runs of the zoo -recipe"},
+		{[]string{"-fm", p("fm"), p("fm2"), "-eqf", p("eqf"), p("eqf2")}, "unexpected argument \"" + p("fm2") + "\""},
+		{[]string{"-fm", p("fm"), p("fm2"), "-eqf", p("eqf"), p("eqf2")}, "several training runs go in one word, comma-separated"},
+		{[]string{"-fm", p("fm"), "-eqf", p("eqf"), p("eqf2")}, "comma-separated: -fm F1,F2 -eqf E1,E2"},
+		{[]string{"-fm", p("fm"), "-eqf", p("eqf"), "-out", p("cmp2"), "extra"}, "unexpected argument \"extra\": the command takes flags only"},
 	} {
 		if _, err := parseCompareArgs(c.args); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("eqf compare %s: error %v, want one with %q", strings.Join(c.args, " "), err, c.want)
 		}
+	}
+	if _, err := parseCompareArgs([]string{"-fm", p("fm"), "-eqf", p("eqf"), "-out", p("cmp2"), "extra"}); err == nil || strings.Contains(err.Error(), "comma-separated") {
+		t.Errorf("a word after -out: %v, want no word on training runs", err)
+	}
+	if _, err := parseCompareArgs([]string{"stray"}); err == nil || !strings.Contains(err.Error(), `unexpected argument "stray"`) {
+		t.Errorf("a word and no flag: %v", err)
 	}
 	// One run given twice parses (its window and data are its own) and is refused before any rollout.
 	twice, err := parseCompareArgs(flags(p("fm", "fm"), p("eqf", "eqf"), "-horizon", "2"))
