@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/components"
@@ -135,6 +137,7 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 	}
 	xn, xt, xmin, xmax := axis(p.XLabel, p.LogX, p.XMin, p.XMax)
 	yn, yt, ymin, ymax := axis(p.YLabel, p.LogY, p.YMin, p.YMax)
+	gridBottom := 70 // pixels under the plot: the x axis's labels and name, and the legend
 	xAxis := opts.XAxis{Name: xn, Type: xt, Min: xmin, Max: xmax, NameLocation: "middle", NameGap: 28, Scale: types.Bool(ptr(true))}
 	if p.XTicks != nil { // categories at x = 1, 2, …: one tick each, labelled by name
 		// The formatter is JavaScript inlined in the page's JSON options, where double quotes
@@ -144,7 +147,15 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 		for i, n := range p.XTicks {
 			names[i] = "'" + quote.Replace(n) + "'"
 		}
-		xAxis.Min, xAxis.Max, xAxis.MinInterval, xAxis.MaxInterval, xAxis.NameGap = 0.5, float64(len(p.XTicks))+0.5, 1, 1, 52
+		// The names are drawn rotated by 20°: the axis name goes below the longest, the legend
+		// below the axis name.
+		longest := 0
+		for _, n := range p.XTicks {
+			longest = max(longest, utf8.RuneCountInString(n))
+		}
+		xAxis.Min, xAxis.Max, xAxis.MinInterval, xAxis.MaxInterval = 0.5, float64(len(p.XTicks))+0.5, 1, 1
+		xAxis.NameGap = max(52, 30+int(float64(longest)*7*math.Sin(20*math.Pi/180)))
+		gridBottom = xAxis.NameGap + 45
 		xAxis.AxisLabel = &opts.AxisLabel{Rotate: 20, Formatter: opts.FuncOpts(fmt.Sprintf(
 			"function (v) { var t = [%s]; return (v === Math.round(v) && v >= 1 && v <= t.length) ? t[v - 1] : ''; }", strings.Join(names, ", ")))}
 	}
@@ -153,7 +164,7 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: sub, Left: "center"}),
 		charts.WithLegendOpts(opts.Legend{Show: types.Bool(ptr(p.Legend != "none")), Bottom: "0", Type: "scroll"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: types.Bool(ptr(true)), Trigger: "item"}),
-		charts.WithGridOpts(opts.Grid{Top: "70", Bottom: "70", Left: "70", Right: "30"}),
+		charts.WithGridOpts(opts.Grid{Top: "70", Bottom: strconv.Itoa(gridBottom), Left: "70", Right: "30"}),
 		charts.WithXAxisOpts(xAxis),
 		charts.WithYAxisOpts(opts.YAxis{Name: yn, Type: yt, Min: ymin, Max: ymax, NameLocation: "middle", NameGap: 50, Scale: types.Bool(ptr(true))}),
 		charts.WithToolboxOpts(opts.Toolbox{Show: types.Bool(ptr(true)), Feature: &opts.ToolBoxFeature{
@@ -176,7 +187,19 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 			}
 			return d
 		}
-		if s.Lo != nil {
+		if s.Lo != nil && s.Style == Points {
+			// Error bars, as the PNG draws them: a vertical segment per point, the segments
+			// kept apart by an empty value ("-"), where echarts breaks a line.
+			var bars []opts.LineData
+			for j := range s.X {
+				if finite(s.X[j], p.LogX) && finite(s.Lo[j], p.LogY) && finite(s.Hi[j], p.LogY) {
+					bars = append(bars, opts.LineData{Value: []any{s.X[j], s.Lo[j]}}, opts.LineData{Value: []any{s.X[j], s.Hi[j]}},
+						opts.LineData{Value: []any{s.X[j], "-"}})
+				}
+			}
+			line.AddSeries("", bars, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: types.Bool(ptr(false))}),
+				charts.WithLineStyleOpts(opts.LineStyle{Color: col, Width: 2}))
+		} else if s.Lo != nil {
 			// The band as two thin dotted edges in the series' colour (stacked areas would
 			// break on log axes).
 			for _, edge := range [][]float64{s.Lo, s.Hi} {

@@ -3,10 +3,13 @@ package plots
 import (
 	"bytes"
 	"fmt"
-	"gonum.org/v1/plot/vg"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 )
 
 // The default legend goes to the corner with the fewest data points: a curve rising to the top
@@ -113,6 +116,39 @@ func TestPointsErrorBars(t *testing.T) {
 	plain, bars := draw(nil, nil), draw([]float64{19, 20.5}, []float64{21, 21.5})
 	if bytes.Equal(plain, bars) {
 		t.Error("points with Lo/Hi drew no error bars")
+	}
+}
+
+// The interactive page draws a Points series' Lo/Hi as error bars too (a vertical segment per
+// point, apart from the next), not as a band whose edges join the points across categories; and
+// rotated category names get room under the axis, its name below them, the legend below that.
+func TestPointsErrorBarsHTML(t *testing.T) {
+	long := "EqF budget-adaptive NAG μ=0.2" // 29 characters
+	p := Panel{XLabel: "sampler", YLabel: "FVD", XTicks: []string{"FM Euler", long},
+		Series: []Series{{Name: "mean", X: []float64{1, 2}, Y: []float64{20, 21}, Lo: []float64{19, 20.5}, Hi: []float64{21, 21.5}, Style: Points},
+			{Name: "band", X: []float64{1, 2}, Y: []float64{10, 11}, Lo: []float64{9, 10}, Hi: []float64{11, 12}}}}
+	page, err := (&Figure{Title: "bars", Panels: []Panel{p}}).Bytes("html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bars := `[{"value":[1,19]},{"value":[1,21]},{"value":[1,"-"]},{"value":[2,20.5]},{"value":[2,21.5]},{"value":[2,"-"]}]`
+	if !bytes.Contains(page, []byte(bars)) {
+		t.Errorf("the page has no error bars %s", bars)
+	}
+	// The line series keeps its band: two dotted edges, and only those.
+	if n := bytes.Count(page, []byte(`"type":"dotted"`)); n != 2 {
+		t.Errorf("%d dotted band edges, want the line series' two", n)
+	}
+	gap := regexp.MustCompile(`"nameGap":(\d+)`).FindAllSubmatch(page, -1)
+	bottom := regexp.MustCompile(`"bottom":"(\d+)"`).FindSubmatch(page)
+	if len(gap) < 1 || bottom == nil {
+		t.Fatalf("no nameGap or grid bottom in the page")
+	}
+	g, _ := strconv.Atoi(string(gap[0][1]))
+	b, _ := strconv.Atoi(string(bottom[1]))
+	// 29 characters of about 7 px rotated by 20° reach about 69 px below the axis.
+	if g < 30+69 || b < g+40 {
+		t.Errorf("x axis name %d px below the axis, grid bottom %d px: want the name below the rotated names (≥ 99) and the legend below it", g, b)
 	}
 }
 
