@@ -399,6 +399,7 @@ func poolCompare(o CompareOptions, parts []*comparedRun) (*Result, error) {
 	}
 	fig.Title = fmt.Sprintf("FVD over time, mean of %d training runs", n) // the rollouts' length and clips in the result's title: the figure's is one line
 	r.Figures["fvd_over_time"] = fig
+	r.Figures["fvd"] = compareRunsFigure(parts)
 	runs := make([]string, n)
 	for k, p := range parts {
 		runs[k] = fmt.Sprintf("%d. FM %s, EqF %s", k+1, p.fmPath, p.eqPath)
@@ -410,6 +411,28 @@ func poolCompare(o CompareOptions, parts []*comparedRun) (*Result, error) {
 			"This is eqf compare's protocol, not one of the paper's experiments: there is no verdict against the paper. The rollouts shown are training run 1's.", ref.Name, ref.Name))
 	r.Notes = append(r.Notes, first.r.Notes[1:]...)
 	return r, nil
+}
+
+// compareRunsFigure draws each sampler's FVD (the headline features) over the training runs:
+// every run's value beside the mean with its standard error.
+func compareRunsFigure(parts []*comparedRun) *plots.Figure {
+	first, n := parts[0], len(parts)
+	p := plots.Panel{XLabel: "sampler", YLabel: "FVD (" + first.spaces[0] + " features)"}
+	runs := plots.Series{Name: "each training run", Style: plots.Points, Color: 8}
+	mean := plots.Series{Name: "mean ± standard error", Style: plots.Points, Color: 1}
+	for j, m := range first.methods {
+		p.XTicks = append(p.XTicks, shortName(m.Name))
+		v := make([]float64, n)
+		for k, c := range parts {
+			v[k] = c.fvd[j][0]
+			runs.X, runs.Y = append(runs.X, float64(j+1)+0.06*(float64(k)-float64(n-1)/2)-0.15), append(runs.Y, v[k])
+		}
+		mu, se := stat(v)
+		mean.X, mean.Y, mean.Lo, mean.Hi = append(mean.X, float64(j+1)), append(mean.Y, mu), append(mean.Lo, mu-se), append(mean.Hi, mu+se)
+		mean.Labels = append(mean.Labels, fmt.Sprintf("%.1f", mu))
+	}
+	p.Series = []plots.Series{runs, mean}
+	return &plots.Figure{Title: fmt.Sprintf("FVD per sampler over %d training runs", n), Panels: []plots.Panel{p}, Width: 7, Height: 4.2}
 }
 
 // runsNeeded is what an inconclusive paired difference d (one per training run) asks for: the

@@ -114,6 +114,25 @@ func TestCompareOverTrainingRuns(t *testing.T) {
 			}
 		}
 	}
+	if f := r.Figures["fvd"]; f == nil || len(f.Panels) != 1 || len(f.Panels[0].Series) != 2 || len(f.Panels[0].XTicks) != 4 {
+		t.Errorf("FVD per sampler: %+v, want one panel of each run's FVD and their mean over four samplers", f)
+	} else {
+		runs, mean := f.Panels[0].Series[0], f.Panels[0].Series[1]
+		for j, tick := range f.Panels[0].XTicks {
+			name := alone[0].Numbers[0].Name // FM Euler's headline FVD first; the others by their sampler
+			for _, n := range alone[0].Numbers {
+				if strings.HasSuffix(n.Name, ": FVD (maze-I3D)") && shortName(strings.TrimSuffix(n.Name, ": FVD (maze-I3D)")) == tick {
+					name = n.Name
+				}
+			}
+			got := []float64{runs.Y[2*j], runs.Y[2*j+1]}
+			if want := []float64{value(alone[0], name), value(alone[1], name)}; !slices.Equal(got, want) || mean.Y[j] != byName[name].Ours ||
+				math.Abs(mean.Hi[j]-mean.Lo[j]-2*byName[name].Err) > 1e-9*byName[name].Err || math.Abs(mean.X[j]-float64(j+1)) > 0 || math.Abs(runs.X[2*j]-float64(j+1)) > 0.3 {
+				t.Errorf("FVD per sampler, %s: runs %v at %v, mean %g ± %g at %g; want %v and %q's %g ± %g at %d", tick, got, runs.X[2*j:2*j+2],
+					mean.Y[j], (mean.Hi[j]-mean.Lo[j])/2, mean.X[j], want, name, byName[name].Ours, byName[name].Err, j+1)
+			}
+		}
+	}
 	if len(r.Files["rollouts.png"]) == 0 {
 		t.Error("no rollouts.png: want training run 1's")
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -358,6 +359,15 @@ func compare(a *compareArgs) error {
 	if err := r.Save(a.out); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %s/{results.json,results.md,fvd_over_time.png,fvd_over_time.html,rollouts.png,rollouts.html}\n", a.out)
+	wrote := []string{"results.json", "results.md"}
+	for stem := range r.Figures {
+		wrote = append(wrote, stem+".png", stem+".html")
+	}
+	if len(r.Figures) > 0 {
+		wrote = append(wrote, "figures.json") // what LoadResult draws them again from
+	}
+	wrote = append(slices.Sorted(maps.Keys(r.Files)), wrote...)
+	slices.Sort(wrote)
+	fmt.Printf("wrote %s/{%s}\n", a.out, strings.Join(wrote, ","))
 	return nil
 }

@@ -667,7 +667,7 @@ func TestZooModels(t *testing.T) {
 	}
 	md, _ = os.ReadFile(filepath.Join(out, "results.md"))
 	for _, w := range []string{"over 2 training runs", "1. FM " + filepath.Join(z.Dir, "fm"), "2. FM " + filepath.Join(z.Dir, "seed-2", "fm", "ckpt-"), "EqF " + filepath.Join(z.Dir, "seed-2", "eqf", "ckpt-"),
-		"FVD (maze-I3D) − FM Euler's, paired by training run"} {
+		"FVD (maze-I3D) − FM Euler's, paired by training run", "![fvd](fvd.png)"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("eqf compare -recipe quick -train-seeds 2: results.md does not say %q:\n%s", w, md)
 		}
