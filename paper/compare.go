@@ -73,7 +73,7 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 		}
 		return c.r, nil
 	}
-	if err := distinctRuns(runs); err != nil {
+	if err := checkRuns(runs); err != nil {
 		return nil, err
 	}
 	parts := make([]*comparedRun, len(runs))
@@ -322,9 +322,28 @@ func actionNet(path string, h, w, steps int, seed uint64, logf func(string, ...a
 	return n, n.Save(path)
 }
 
-// distinctRuns refuses a checkpoint given for two training runs (the same file, or the same
-// bytes under two names): its differences would count twice and narrow the interval.
-func distinctRuns(runs []ComparePair) error {
+// checkRuns checks every training run's checkpoints before any is rolled out (a bad one found
+// after the others' rollouts would waste them): each loads, the EqF with h_ω, all of one
+// configuration; and none is given for two runs (the same file, or the same bytes under two
+// names), whose differences would count twice and narrow the interval.
+func checkRuns(runs []ComparePair) error {
+	var cfg eqflib.DiTConfig
+	for i, run := range runs {
+		for _, m := range []struct {
+			model, path string
+			readout     bool
+		}{{"FM", run.FM, false}, {"EqF", run.EqF, true}} {
+			d, path, err := eqflib.LoadEMA(m.path, m.readout)
+			if err != nil {
+				return fmt.Errorf("paper: CompareOptions.Runs: training run %d's %s: %w", i+1, m.model, err)
+			}
+			if i == 0 && m.model == "FM" {
+				cfg = d.Config
+			} else if d.Config != cfg {
+				return fmt.Errorf("paper: CompareOptions.Runs: training run %d's %s (%s) is another model than run 1's FM: %+v against %+v", i+1, m.model, path, d.Config, cfg)
+			}
+		}
+	}
 	for _, model := range []string{"FM", "EqF"} {
 		seen := map[string]string{} // digest → path
 		for i, run := range runs {

@@ -150,12 +150,18 @@ func TestCompareOverTrainingRuns(t *testing.T) {
 		"a copy under another name":   {Runs: []ComparePair{runs[0], {FM: runs[1].FM, EqF: copied}}},
 		"FM and EqF beside the runs":  {Runs: runs, FM: runs[0].FM, EqF: runs[0].EqF},
 		"a checkpoint that is absent": {Runs: []ComparePair{runs[0], {FM: runs[1].FM, EqF: filepath.Join(copied, "missing")}}},
+		"an EqF without h_ω":          {Runs: []ComparePair{runs[0], {FM: runs[1].FM, EqF: runs[1].FM}}},
 	} {
+		var log strings.Builder
+		bad.Log = &log
 		bad.Features, bad.Warp, bad.Clips, bad.Frames, bad.RollConfig, bad.ClipFrames, bad.TimeChunk = o.Features, o.Warp, o.Clips, o.Frames, o.RollConfig, o.ClipFrames, o.TimeChunk
 		if _, err := Compare(context.Background(), bad); err == nil {
 			t.Errorf("%s: no error", what)
 		} else {
 			t.Logf("%s: %v", what, err)
+		}
+		if strings.Contains(log.String(), "rolling out") {
+			t.Errorf("%s: refused after rollouts:\n%s", what, log.String())
 		}
 	}
 }
