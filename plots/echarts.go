@@ -137,8 +137,18 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 	}
 	xn, xt, xmin, xmax := axis(p.XLabel, p.LogX, p.XMin, p.XMax)
 	yn, yt, ymin, ymax := axis(p.YLabel, p.LogY, p.YMin, p.YMax)
-	gridBottom := 70 // pixels under the plot: the x axis's labels and name, and the legend
-	xAxis := opts.XAxis{Name: xn, Type: xt, Min: xmin, Max: xmax, NameLocation: "middle", NameGap: 28, Scale: types.Bool(ptr(true))}
+	// pixels beside the plot: under it the x axis's labels and name and the legend, left of it the
+	// y axis's
+	gridBottom, gridLeft := 70, 70
+	// A range fixed by the panel (shared by panels, or zoomed) ends where the data does, not on a
+	// round number: its end labels would print as 30.252898108.
+	fixedEnds := func(lo, hi float64) *opts.AxisLabel {
+		if lo < hi {
+			return &opts.AxisLabel{ShowMinLabel: types.Bool(ptr(false)), ShowMaxLabel: types.Bool(ptr(false))}
+		}
+		return nil
+	}
+	xAxis := opts.XAxis{Name: xn, Type: xt, Min: xmin, Max: xmax, NameLocation: "middle", NameGap: 28, Scale: types.Bool(ptr(true)), AxisLabel: fixedEnds(p.XMin, p.XMax)}
 	if p.XTicks != nil { // categories at x = 1, 2, …: one tick each, labelled by name
 		// The formatter is JavaScript inlined in the page's JSON options, where double quotes
 		// would be escaped: the names go in single-quoted literals.
@@ -156,6 +166,13 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 		xAxis.Min, xAxis.Max, xAxis.MinInterval, xAxis.MaxInterval = 0.5, float64(len(p.XTicks))+0.5, 1, 1
 		xAxis.NameGap = max(52, 30+int(float64(longest)*7*math.Sin(20*math.Pi/180)))
 		gridBottom = xAxis.NameGap + 45
+		// The first name ends at its tick and reaches left by its rotated width: the plot starts
+		// far enough right that it stays on the page (its tick is half a category in).
+		first := float64(utf8.RuneCountInString(p.XTicks[0])) * 7 * math.Cos(20*math.Pi/180)
+		for range 3 {
+			half := float64(w-gridLeft-30) / float64(2*len(p.XTicks))
+			gridLeft = max(70, int(first+5-half))
+		}
 		xAxis.AxisLabel = &opts.AxisLabel{Rotate: 20, Formatter: opts.FuncOpts(fmt.Sprintf(
 			"function (v) { var t = [%s]; return (v === Math.round(v) && v >= 1 && v <= t.length) ? t[v - 1] : ''; }", strings.Join(names, ", ")))}
 	}
@@ -164,9 +181,9 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: sub, Left: "center"}),
 		charts.WithLegendOpts(opts.Legend{Show: types.Bool(ptr(p.Legend != "none")), Bottom: "0", Type: "scroll"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: types.Bool(ptr(true)), Trigger: "item"}),
-		charts.WithGridOpts(opts.Grid{Top: "70", Bottom: strconv.Itoa(gridBottom), Left: "70", Right: "30"}),
+		charts.WithGridOpts(opts.Grid{Top: "70", Bottom: strconv.Itoa(gridBottom), Left: strconv.Itoa(gridLeft), Right: "30"}),
 		charts.WithXAxisOpts(xAxis),
-		charts.WithYAxisOpts(opts.YAxis{Name: yn, Type: yt, Min: ymin, Max: ymax, NameLocation: "middle", NameGap: 50, Scale: types.Bool(ptr(true))}),
+		charts.WithYAxisOpts(opts.YAxis{Name: yn, Type: yt, Min: ymin, Max: ymax, NameLocation: "middle", NameGap: 50, Scale: types.Bool(ptr(true)), AxisLabel: fixedEnds(p.YMin, p.YMax)}),
 		charts.WithToolboxOpts(opts.Toolbox{Show: types.Bool(ptr(true)), Feature: &opts.ToolBoxFeature{
 			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: types.Bool(ptr(true)), Type: "png"},
 			DataZoom:    &opts.ToolBoxFeatureDataZoom{Show: types.Bool(ptr(true))},

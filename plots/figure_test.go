@@ -150,6 +150,38 @@ func TestPointsErrorBarsHTML(t *testing.T) {
 	if g < 30+69 || b < g+40 {
 		t.Errorf("x axis name %d px below the axis, grid bottom %d px: want the name below the rotated names (≥ 99) and the legend below it", g, b)
 	}
+	left := func(p Panel) int {
+		page, err := (&Figure{Title: "bars", Panels: []Panel{p}}).Bytes("html")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`"left":"(\d+)"`).FindSubmatch(page)
+		if m == nil {
+			t.Fatal("no grid left in the page")
+		}
+		n, _ := strconv.Atoi(string(m[1]))
+		return n
+	}
+	if l := left(p); l != 70 {
+		t.Errorf("grid left %d px with a short first name, want 70", l)
+	}
+	// A long first name reaches left of its tick by about 29·7·cos 20° = 191 px; its tick lies
+	// half a category (of a 495-px chart's plot) right of the plot's edge.
+	p.XTicks = []string{long, "FM Euler"}
+	if l := left(p); l < 191-(495-l-30)/4 || l > 191+5-(495-l-30)/4+2 {
+		t.Errorf("grid left %d px with a long first name: its label leaves the page", l)
+	}
+	if bytes.Contains(page, []byte(`"showMinLabel":false`)) {
+		t.Error("a free axis hides its end labels")
+	}
+	p.YMin, p.YMax = 8.123456789, 22.98765
+	page, err = (&Figure{Title: "bars", Panels: []Panel{p}}).Bytes("html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte(`"showMinLabel":false,"showMaxLabel":false`)) {
+		t.Error("a fixed y range prints its ends (8.123456789) as labels")
+	}
 }
 
 // Point labels never overprint while a free place is left: a label whose default place
