@@ -325,7 +325,8 @@ func actionNet(path string, h, w, steps int, seed uint64, logf func(string, ...a
 // checkRuns checks every training run's checkpoints before any is rolled out (a bad one found
 // after the others' rollouts would waste them): each loads, the EqF with h_ω, all of one
 // configuration; and none is given for two runs (the same file, or the same bytes under two
-// names), whose differences would count twice and narrow the interval.
+// names), whose differences would count twice and narrow the interval. Each model is loaded
+// here and again for its run's rollouts, so that one run's models at most are held at once.
 func checkRuns(runs []ComparePair) error {
 	var cfg eqflib.DiTConfig
 	for i, run := range runs {
