@@ -32,7 +32,9 @@ commands:
   compare      100-frame action-conditioned rollouts of an FM and an EqF checkpoint (or a zoo's:
                -recipe paper-70k -train-seed 2) with FM Euler, EqF GD, closed-loop EqF NAG and
                budget-adaptive NAG: FVD (maze-I3D features), NFE; runs trained on your clips (-data)
-               or another world are rolled out over their held-out clips or that world's, FVD on pooled pixels
+               or another world are rolled out over their held-out clips or that world's, FVD on pooled pixels;
+               several training runs (-fm F1,F2,F3 -eqf E1,E2,E3, or -recipe paper -train-seeds 3):
+               means over the runs and EqF − FM differences with 95 % intervals over them
   paper        run the paper's experiments (list, NAME…, all) into out/paper: numbers beside
                the paper's, figures as PNG and HTML; "paper compare DIR_A DIR_B" sets two runs'
                saved results side by side (B − A with 95 % intervals over training seeds)
