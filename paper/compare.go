@@ -42,6 +42,10 @@ type CompareOptions struct {
 	World data.World
 	Truth []*data.Clip
 	Log   io.Writer
+	// RunDone, when set and Runs holds several runs, is given each run's own result as soon as it
+	// is rolled out (run counts from 1), e.g. to save it: its numbers and rollouts alone, kept
+	// when a later run fails or is interrupted. An error from it stops Compare.
+	RunDone func(run int, r *Result) error
 }
 
 // ComparePair is one training run's FM and EqF checkpoints (files, or folders `eqf train` wrote).
@@ -84,6 +88,11 @@ func Compare(ctx context.Context, o CompareOptions) (*Result, error) {
 		var err error
 		if parts[i], err = compareRun(ctx, o, run); err != nil {
 			return nil, fmt.Errorf("paper: training run %d of %d (FM %s, EqF %s): %w", i+1, len(runs), run.FM, run.EqF, err)
+		}
+		if o.RunDone != nil {
+			if err := o.RunDone(i+1, parts[i].r); err != nil {
+				return nil, err
+			}
 		}
 	}
 	r, err := poolCompare(o, parts)

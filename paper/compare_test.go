@@ -2,6 +2,7 @@ package paper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -39,10 +40,39 @@ func TestCompareOverTrainingRuns(t *testing.T) {
 		alone = append(alone, r)
 	}
 	o.Runs = runs
+	var done []*Result // what RunDone is given, run by run
+	o.RunDone = func(k int, r *Result) error {
+		if k != len(done)+1 {
+			t.Errorf("RunDone(%d) after %d runs", k, len(done))
+		}
+		done = append(done, r)
+		return nil
+	}
 	r, err := Compare(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(done) != 2 {
+		t.Fatalf("RunDone was given %d runs, want 2", len(done))
+	}
+	for k, d := range done { // each run's own result: what Compare of that run alone gives
+		for i, n := range d.Numbers {
+			if a := alone[k].Numbers[i]; n.Name != a.Name || n.Ours != a.Ours && !strings.HasSuffix(n.Name, ": seconds") {
+				t.Errorf("run %d's own result: %q = %g, Compare of the run alone %q = %g", k+1, n.Name, n.Ours, a.Name, a.Ours)
+			}
+		}
+		if len(d.Files["rollouts.png"]) == 0 || !strings.Contains(strings.Join(d.Notes, " "), runs[k].EqF) {
+			t.Errorf("run %d's own result lacks its rollouts or its checkpoints: %v", k+1, d.Notes)
+		}
+	}
+	// A run that stops (here: interrupted after the first) leaves the runs before it with RunDone.
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := 0
+	o.RunDone = func(k int, _ *Result) error { stopped = k; cancel(); return nil }
+	if _, err := Compare(ctx, o); !errors.Is(err, context.Canceled) || stopped != 1 {
+		t.Errorf("interrupted after run 1: %v, RunDone given run %d", err, stopped)
+	}
+	o.RunDone = nil
 	byName := map[string]Number{}
 	for _, n := range r.Numbers {
 		byName[n.Name] = n

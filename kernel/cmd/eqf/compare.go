@@ -347,11 +347,29 @@ func compare(a *compareArgs) error {
 		}
 		o.ONNX = x
 	}
+	saved := 0 // training runs whose own result is saved in -out/run-K
+	if len(a.runs) > 1 {
+		o.RunDone = func(k int, r *paper.Result) error {
+			dir := filepath.Join(a.out, fmt.Sprintf("run-%d", k))
+			if err := r.Save(dir); err != nil {
+				return err
+			}
+			saved = k
+			fmt.Printf("training run %d: its own result in %s\n", k, dir)
+			return nil
+		}
+	}
 	ctx, release := signal.NotifyContext(context.Background(), stopSignals...)
 	defer release()
 	r, err := paper.Compare(ctx, o)
 	if err != nil {
+		if saved > 0 {
+			return fmt.Errorf("%w (training runs 1–%d of %d were rolled out: their own results are in %s)", err, saved, len(a.runs), filepath.Join(a.out, "run-*"))
+		}
 		return err
+	}
+	if saved > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("Each training run's own result — its numbers, FVD over time and rollouts — is in run-1/ … run-%d/ beside this one.", saved))
 	}
 	if a.recipe != "" { // the zoo's models: which recipe and training runs, as eqf paper records them
 		r.Recipe, r.TrainSeeds = a.recipe, a.seeds

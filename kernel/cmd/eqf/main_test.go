@@ -672,11 +672,33 @@ func TestZooModels(t *testing.T) {
 			t.Errorf("eqf compare -recipe quick -train-seeds 2: results.md does not say %q:\n%s", w, md)
 		}
 	}
-	if n := r.Numbers[0]; len(n.PerSeed) != 2 {
-		t.Errorf("%q: per run %v, want training runs 1 and 2's", n.Name, n.PerSeed)
+	n := r.Numbers[0]
+	if len(n.PerSeed) != 2 {
+		t.Fatalf("%q: per run %v, want training runs 1 and 2's", n.Name, n.PerSeed)
+	}
+	if !strings.Contains(string(md), "is in run-1/ … run-2/ beside this one") {
+		t.Errorf("results.md does not point to the runs' own results:\n%s", md)
+	}
+	for k, ckpt := range []string{filepath.Join(z.Dir, "eqf", "ckpt-"), filepath.Join(z.Dir, "seed-2", "eqf", "ckpt-")} {
+		own, err := paper.LoadResult(filepath.Join(out, fmt.Sprintf("run-%d", k+1)))
+		if err != nil || !strings.Contains(strings.Join(own.Notes, " "), ckpt) || len(own.Numbers[0].PerSeed) != 0 || own.Numbers[0].Ours != n.PerSeed[k] {
+			t.Errorf("training run %d's own result: %v, %+v; want its checkpoint %s… and its value %g", k+1, err, own, ckpt, n.PerSeed[k])
+		}
 	}
 	if r.Recipe != "quick" || !slices.Equal(r.TrainSeeds, []int{1, 2}) {
 		t.Errorf("results.json: recipe %q, training seeds %v; want quick, [1 2]", r.Recipe, r.TrainSeeds)
+	}
+	// A run that fails after others (here: its folder cannot be made) says where theirs are.
+	blocked := t.TempDir()
+	if err := os.WriteFile(filepath.Join(blocked, "run-2"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = runCompare([]string{"-recipe", "quick", "-train-seeds", "2", "-clips", "2", "-frames", "20", "-time-chunk", "10", "-depth", "2", "-out", blocked})
+	if err == nil || !strings.Contains(err.Error(), "training runs 1–1 of 2 were rolled out: their own results are in "+filepath.Join(blocked, "run-*")) {
+		t.Errorf("a second run that cannot be saved: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(blocked, "run-1", "results.json")); err != nil {
+		t.Errorf("the first run's own result is not kept: %v", err)
 	}
 }
 
