@@ -23,7 +23,7 @@ import (
 // NAG, budget-adaptive NAG on the same clips and actions), with its options as flags.
 
 type compareArgs struct {
-	fm, eqf, features, out, warp   string
+	fm, eqf, features, out, warp   string // -fm and -eqf as given; runs holds what they name
 	clips, frames, context         int
 	horizon, stride, depth, subLen int
 	momentum                       float64
@@ -140,7 +140,6 @@ func (a *compareArgs) useZoo(set map[string]bool) error {
 		a.runs = append(a.runs, paper.ComparePair{FM: z.ModelDir("fm"), EqF: z.ModelDir("eqf")})
 	}
 	a.seeds = seeds
-	a.fm, a.eqf = a.runs[0].FM, a.runs[0].EqF
 	a.features = filepath.Join(z.ModelDir("action-net"), "action-net.eqf") // every training run's
 	if !set["context"] {
 		a.context = z.Recipe.Context
