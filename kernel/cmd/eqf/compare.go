@@ -292,6 +292,18 @@ func sameData(a, b *zoo.TrainedOn) bool {
 	return a.World == b.World && a.Data == b.Data && a.Val == b.Val
 }
 
+// keptRuns says, beside the error that stopped a comparison of n training runs, where the own
+// results of the first saved runs lie (under out; none saved: the error alone).
+func keptRuns(err error, saved, n int, out string) error {
+	switch {
+	case saved == 1:
+		return fmt.Errorf("%w (training run 1 of %d was rolled out: its own result is in %s)", err, n, filepath.Join(out, "run-1"))
+	case saved > 1:
+		return fmt.Errorf("%w (training runs 1–%d of %d were rolled out: their own results are in %s)", err, saved, n, filepath.Join(out, "run-*"))
+	}
+	return err
+}
+
 // runDir is the folder of a checkpoint named by a flag: itself, or a file's folder.
 func runDir(path string) string {
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
@@ -362,10 +374,7 @@ func compare(a *compareArgs) error {
 	defer release()
 	r, err := paper.Compare(ctx, o)
 	if err != nil {
-		if saved > 0 {
-			return fmt.Errorf("%w (training runs 1–%d of %d were rolled out: their own results are in %s)", err, saved, len(a.runs), filepath.Join(a.out, "run-*"))
-		}
-		return err
+		return keptRuns(err, saved, len(a.runs), a.out)
 	}
 	if saved > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("Each training run's own result — its numbers, FVD over time and rollouts — is in run-1/ … run-%d/ beside this one.", saved))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"image/png"
 	"math"
@@ -694,7 +695,7 @@ func TestZooModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = runCompare([]string{"-recipe", "quick", "-train-seeds", "2", "-clips", "2", "-frames", "20", "-time-chunk", "10", "-depth", "2", "-out", blocked})
-	if err == nil || !strings.Contains(err.Error(), "training runs 1–1 of 2 were rolled out: their own results are in "+filepath.Join(blocked, "run-*")) {
+	if err == nil || !strings.Contains(err.Error(), "training run 1 of 2 was rolled out: its own result is in "+filepath.Join(blocked, "run-1")) {
 		t.Errorf("a second run that cannot be saved: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(blocked, "run-1", "results.json")); err != nil {
@@ -823,6 +824,23 @@ func TestCompareTiny(t *testing.T) {
 	}
 	if err := compare(deeper); err == nil || !strings.Contains(err.Error(), "training run 2's EqF ("+p("eqf-deep")) || !strings.Contains(err.Error(), "another model than run 1's FM") {
 		t.Errorf("eqf compare of a run of another model: %v, want it refused", err)
+	}
+}
+
+// keptRuns: an interrupted comparison names the runs it kept, and keeps the error it wraps.
+func TestKeptRuns(t *testing.T) {
+	stop := errors.New("interrupted")
+	for _, c := range []struct {
+		saved int
+		want  string
+	}{
+		{0, "interrupted"},
+		{1, "interrupted (training run 1 of 3 was rolled out: its own result is in " + filepath.Join("out", "run-1") + ")"},
+		{2, "interrupted (training runs 1–2 of 3 were rolled out: their own results are in " + filepath.Join("out", "run-*") + ")"},
+	} {
+		if err := keptRuns(stop, c.saved, 3, "out"); err.Error() != c.want || !errors.Is(err, stop) {
+			t.Errorf("keptRuns(%d saved): %q, want %q wrapping the error", c.saved, err, c.want)
+		}
 	}
 }
 
