@@ -165,12 +165,7 @@ func TestResumeIsExact(t *testing.T) {
 // LoadEMA attaches h_ω when the checkpoint holds one, whether or not it is asked for; asked for
 // from a checkpoint without one, it is an error.
 func TestLoadEMAReadout(t *testing.T) {
-	train, _ := tinyMaze(t, 4)
-	obj, _ := eqflib.NewObjective(eqflib.EqF)
-	m, _ := eqflib.NewDiT(eqflib.DiTPresets["tiny"], false, 1, dtypes.Float32)
-	cfg := eqflib.DefaultTrainConfig(obj)
-	cfg.Batch = 2
-	tr, _ := eqflib.NewTrainer(m, train, nil, cfg)
+	tr := tinyEqFTrainers(t)()
 	tr.TrainStep()
 	dir := t.TempDir()
 	if _, err := tr.SaveCheckpoint(dir, 3); err != nil {
@@ -184,7 +179,7 @@ func TestLoadEMAReadout(t *testing.T) {
 	}
 	pc := eqflib.DefaultProbeConfig()
 	pc.Batch = 2
-	rt, err := eqflib.NewReadoutTrainer(m, train, pc)
+	rt, err := eqflib.NewReadoutTrainer(tr.Model, tr.Train, pc)
 	if err != nil {
 		t.Fatal(err)
 	}
