@@ -167,12 +167,11 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 		xAxis.NameGap = max(52, 30+int(float64(longest)*7*math.Sin(20*math.Pi/180)))
 		gridBottom = xAxis.NameGap + 45
 		// The first name ends at its tick and reaches left by its rotated width: the plot starts
-		// far enough right that it stays on the page (its tick is half a category in).
+		// far enough right that it stays on the page. Its tick is half a category, (w − left −
+		// 30)/2n, right of the plot's edge; solved for left: left + (w − left − 30)/2n = width + 5.
 		first := float64(utf8.RuneCountInString(p.XTicks[0])) * 7 * math.Cos(20*math.Pi/180)
-		for range 3 {
-			half := float64(w-gridLeft-30) / float64(2*len(p.XTicks))
-			gridLeft = max(70, int(first+5-half))
-		}
+		k := 1 / float64(2*len(p.XTicks))
+		gridLeft = max(70, int((first+5-k*float64(w-30))/(1-k)))
 		xAxis.AxisLabel = &opts.AxisLabel{Rotate: 20, Formatter: opts.FuncOpts(fmt.Sprintf(
 			"function (v) { var t = [%s]; return (v === Math.round(v) && v >= 1 && v <= t.length) ? t[v - 1] : ''; }", strings.Join(names, ", ")))}
 	}
