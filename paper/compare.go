@@ -338,6 +338,7 @@ func actionNet(path string, h, w, steps int, seed uint64, logf func(string, ...a
 // here and again for its run's rollouts, so that one run's models at most are held at once.
 func checkRuns(runs []ComparePair) error {
 	var cfg eqflib.DiTConfig
+	seen := map[string]string{} // model and checkpoint digest → the checkpoint
 	for i, run := range runs {
 		for _, m := range []struct {
 			model, path string
@@ -352,29 +353,15 @@ func checkRuns(runs []ComparePair) error {
 			} else if d.Config != cfg {
 				return fmt.Errorf("paper: CompareOptions.Runs: training run %d's %s (%s) is another model than run 1's FM: %+v against %+v", i+1, m.model, path, d.Config, cfg)
 			}
-		}
-	}
-	for _, model := range []string{"FM", "EqF"} {
-		seen := map[string]string{} // digest → path
-		for i, run := range runs {
-			path := run.FM
-			if model == "EqF" {
-				path = run.EqF
-			}
-			if st, err := os.Stat(path); err == nil && st.IsDir() {
-				if p := eqflib.LatestCheckpoint(path); p != "" {
-					path = p
-				}
-			}
 			sum, err := fileDigest(path)
 			if err != nil {
-				return fmt.Errorf("paper: CompareOptions.Runs: training run %d's %s: %w", i+1, model, err)
+				return fmt.Errorf("paper: CompareOptions.Runs: training run %d's %s: %w", i+1, m.model, err)
 			}
-			if other, ok := seen[sum]; ok {
+			if other, ok := seen[m.model+sum]; ok {
 				return fmt.Errorf("paper: CompareOptions.Runs: training run %d's %s checkpoint %s is %s, an earlier run's: give each training seed's run once, or its differences count twice",
-					i+1, model, path, other)
+					i+1, m.model, path, other)
 			}
-			seen[sum] = path
+			seen[m.model+sum] = path
 		}
 	}
 	return nil
