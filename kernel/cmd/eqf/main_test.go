@@ -809,7 +809,7 @@ func TestCompareTiny(t *testing.T) {
 	if err := compare(twice); err == nil || !strings.Contains(err.Error(), "an earlier run's") {
 		t.Errorf("eqf compare of one run twice: %v, want it refused", err)
 	}
-	// A run of another model (one more block) is refused before any rollout too.
+	// A run of another model (one more block) is refused before any rollout too (here run 1's EqF, against its FM).
 	deep, err := parseTrainArgs("train", []string{"-preset", "tiny", "-set", "depth=3", "-steps", "4", "-readout-steps", "2",
 		"-out", p("eqf-deep"), "-ckpt-every", "4", "-eval-every", "0"}, defaultTrain)
 	if err != nil {
@@ -818,11 +818,11 @@ func TestCompareTiny(t *testing.T) {
 	if _, err := train(deep); err != nil {
 		t.Fatal(err)
 	}
-	deeper, err := parseCompareArgs(flags(p("fm", "fm"), p("eqf", "eqf-deep"), "-horizon", "2"))
+	deeper, err := parseCompareArgs(flags(p("fm", "fm"), p("eqf-deep", "eqf"), "-horizon", "2"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := compare(deeper); err == nil || !strings.Contains(err.Error(), "training run 2's EqF ("+p("eqf-deep")) || !strings.Contains(err.Error(), "another model than run 1's FM") {
+	if err := compare(deeper); err == nil || !strings.Contains(err.Error(), "training run 1's EqF ("+p("eqf-deep")) || !strings.Contains(err.Error(), "another model than run 1's FM") {
 		t.Errorf("eqf compare of a run of another model: %v, want it refused", err)
 	}
 }
