@@ -73,10 +73,30 @@ func TestDiTField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	const tinyArch = "DiT 16×16×3, patch 4 (16 tokens a frame), hidden 48, 2 blocks × 4 heads, 3 conditions a frame"
+	if got, want := fm.String(), tinyArch+", float32; level input: σ (FM)"; got != want { // no weights before the first Eval
+		t.Errorf("String() of a new FM DiT = %q, want %q", got, want)
+	}
 	f := fm.WithConditions(cond)
 	out, err := f.Eval(x, level, EvalOptions{Activations: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got, want := fm.String(), fmt.Sprintf("%s, %.3gk parameters, float32; level input: σ (FM)", tinyArch, float64(cfg.NumParams())/1e3); got != want {
+		t.Errorf("String() of an FM DiT = %q, want %q", got, want)
+	}
+	for _, c := range []struct {
+		d    *DiT
+		want string
+	}{
+		{&DiT{Config: cfg, DType: dtypes.Float64}, tinyArch + ", float64; no level input (EqF, EqM, NU-FM)"},
+		{&DiT{Config: cfg, DType: dtypes.Float32, NoiseConditional: true, Diffusion: true}, tinyArch + ", float32; level input: the diffusion time (Diffusion)"},
+		{&DiT{Config: cfg, DType: dtypes.Float32, readoutProj: 8}, tinyArch + ", float32; no level input (EqF, EqM, NU-FM); with h_ω"},
+		{nil, "<nil DiT>"},
+	} {
+		if got := c.d.String(); got != c.want {
+			t.Errorf("String() = %q, want %q", got, c.want)
+		}
 	}
 	// AdaLN-Zero and the zero-initialised head: v̂ = 0 exactly at initialisation.
 	for _, v := range out.V.Data {

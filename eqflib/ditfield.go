@@ -316,6 +316,45 @@ func (d *DiT) Info() FieldInfo {
 		Diffusion: d.Diffusion, HasReadout: d.readoutProj > 0}
 }
 
+// String describes the network in one line, as the REPL and notebooks print it: "DiT
+// 16×16×3, patch 4 (16 tokens a frame), hidden 48, 2 blocks × 4 heads, 3 conditions a frame,
+// 99.5k parameters, float32; no level input (EqF, EqM, NU-FM); with h_ω".
+func (d *DiT) String() string {
+	if d == nil {
+		return "<nil DiT>"
+	}
+	c := d.Config
+	s := fmt.Sprintf("DiT %d×%d×%d", c.Height, c.Width, c.Channels)
+	if c.Patch > 0 {
+		s += fmt.Sprintf(", patch %d (%d tokens a frame)", c.Patch, (c.Height/c.Patch)*(c.Width/c.Patch))
+	}
+	s += fmt.Sprintf(", hidden %d, %d blocks × %d heads", c.Hidden, c.Depth, c.Heads)
+	if c.CondDim > 0 {
+		s += fmt.Sprintf(", %d conditions a frame", c.CondDim)
+	}
+	switch n := d.NumParams(); {
+	case n >= 1e6:
+		s += fmt.Sprintf(", %.3gM parameters", float64(n)/1e6)
+	case n >= 1e3:
+		s += fmt.Sprintf(", %.3gk parameters", float64(n)/1e3)
+	case n > 0: // none before the first Eval of a new DiT
+		s += fmt.Sprintf(", %d parameters", n)
+	}
+	s += ", " + strings.ToLower(d.DType.String())
+	switch {
+	case d.Diffusion:
+		s += "; level input: the diffusion time (Diffusion)"
+	case d.NoiseConditional:
+		s += "; level input: σ (FM)"
+	default:
+		s += "; no level input (EqF, EqM, NU-FM)"
+	}
+	if d.HasReadout() {
+		s += "; with h_ω"
+	}
+	return s
+}
+
 // Compiles reports how many graphs the executor has built.
 func (d *DiT) Compiles() int { return int(d.compiles.Load()) }
 

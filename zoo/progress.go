@@ -17,7 +17,8 @@ import (
 // whether a process is training it now, so that `eqf models -list` tells a stopped run from one
 // that is running, and both from a model never started.
 
-// Progress is where the training of a model without a card stands.
+// Progress is where the training of a model stands: trained (its card says so), in training,
+// stopped part-way, or not started.
 type Progress struct {
 	Step       int     // the newest checkpoint's step; 0 when there is none
 	Steps      int     // the steps the zoo's recipe trains the model for
@@ -27,13 +28,23 @@ type Progress struct {
 	// Live is what the process training it now last said about where it is (nil when none
 	// has: the action net and g_φ, or a build of before 2026-12-02).
 	Live *Live
+	// Trained says the model has a card of this zoo's configuration: its training is done
+	// (Zoo.Card and Zoo.Load read it) and nothing is left to resume.
+	Trained bool
 }
 
-// String says it in one line: "training now by PID …, checkpoint at step 7000 of 70000 after
-// 40m12s of training", "stopped at step 7000 of 70000 after 40m12s of training
-// (ckpt-00007000.eqf): the same command resumes it", or "not started". A checkpoint written
-// before checkpoints held the training time (2026-11-29) gives none.
+// String says it in one line: "trained: step 70000 of 70000 after 6h1m2s of training
+// (ckpt-00070000.eqf)", "training now by PID …, checkpoint at step 7000 of 70000 after 40m12s
+// of training", "stopped at step 7000 of 70000 after 40m12s of training (ckpt-00007000.eqf):
+// the same command resumes it", or "not started". A checkpoint written before checkpoints held
+// the training time (2026-11-29) gives none.
 func (p Progress) String() string {
+	if p.Holder == "" && p.Trained {
+		if p.Checkpoint == "" { // the action net and g_φ train in one go
+			return "trained"
+		}
+		return fmt.Sprintf("trained: %s (%s)", p.at(), filepath.Base(p.Checkpoint))
+	}
 	if p.Holder == "" && p.Checkpoint != "" {
 		return fmt.Sprintf("stopped at %s (%s): the same command resumes it", p.at(), filepath.Base(p.Checkpoint))
 	}
@@ -59,10 +70,10 @@ func (p Progress) at() string {
 	return at
 }
 
-// Progress reads how far name's training has got: its newest checkpoint, unless the folder holds
-// another configuration (Build moves such a folder aside instead of resuming it), and its lock's
-// holder. It is meant for a model Card says is not trained;
-// the action net and g_φ train in one go and never have a checkpoint.
+// Progress reads how far name's training has got: whether its card says it is trained, its
+// newest checkpoint, unless the folder holds another configuration (Build moves such a folder
+// aside instead of resuming it), and its lock's holder. The action net and g_φ train in one go
+// and never have a checkpoint.
 func (z *Zoo) Progress(name string) (Progress, error) {
 	s, err := SpecByName(name)
 	if err != nil {
@@ -86,6 +97,10 @@ func (z *Zoo) Progress(name string) (Progress, error) {
 			return p, err
 		}
 		p.Step, p.Seconds, p.Checkpoint = info.Step, info.Seconds, ck
+	}
+	// Not through Card: its error for a missing model reads Progress.
+	if c, err := z.readCard(s); err == nil && c.Hash == z.configHash(s) {
+		p.Trained = true
 	}
 	return p, nil
 }

@@ -138,6 +138,26 @@ func TestProgress(t *testing.T) {
 	if c, err := z.Card("fm"); err != nil || c.Steps != r.Steps {
 		t.Errorf("card after resuming: %+v, %v; want %d steps", c, err, r.Steps)
 	}
+	// Trained: Progress says so, with the last checkpoint, and no longer that a command resumes it.
+	done, err := z.Progress("fm")
+	if err != nil || !done.Trained || done.Step != r.Steps || done.Holder != "" ||
+		done.String() != fmt.Sprintf("trained: step %d of %d after %s of training (%s)", r.Steps, r.Steps, trainingTime(done.Seconds), filepath.Base(done.Checkpoint)) {
+		t.Errorf("Progress of a trained backbone: %+v (%q), %v; want trained at step %d", done, done.String(), err, r.Steps)
+	}
+	// A card of another configuration (the recipe changed since) is not this zoo's training done,
+	// whether config.json says so or only the card does.
+	if q, err := (&Zoo{Dir: dir, Recipe: other}).Progress("fm"); err != nil || q.Trained || q.String() != "not started" {
+		t.Errorf("Progress of a model trained under another recipe: %+v (%q), %v; want not trained, not started", q, q.String(), err)
+	}
+	if err := os.Remove(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if q, err := (&Zoo{Dir: dir, Recipe: other}).Progress("fm"); err != nil || q.Trained {
+		t.Errorf("Progress of a model whose card is of another recipe, without config.json: %+v, %v; want not trained", q, err)
+	}
+	if got := (Progress{Trained: true, Steps: 600}).String(); got != "trained" {
+		t.Errorf("String() of a trained model without checkpoints (the action net) = %q, want \"trained\"", got)
+	}
 }
 
 // liveAtFirstLine reads the zoo's Progress of a model at the first progress line ("step 1/…")

@@ -176,15 +176,41 @@ func LoadRun(path string) (*Run, error) {
 	return &Run{Dir: dir, Checkpoint: ckpt, DiT: m, Stats: stats, TrainedOn: on}, nil
 }
 
+// String says what the run is in one line, as the REPL and notebooks print it: "run
+// out/train (ckpt-00003000.eqf), trained on world maze: DiT 32×32×3, …".
+func (r *Run) String() string {
+	if r == nil {
+		return "<nil run>"
+	}
+	on := "with no " + TrainedOnFile
+	if r.TrainedOn != nil {
+		on = "trained on " + r.TrainedOn.String()
+	}
+	return fmt.Sprintf("run %s (%s), %s: %v", r.Dir, filepath.Base(r.Checkpoint), on, r.DiT)
+}
+
+// errNilRun is what a method of a nil *Run says: the usual cause is LoadRun's error unread.
+func errNilRun(method string) error {
+	return fmt.Errorf("zoo: Run.%s of a nil *Run: LoadRun returned an error, read it", method)
+}
+
 // History is the run's loss history (history.json: training loss per step, validation loss
 // where evaluated), as written when its training ended or stopped.
-func (r *Run) History() ([]eqflib.LossPoint, error) { return readHistory(r.Dir) }
+func (r *Run) History() ([]eqflib.LossPoint, error) {
+	if r == nil {
+		return nil, errNilRun("History")
+	}
+	return readHistory(r.Dir)
+}
 
 // Clips is n clips to roll the run out over, context + frames frames each, normalised with its
 // statistics: the first n of the clips it validated on (ValClips: those held out of its data, or
 // its -val clips; at most as many as there are), or n validation clips of its world (NewClips,
 // seeded by seed, which clips of data ignore).
 func (r *Run) Clips(n, context, frames int, seed uint64) (*Clips, error) {
+	if r == nil {
+		return nil, errNilRun("Clips")
+	}
 	on := r.TrainedOn
 	switch {
 	case on == nil:

@@ -1,6 +1,7 @@
 package zoo_test
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -107,6 +108,11 @@ func TestLoadRun(t *testing.T) {
 	}
 	if h, err := r.History(); err != nil || len(h) != 2 || h[1].Step != 2 {
 		t.Errorf("History: %v, %v", h, err)
+	}
+	// Printed (the REPL, a notebook): what it is in one line, its network's too.
+	if got, want := r.String(), fmt.Sprintf("run %s (%s), trained on the clips in %s: %s", own, filepath.Base(r.Checkpoint), clipDir, r.DiT.String()); got != want ||
+		!strings.HasSuffix(got, "no level input (EqF, EqM, NU-FM); with h_ω") {
+		t.Errorf("String() = %q, want %q", got, want)
 	}
 	cl, err := r.Clips(1, 2, 6, 0)
 	if err != nil {
@@ -225,6 +231,20 @@ func TestLoadRun(t *testing.T) {
 	}
 	if _, err := r.Clips(1, 2, 4, 0); err == nil || !strings.Contains(err.Error(), "has no train.json") {
 		t.Errorf("Clips without train.json: %v", err)
+	}
+	if got, want := r.String(), fmt.Sprintf("run %s (%s), with no train.json: %s", world, filepath.Base(r.Checkpoint), r.DiT.String()); got != want {
+		t.Errorf("String() without train.json = %q, want %q", got, want)
+	}
+	// LoadRun's error unread: the nil run's methods say so instead of panicking.
+	var none *zoo.Run
+	if _, err := none.Clips(1, 2, 4, 0); err == nil || err.Error() != "zoo: Run.Clips of a nil *Run: LoadRun returned an error, read it" {
+		t.Errorf("Clips of a nil run: %v", err)
+	}
+	if _, err := none.History(); err == nil || !strings.HasPrefix(err.Error(), "zoo: Run.History of a nil *Run") {
+		t.Errorf("History of a nil run: %v", err)
+	}
+	if none.String() != "<nil run>" {
+		t.Errorf("String() of a nil run = %q", none.String())
 	}
 	os.WriteFile(filepath.Join(world, zoo.TrainedOnFile), []byte(`{"world": "pan"}`), 0o644)
 	if _, err := zoo.LoadRun(world); err == nil || !strings.HasPrefix(err.Error(), filepath.Join(world, zoo.TrainedOnFile)+": the training window Frames = 0 out of range") {

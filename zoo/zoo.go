@@ -372,6 +372,26 @@ type Model struct {
 	Card  *Card
 }
 
+// String says what the model is in one line, as the REPL and notebooks print it: "eqf of the
+// paper zoo, training seed 1, 7000 steps (2026-11-27 02:38): DiT 32×32×3, …".
+func (m *Model) String() string {
+	if m == nil {
+		return "<nil model>"
+	}
+	s := m.Spec.Name
+	if c := m.Card; c != nil {
+		s += fmt.Sprintf(" of the %s zoo", c.Recipe)
+		if c.TrainSeed > 0 {
+			s += fmt.Sprintf(", training seed %d", c.TrainSeed)
+		}
+		s += fmt.Sprintf(", %d steps", c.Steps)
+		if !c.Finished.IsZero() {
+			s += c.Finished.Format(" (2006-01-02 15:04)")
+		}
+	}
+	return fmt.Sprintf("%s: %v", s, m.DiT)
+}
+
 // LoadModel loads a DiT of the default zoo ($EQF_ZOO, DefaultRecipe unless set): the one-liner for
 // notebooks and the REPL, e.g. m, err := zoo.LoadModel("eqf"); m.DiT is a Field for every
 // sampler and rollout. A model that is not trained is an error naming `make models`.

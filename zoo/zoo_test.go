@@ -197,6 +197,14 @@ func TestQuickZoo(t *testing.T) {
 	if w1, w2 := firstWeight(t, m1), firstWeight(t, m2); w1 == w2 {
 		t.Errorf("training seeds 1 and 2 start from the same weights (%v)", w1)
 	}
+	// Printed (the REPL, a notebook): which model of which zoo and training run, then its network.
+	if got, want := m2.String(), fmt.Sprintf("fm of the quick zoo, training seed 2, %d steps (%s): %s", c2.Steps, c2.Finished.Format("2006-01-02 15:04"), m2.DiT); got != want ||
+		!strings.Contains(got, "; level input: σ (FM)") {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	if got := (*Model)(nil).String(); got != "<nil model>" {
+		t.Errorf("String() of a nil model = %q", got)
+	}
 	if _, err := z.WithTrainSeed(3).Load("fm"); err == nil || !strings.Contains(err.Error(), "SEEDS=3") {
 		t.Errorf("a missing training seed: %v, want an error naming SEEDS=3", err)
 	}

@@ -61,6 +61,20 @@ var undefinedSigns = regexp.MustCompile(`incomplete type \w+|constant definition
 // missingBuiltins are Go 1.21's builtins that yaegi v0.16.1 does not have.
 var missingBuiltins = map[string]bool{"min": true, "max": true, "clear": true}
 
+// bareCommands are the words other REPLs take as commands (Python's help, quit and exit) that
+// a session types without the colon its commands start with, and what to type instead.
+var bareCommands = map[string]string{
+	"help": ":help lists them",
+	"quit": ":quit leaves (so does Ctrl-D); :help lists them",
+	"exit": ":quit leaves (so does Ctrl-D); :help lists them",
+}
+
+// isBareCommand says whether src is the word alone, or called: "help", "quit()".
+func isBareCommand(src, word string) bool {
+	src = strings.TrimSpace(src)
+	return src == word || src == word+"()"
+}
+
 const builtinsHint = "Go 1.21's min, max and clear are not in yaegi v0.16.1, the interpreter (the session runs min and max of two or more arguments whose types it knows, not these): math.Min and math.Max for float64s, an if for integers, a loop for clear"
 
 // placeholder matches yaegi's errors for a name it holds as a placeholder type.
@@ -91,6 +105,9 @@ func (s *Session) diagnoseWords(ctx context.Context, src string, err error) erro
 		return said
 	}
 	if m := undefinedName.FindStringSubmatch(err.Error()); m != nil {
+		if cmd, ok := bareCommands[m[1]]; ok && isBareCommand(src, m[1]) {
+			return restate(err, fmt.Sprintf("%s (the session's commands start with a colon: %s)", msgOf(err), cmd))
+		}
 		if missingBuiltins[m[1]] {
 			return restate(err, fmt.Sprintf("%s (%s)", msgOf(err), builtinsHint))
 		}

@@ -253,11 +253,23 @@ func TestUndefinedSaidAsGo(t *testing.T) {
 		{`e := errors.New("b")`, `1:6: undefined: errors (import "errors") [yaegi: `}, // a declaration's: the same hint
 		{`e2 := errors.New(nothere8)`, `undefined: errors, nothere8 [yaegi: `},        // two names: no hint for one
 		{"rand.Intn(3)", `: undefined: rand (import "math/rand" or "crypto/rand" or "math/rand/v2")`},
+		// Other REPLs' commands typed without the colon.
+		{"help", "1:1: undefined: help (the session's commands start with a colon: :help lists them)"},
+		{" quit() ", "undefined: quit (the session's commands start with a colon: :quit leaves (so does Ctrl-D); :help lists them)"},
+		{"exit", "undefined: exit (the session's commands start with a colon: :quit leaves"},
 	} {
 		err := s.Eval(ctx, c.src)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error saying %q", c.src, err, c.want)
 		}
+	}
+	// The word in an expression is a name like any other, and one the session declares is its own.
+	if err := s.Eval(ctx, "help + 1"); err == nil || strings.Contains(err.Error(), "colon") || !strings.Contains(err.Error(), "undefined: help") {
+		t.Errorf("help + 1: %v, want undefined: help without the commands' hint", err)
+	}
+	evalAll(t, s, `help := "mine"`)
+	if err := s.Eval(ctx, "help"); err != nil {
+		t.Errorf("help, declared: %v", err)
 	}
 	// A file whose function uses max of one argument (two run: minmax.go): yaegi's scope is left
 	// in a state where reading its globals panicked (a crash of eqf run).
