@@ -73,6 +73,41 @@ func (v Video) check(o VideoOptions) error {
 	return nil
 }
 
+// Clamped is the fraction of the shown clips' values that o maps outside [0, 1], where the
+// pixels clamp, and the lowest and highest value: frames standardised by a model's data
+// statistics (as a zoo model or a run generates them) shown without those statistics (Mean and
+// Std nil) clamp a large part of their values and show false colours. (A bad video gives 0.)
+func Clamped(videos []Video, o VideoOptions) (frac, lo, hi float64) {
+	n, out := 0, 0
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range videos {
+		if v.check(o) != nil {
+			continue
+		}
+		x := v.Frames
+		c, hw := x.Shape[2], x.Shape[3]*x.Shape[4]
+		for t := range x.Frames() {
+			for i, val := range x.Frame(v.Clip*x.Frames() + t) {
+				lo, hi = math.Min(lo, val), math.Max(hi, val)
+				if o.Std != nil {
+					val *= o.Std[i/hw%c]
+				}
+				if o.Mean != nil {
+					val += o.Mean[i/hw%c]
+				}
+				if val < 0 || val > 1 {
+					out++
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0, 0, 0
+	}
+	return float64(out) / float64(n), lo, hi
+}
+
 // frame renders frame t of the video, scaled up.
 func (v Video) frame(t int, o VideoOptions) *image.RGBA {
 	x := v.Frames

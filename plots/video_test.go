@@ -97,6 +97,42 @@ func TestVideoOutputs(t *testing.T) {
 	}
 }
 
+// Clamped counts the values of the clip shown that map outside [0, 1]: movingSquare's −1s without
+// its statistics, none with them; another clip of the batch is not counted, nor a bad video.
+func TestClamped(t *testing.T) {
+	sq := movingSquare(5) // per frame 3·64 values: 4 of them +1 (the square), the rest −1
+	half := VideoOptions{Mean: []float64{0.5, 0.5, 0.5}, Std: []float64{0.5, 0.5, 0.5}}
+	frac, lo, hi := Clamped([]Video{{Name: "raw", Frames: sq}}, VideoOptions{})
+	if frac != 188.0/192 || lo != -1 || hi != 1 {
+		t.Errorf("Clamped without statistics = %g in [%g, %g], want %g in [-1, 1]", frac, lo, hi, 188.0/192)
+	}
+	if frac, _, _ := Clamped([]Video{{Name: "mapped", Frames: sq}}, half); frac != 0 {
+		t.Errorf("Clamped with the square's statistics = %g, want 0", frac)
+	}
+	// Twice the spread: the square's +1s map to 1.5 and clamp too.
+	wide := VideoOptions{Mean: []float64{0.5, 0.5, 0.5}, Std: []float64{1, 1, 1}}
+	if frac, _, _ := Clamped([]Video{{Name: "wide", Frames: sq}}, wide); frac != 1 {
+		t.Errorf("Clamped with twice the spread = %g, want 1", frac)
+	}
+	// Only the red channel's mean shifted down: its −1s (64 − 4 a frame) map to −0.5 and clamp.
+	redLow := VideoOptions{Mean: []float64{0, 0.5, 0.5}, Std: []float64{0.5, 0.5, 0.5}}
+	if frac, _, _ := Clamped([]Video{{Name: "red", Frames: sq}}, redLow); frac != 60.0/192 {
+		t.Errorf("Clamped with the red channel's mean at 0 = %g, want %g", frac, 60.0/192)
+	}
+	two := eqflib.MustNewWindow(2, 5, 3, 8, 8) // clip 0 the square, clip 1 zeros (mid-grey in [0, 1])
+	copy(two.Data, sq.Data)
+	if frac, lo, hi := Clamped([]Video{{Name: "second", Frames: two, Clip: 1}}, VideoOptions{}); frac != 0 || lo != 0 || hi != 0 {
+		t.Errorf("Clamped of clip 1 = %g in [%g, %g], want 0 in [0, 0]", frac, lo, hi)
+	}
+	both := []Video{{Name: "first", Frames: two}, {Name: "second", Frames: two, Clip: 1}, {Name: "bad", Frames: two, Clip: 2}}
+	if frac, _, _ := Clamped(both, VideoOptions{}); frac != 188.0/384 {
+		t.Errorf("Clamped of clips 0 and 1 (and a bad one) = %g, want %g", frac, 188.0/384)
+	}
+	if frac, lo, hi := Clamped(nil, VideoOptions{}); frac != 0 || lo != 0 || hi != 0 {
+		t.Errorf("Clamped of no videos = %g, %g, %g", frac, lo, hi)
+	}
+}
+
 // Figures reject bad data with errors that name what is wrong.
 func TestFigureErrors(t *testing.T) {
 	for _, c := range []struct {

@@ -14,6 +14,7 @@ func init() {
 		// function, constant and variable definitions
 		"AgreementFigure":   reflect.ValueOf(plots.AgreementFigure),
 		"BowlFigure":        reflect.ValueOf(plots.BowlFigure),
+		"Clamped":           reflect.ValueOf(plots.Clamped),
 		"Dashed":            reflect.ValueOf(plots.Dashed),
 		"DefaultWarps":      reflect.ValueOf(plots.DefaultWarps),
 		"EChartsEnv":        reflect.ValueOf(constant.MakeFromLiteral("\"EQF_ECHARTS_JS\"", token.STRING, 0)),

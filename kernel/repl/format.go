@@ -51,7 +51,7 @@ func (s *Session) Format(x any) string {
 		if err != nil {
 			return "error: " + err.Error()
 		}
-		return "wrote " + strings.Join(paths, ", ") + s.drawInline(paths)
+		return "wrote " + strings.Join(paths, ", ") + clampNote(v) + s.drawInline(paths)
 	case *eqflib.Window:
 		if v == nil {
 			return "<nil window>"
@@ -73,6 +73,36 @@ func (s *Session) Format(x any) string {
 		return opaque
 	}
 	return cut(formatValue(reflect.ValueOf(x), 0))
+}
+
+// clampedShare is the share of a video's values clamped to black or full colour above which the
+// REPL says so: a model's frames shown with their data's statistics clamp a few per cent where
+// they overshoot; standardised frames shown without them, a third or more.
+const clampedShare = 0.05
+
+// clampNote says, after a video is written, when many of its values showed clamped: "" for a
+// figure or a video whose values map into [0, 1].
+func clampNote(x any) string {
+	var vs []plots.Video
+	var o plots.VideoOptions
+	switch v := x.(type) {
+	case plots.Video:
+		vs = []plots.Video{v}
+	case []plots.Video:
+		vs = v
+	case eqf.Videos:
+		vs, o = v.List, v.Options
+	}
+	frac, lo, hi := plots.Clamped(vs, o)
+	if frac <= clampedShare {
+		return ""
+	}
+	if o.Mean == nil && o.Std == nil {
+		return fmt.Sprintf("\nnote: %.0f %% of the values lie outside [0, 1] (%.3g to %.3g) and show clamped. A model's frames are standardised "+
+			"by its data's statistics: show them with those, eqf.Videos{List: …, Options: plots.VideoOptions{Mean: m.Stats.Mean, Std: m.Stats.Std}}", 100*frac, lo, hi)
+	}
+	return fmt.Sprintf("\nnote: %.0f %% of the values map outside [0, 1] with these Mean and Std and show clamped: "+
+		"are they the statistics of the data the frames were standardised with (the model's Stats)?", 100*frac)
 }
 
 // opaqueValue is how a value of a package's struct type without exported fields prints (a
