@@ -724,17 +724,33 @@ func (l *setup) borrowedNote() string {
 		"taken as this build's because the changes since decide no rollout.", l.borrowed, l.rolled, strings.Join(builds, ", "))
 }
 
-// fvdNote says on how many clips per side FVD and each chunk of FVD over time rest, against the
-// features' dimension: with fewer clips than dimensions the feature covariances are singular and
-// FVD is not well posed (Config.Clips below DefaultRollouts, or quick mode).
+// fvdNote says on how many clips per side FVD and each chunk of FVD over time rest (none where
+// the rollouts are shorter than a chunk), against the features' dimension: with no more clips
+// than dimensions the feature covariances are singular and FVD is not well posed (Config.Clips
+// below DefaultRollouts, quick mode, or rollouts too short for their number).
 func (l *setup) fvdNote() string {
 	d := 2 * l.net.Hidden
-	n, nt := l.p.Clips*(l.p.Frames/l.p.FVDClip), l.p.Clips*(l.p.Chunk/5)
-	if n > d && nt > d {
-		return fmt.Sprintf("FVD rests on %d clips per side (each chunk of FVD over time on %d), above the features' %d dimensions.", n, nt, d)
+	n := l.p.Clips * (l.p.Frames / l.p.FVDClip)
+	on, nt := fmt.Sprintf("%d clips per side", n), 0
+	if l.p.Frames >= l.p.Chunk { // FVD over time: each chunk cut into 5-frame clips
+		nt = l.p.Clips * (l.p.Chunk / 5)
 	}
-	return fmt.Sprintf("FVD rests on %d clips per side (each chunk of FVD over time on %d) in %d feature dimensions: "+
-		"fewer clips than dimensions make the feature covariances singular, so these FVDs are not well posed (the full protocol has %d rollouts per seed).", n, nt, d, DefaultRollouts)
+	if nt > 0 {
+		on += fmt.Sprintf(" (each chunk of FVD over time on %d)", nt)
+	}
+	more := fmt.Sprintf("the full protocol has %d rollouts per seed", DefaultRollouts)
+	if l.p.Clips >= DefaultRollouts {
+		more = fmt.Sprintf("more than %d clips need more rollouts per seed, Config.Clips, or longer ones", d)
+	}
+	switch {
+	case n > d && (nt == 0 || nt > d):
+		return fmt.Sprintf("FVD rests on %s, above the features' %d dimensions.", on, d)
+	case n > d:
+		return fmt.Sprintf("FVD rests on %d clips per side, above the features' %d dimensions; each chunk of FVD over time on %d, no more than the dimensions: "+
+			"their feature covariances are singular, so FVD over time is not well posed (%s).", n, d, nt, more)
+	}
+	return fmt.Sprintf("FVD rests on %s in %d feature dimensions: no more clips than dimensions make the feature covariances singular, "+
+		"so these FVDs are not well posed (%s).", on, d, more)
 }
 
 // andList is "2", "2 and 1", or "10, 20 and 40".

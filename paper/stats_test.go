@@ -158,6 +158,28 @@ func TestFVDWellPosed(t *testing.T) {
 	if !found {
 		t.Errorf("quick minecraft_main (2 rollouts) does not flag its FVDs as not well posed: %q", r.Notes)
 	}
+	// What the note says of each protocol: the full one, too few rollouts for FVD over time only,
+	// rollouts shorter than a chunk (no FVD over time: planning_threshold's 20 frames), too few
+	// clips with the full number of rollouts, and quick mode's.
+	net := &eqflib.ActionNet{NetConfig: eqflib.NetConfig{Hidden: eqflib.DefaultActionHidden}}
+	for _, c := range []struct {
+		p    Protocol
+		want string
+	}{
+		{p, "FVD rests on 640 clips per side (each chunk of FVD over time on 320), above the features' 128 dimensions."},
+		{Protocol{Clips: 20, Frames: 100, FVDClip: 10, Chunk: 25}, "FVD rests on 200 clips per side, above the features' 128 dimensions; each chunk of FVD over time on 100, " +
+			"no more than the dimensions: their feature covariances are singular, so FVD over time is not well posed (the full protocol has 64 rollouts per seed)."},
+		{Protocol{Clips: 100, Frames: 20, FVDClip: 10, Chunk: 25}, "FVD rests on 200 clips per side, above the features' 128 dimensions."},
+		{Protocol{Clips: 64, Frames: 30, FVDClip: 10, Chunk: 25}, "FVD rests on 192 clips per side (each chunk of FVD over time on 320), above the features' 128 dimensions."},
+		{Protocol{Clips: 64, Frames: 20, FVDClip: 10, Chunk: 25}, "FVD rests on 128 clips per side in 128 feature dimensions: no more clips than dimensions make the feature covariances singular, " +
+			"so these FVDs are not well posed (more than 128 clips need more rollouts per seed, Config.Clips, or longer ones)."},
+		{Config{Quick: true}.protocol(), "FVD rests on 8 clips per side (each chunk of FVD over time on 4) in 128 feature dimensions: no more clips than dimensions make the feature covariances singular, " +
+			"so these FVDs are not well posed (the full protocol has 64 rollouts per seed)."},
+	} {
+		if got := (&setup{p: c.p, net: net}).fvdNote(); got != c.want {
+			t.Errorf("fvdNote of %+v:\n got %q\nwant %q", c.p, got, c.want)
+		}
+	}
 	e, _ := ByName("minecraft_main")
 	c := quick()
 	c.Clips = -1
