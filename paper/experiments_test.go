@@ -169,6 +169,65 @@ func TestPlanningThresholdLimits(t *testing.T) {
 			t.Errorf("%s: stride %d, want 1", n.Name, n.Stride)
 		}
 	}
+	// The frontier draws each point's FVD ± its standard error (the table's ±) as an error bar,
+	// and a note says so.
+	fig := r.Figures["planning_threshold"]
+	if fig == nil || len(fig.Panels) != 1 || len(fig.Panels[0].Series) != 3 {
+		t.Fatalf("planning_threshold's figure: %+v, want one panel of 3 methods", fig)
+	}
+	for _, s := range fig.Panels[0].Series {
+		if !s.Bars || len(s.Lo) != len(s.Y) {
+			t.Errorf("%s: bars %v, %d lows for %d points; want error bars at every point", s.Name, s.Bars, len(s.Lo), len(s.Y))
+			continue
+		}
+		for j, label := range s.Labels {
+			n := num(t, r, s.Name+", "+label+":", "FVD (maze-I3D)")
+			if s.Y[j] != n.Ours || math.Abs(s.Lo[j]-(n.Ours-n.Err)) > 1e-12 || math.Abs(s.Hi[j]-(n.Ours+n.Err)) > 1e-12 {
+				t.Errorf("%s, %s: drawn %g [%g, %g], want the table's %g ± %g", s.Name, label, s.Y[j], s.Lo[j], s.Hi[j], n.Ours, n.Err)
+			}
+		}
+	}
+	if !slices.Contains(r.Notes, "The figure's error bars are each FVD ± its standard error, as the table gives it.") {
+		t.Errorf("no note says what the error bars are: %q", r.Notes)
+	}
+}
+
+// Over two evaluation seeds the frontier's error bars have a length: budget_adaptive's points
+// are drawn at FVD ± the standard error the table gives, not at the point.
+func TestFrontierErrorBarsOverSeeds(t *testing.T) {
+	e, _ := ByName("budget_adaptive")
+	c := quick()
+	c.Seeds = 2
+	r, err := e.Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fvds []Number // the table's FVDs with a standard error
+	for _, n := range r.Numbers {
+		if strings.HasSuffix(n.Name, ": FVD (maze-I3D)") && !isDifference(n) && n.Err > 0 {
+			fvds = append(fvds, n)
+		}
+	}
+	drawn := 0
+	for _, f := range r.Figures {
+		for _, p := range f.Panels {
+			for _, s := range p.Series {
+				for j := range s.Lo {
+					if !s.Bars || s.Hi[j] == s.Lo[j] {
+						continue
+					}
+					drawn++
+					k := slices.IndexFunc(fvds, func(n Number) bool { return n.Ours == s.Y[j] })
+					if k < 0 || math.Abs(s.Lo[j]-(fvds[k].Ours-fvds[k].Err)) > 1e-12 || math.Abs(s.Hi[j]-(fvds[k].Ours+fvds[k].Err)) > 1e-12 {
+						t.Errorf("%s: a bar [%g, %g] at FVD %g that is no table FVD ± its standard error", s.Name, s.Lo[j], s.Hi[j], s.Y[j])
+					}
+				}
+			}
+		}
+	}
+	if len(fvds) == 0 || drawn != len(fvds) {
+		t.Errorf("%d error bars drawn, %d FVDs with a standard error in the table: want as many, more than none", drawn, len(fvds))
+	}
 }
 
 // Early stopping never takes more than its cap plus its cleanup per frame chunk.

@@ -36,7 +36,7 @@ func (l *setup) frontier(name, title, where string, curves []curve) (*Result, er
 			r.Numbers = append(r.Numbers,
 				Number{Name: fmt.Sprintf("%s, %s: FVD (maze-I3D)", c.name, c.labels[i]), Ours: fvd, Err: se, Paper: p.m.Paper, PerSeed: p.perSeed(fvdOf), Stride: p.m.Stride},
 				Number{Name: fmt.Sprintf("%s, %s: NFE per frame", c.name, c.labels[i]), Ours: nfe, Err: nse, PerSeed: p.perSeed(nfeOf), Stride: p.m.Stride})
-			s.NFE, s.FVD = append(s.NFE, nfe), append(s.FVD, fvd)
+			s.NFE, s.FVD, s.FVDErr = append(s.NFE, nfe), append(s.FVD, fvd), append(s.FVDErr, se)
 		}
 		if !slices.Contains(strides, stride) {
 			strides = append(strides, stride)
@@ -48,7 +48,7 @@ func (l *setup) frontier(name, title, where string, curves []curve) (*Result, er
 		return nil, err
 	}
 	r.Figures[name] = fig
-	r.Notes = append(r.Notes, l.protocolNote())
+	r.Notes = append(r.Notes, "The figure's error bars are each FVD ± its standard error, as the table gives it.", l.protocolNote())
 	l.stampStride(r)
 	return r, nil
 }

@@ -203,7 +203,7 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 			}
 			return d
 		}
-		if s.Lo != nil && s.Style == Points {
+		if s.errorBars() {
 			// Error bars, as the PNG draws them: a vertical segment per point, the segments
 			// kept apart by an empty value ("-"), where echarts breaks a line.
 			var bars []opts.LineData

@@ -37,7 +37,7 @@ const (
 )
 
 // Series is one named curve of a panel. Lo and Hi, when set, draw a shaded band (e.g. ± one
-// standard deviation over frames), or error bars for Points; Labels, when set, annotate the
+// standard deviation over frames), or error bars for Points and with Bars; Labels, when set, annotate the
 // points.
 type Series struct {
 	Name   string
@@ -48,7 +48,14 @@ type Series struct {
 	// Color is 0 for the series' position in the palette, or k ≥ 1 for Palette[k−1] (to keep
 	// a method's colour across panels).
 	Color int
+	// Bars draws Lo and Hi as error bars at the points, as Points always does, instead of a
+	// band: for a curve whose points are separate settings rather than samples of a function
+	// (a quality-against-compute frontier, whose x need not run one way).
+	Bars bool `json:",omitempty"`
 }
+
+// errorBars says whether the series' Lo and Hi are drawn as error bars rather than a band.
+func (s Series) errorBars() bool { return s.Lo != nil && (s.Style == Points || s.Bars) }
 
 // Panel is one set of axes.
 type Panel struct {
@@ -289,7 +296,7 @@ func gonumPanel(p Panel, title string) (*plot.Plot, error) {
 	}
 	for i, s := range p.Series {
 		col := s.color(i)
-		if s.Lo != nil && s.Style == Points {
+		if s.errorBars() {
 			// Separate points get error bars (a band needs a curve to follow).
 			for j := range s.X {
 				if !keep(s.X[j], s.Lo[j]) || !keep(s.X[j], s.Hi[j]) || !(s.Hi[j] > s.Lo[j]) {
@@ -477,11 +484,18 @@ func LegendHeight(p Panel) float64 {
 // 6 % of their height plus 5 %.
 func emptiestCorner(p Panel, tx, ty func(float64) float64) string {
 	var xs, ys []float64
+	add := func(x, y float64) {
+		x, y = tx(x), ty(y)
+		if !math.IsNaN(x) && !math.IsInf(x, 0) && !math.IsNaN(y) && !math.IsInf(y, 0) {
+			xs, ys = append(xs, x), append(ys, y)
+		}
+	}
 	for _, s := range p.Series {
 		for i := range min(len(s.X), len(s.Y)) {
-			x, y := tx(s.X[i]), ty(s.Y[i])
-			if !math.IsNaN(x) && !math.IsInf(x, 0) && !math.IsNaN(y) && !math.IsInf(y, 0) {
-				xs, ys = append(xs, x), append(ys, y)
+			add(s.X[i], s.Y[i])
+			if s.errorBars() && i < min(len(s.Lo), len(s.Hi)) { // a bar's ends are data too
+				add(s.X[i], s.Lo[i])
+				add(s.X[i], s.Hi[i])
 			}
 		}
 	}

@@ -2,9 +2,11 @@ package plots
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,6 +29,18 @@ func TestLegendEmptiestCorner(t *testing.T) {
 	three := Panel{Series: []Series{{Name: "a", X: []float64{0, 4, 4, 2}, Y: []float64{4, 4, 0, 2}}}}
 	if c := emptiestCorner(three, id, id); c != "bl" {
 		t.Errorf("three corners taken: legend at %q, want bl", c)
+	}
+	// An error bar's ends are data: a flat line whose last point's bar spans the panel takes the
+	// right-hand corners; the same Lo and Hi drawn as a band do not count.
+	flat := func(bars bool) Panel {
+		return Panel{Series: []Series{{Name: "a", X: []float64{0, 1, 2, 3, 4}, Y: []float64{2, 2, 2, 2, 2},
+			Lo: []float64{2, 2, 2, 2, 0}, Hi: []float64{2, 2, 2, 2, 4}, Style: LinePoints, Bars: bars}}}
+	}
+	if c := emptiestCorner(flat(true), id, id); c != "tl" {
+		t.Errorf("an error bar in the right-hand corners: legend at %q, want tl", c)
+	}
+	if c := emptiestCorner(flat(false), id, id); c != "tr" {
+		t.Errorf("a band: legend at %q, want tr (a band's edges are not points)", c)
 	}
 	if c := emptiestCorner(Panel{}, id, id); c != "tr" {
 		t.Errorf("no data: legend at %q, want tr", c)
@@ -122,6 +136,68 @@ func TestPointsErrorBars(t *testing.T) {
 // The interactive page draws a Points series' Lo/Hi as error bars too (a vertical segment per
 // point, apart from the next), not as a band whose edges join the points across categories; and
 // rotated category names get room under the axis, its name below them, the legend below that.
+// A frontier with FVDErr draws FVD ± FVDErr as error bars on its line (not a band: its x need
+// not run one way), in the PNG and the page; a figure saved as JSON keeps them; a method
+// without FVDErr has none, and an FVDErr of the wrong length is refused by name.
+func TestFrontierErrorBars(t *testing.T) {
+	f, err := FrontierFigure("frontier", "maze-I3D", []FrontierSeries{
+		{Name: "with", NFE: []float64{40, 21, 35}, FVD: []float64{5, 9, 8}, FVDErr: []float64{0.5, 1, 2}},
+		{Name: "without", NFE: []float64{40, 21}, FVD: []float64{7, 18}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, plain := f.Panels[0].Series[0], f.Panels[0].Series[1]
+	if !s.Bars || !slices.Equal(s.Lo, []float64{4.5, 8, 6}) || !slices.Equal(s.Hi, []float64{5.5, 10, 10}) || plain.Bars || plain.Lo != nil {
+		t.Fatalf("series: bars %v, lo %v, hi %v; without FVDErr: bars %v, lo %v", s.Bars, s.Lo, s.Hi, plain.Bars, plain.Lo)
+	}
+	// The y range holds every bar and point with a 5 % margin (4.5 … 18), so no bar ends on an axis.
+	if p := f.Panels[0]; math.Abs(p.YMin-(4.5-0.675)) > 1e-12 || math.Abs(p.YMax-(18+0.675)) > 1e-12 {
+		t.Errorf("y range [%g, %g], want [3.825, 18.675]", p.YMin, p.YMax)
+	}
+	if p, _ := FrontierFigure("", "maze-I3D", []FrontierSeries{{Name: "without", NFE: []float64{40, 21}, FVD: []float64{7, 18}}}); p.Panels[0].YMin != 0 || p.Panels[0].YMax != 0 {
+		t.Errorf("a frontier without error bars fixes its y range [%g, %g]", p.Panels[0].YMin, p.Panels[0].YMax)
+	}
+	page, err := f.Bytes("html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bars := `[{"value":[40,4.5]},{"value":[40,5.5]},{"value":[40,"-"]},{"value":[21,8]},{"value":[21,10]},{"value":[21,"-"]},{"value":[35,6]},{"value":[35,10]},{"value":[35,"-"]}]`
+	if !bytes.Contains(page, []byte(bars)) || bytes.Contains(page, []byte(`"type":"dotted"`)) {
+		t.Errorf("the page lacks the error bars %s, or draws a band", bars)
+	}
+	// The PNG draws the bars, not the band the same Lo and Hi make without Bars.
+	band := f.Panels[0]
+	band.Series = []Series{s}
+	withBars := mustPNG(t, &Figure{Title: "frontier", Panels: []Panel{band}})
+	band.Series[0].Bars = false
+	withBand := mustPNG(t, &Figure{Title: "frontier", Panels: []Panel{band}})
+	if bytes.Equal(withBars, withBand) {
+		t.Error("the PNG draws Bars as the band")
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Figure
+	if err := json.Unmarshal(b, &back); err != nil || !back.Panels[0].Series[0].Bars || back.Panels[0].Series[1].Bars ||
+		bytes.Count(b, []byte(`"Bars"`)) != 1 {
+		t.Errorf("JSON round trip: %v, bars %v; %d Bars fields written, want 1 (omitted when false)", err, back.Panels[0].Series[0].Bars, bytes.Count(b, []byte(`"Bars"`)))
+	}
+	if _, err := FrontierFigure("", "maze-I3D", []FrontierSeries{{Name: "a", NFE: []float64{1, 2}, FVD: []float64{1, 2}, FVDErr: []float64{1}}}); err == nil ||
+		!strings.Contains(err.Error(), `method "a" has 1 FVDErr values for 2 FVD values`) {
+		t.Errorf("FVDErr of the wrong length: %v", err)
+	}
+}
+
+func mustPNG(t *testing.T, f *Figure) []byte {
+	t.Helper()
+	b, err := f.Bytes("png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestPointsErrorBarsHTML(t *testing.T) {
 	long := "EqF budget-adaptive NAG μ=0.2" // 29 characters
 	p := Panel{XLabel: "sampler", YLabel: "FVD", XTicks: []string{"FM Euler", long},

@@ -114,8 +114,8 @@ func galleryFigures(t *testing.T) map[string]*Figure {
 	// typed in; the frontier's numbers are illustrative, not measurements.
 	fvd := []Curve{{Name: "FM Euler", Values: []float64{216.9, 292.2, 239.2, 322.5}}, {Name: "EqF NAG closed loop", Values: []float64{175.6, 223.6, 258.2, 354.1}}}
 	frontier := []FrontierSeries{
-		{Name: "FM Euler", NFE: []float64{2.5, 5, 10}, FVD: []float64{310, 232, 215}, Labels: []string{"D=5", "D=10", "D=20"}},
-		{Name: "EqF budget-adaptive NAG", NFE: []float64{2.5, 5, 10}, FVD: []float64{260, 224, 198}, Labels: []string{"D=5", "D=10", "D=20"}},
+		{Name: "FM Euler", NFE: []float64{2.5, 5, 10}, FVD: []float64{310, 232, 215}, FVDErr: []float64{14, 9, 11}, Labels: []string{"D=5", "D=10", "D=20"}},
+		{Name: "EqF budget-adaptive NAG", NFE: []float64{2.5, 5, 10}, FVD: []float64{260, 224, 198}, FVDErr: []float64{12, 0, 8}, Labels: []string{"D=5", "D=10", "D=20"}},
 	}
 	var lossRuns []Run
 	for k, name := range []string{"EqF", "FM"} {

@@ -2,6 +2,8 @@ package plots
 
 import (
 	"fmt"
+	"math"
+	"slices"
 )
 
 // Curve is one method's per-frame (or per-chunk) values over a rollout.
@@ -73,12 +75,16 @@ func colorOr(c, i int) int {
 type FrontierSeries struct {
 	Name     string
 	NFE, FVD []float64
-	Labels   []string // e.g. "D=10", "τ=0.2"; optional
-	Color    int
+	// FVDErr, when set, draws FVD ± FVDErr as an error bar at each point (e.g. the standard
+	// error over training seeds); optional.
+	FVDErr []float64
+	Labels []string // e.g. "D=10", "τ=0.2"; optional
+	Color  int
 }
 
 // FrontierFigure draws FVD against NFE per frame for each method (the budget-adaptive,
-// early-stopping and replanning figures), in the named feature space.
+// early-stopping and replanning figures), in the named feature space, with error bars where a
+// method gives FVDErr.
 func FrontierFigure(title, features string, methods []FrontierSeries) (*Figure, error) {
 	if features == "" {
 		return nil, fmt.Errorf("plots: FrontierFigure: features is empty: name the FVD feature space (e.g. \"maze-I3D\")")
@@ -91,10 +97,33 @@ func FrontierFigure(title, features string, methods []FrontierSeries) (*Figure, 
 		if len(m.NFE) != len(m.FVD) || len(m.NFE) == 0 {
 			return nil, fmt.Errorf("plots: FrontierFigure: method %q has %d NFE and %d FVD values: must be equal and > 0", m.Name, len(m.NFE), len(m.FVD))
 		}
-		p.Series = append(p.Series, Series{Name: m.Name, X: m.NFE, Y: m.FVD, Labels: m.Labels, Style: LinePoints, Color: colorOr(m.Color, i)})
+		s := Series{Name: m.Name, X: m.NFE, Y: m.FVD, Labels: m.Labels, Style: LinePoints, Color: colorOr(m.Color, i)}
+		if m.FVDErr != nil {
+			if len(m.FVDErr) != len(m.FVD) {
+				return nil, fmt.Errorf("plots: FrontierFigure: method %q has %d FVDErr values for %d FVD values: must be equal", m.Name, len(m.FVDErr), len(m.FVD))
+			}
+			s.Lo, s.Hi, s.Bars = make([]float64, len(m.FVD)), make([]float64, len(m.FVD)), true
+			for j, e := range m.FVDErr {
+				s.Lo[j], s.Hi[j] = m.FVD[j]-e, m.FVD[j]+e
+			}
+		}
+		p.Series = append(p.Series, s)
 	}
 	if len(p.Series) == 0 {
 		return nil, fmt.Errorf("plots: FrontierFigure: no methods")
+	}
+	// Error bars would end on the axes (the range fits the data exactly): leave a margin.
+	bars, lo, hi := false, math.Inf(1), math.Inf(-1)
+	for _, s := range p.Series {
+		bars = bars || s.Bars
+		for _, v := range slices.Concat(s.Y, s.Lo, s.Hi) {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+	}
+	if pad := 0.05 * (hi - lo); bars && pad > 0 {
+		p.YMin, p.YMax = lo-pad, hi+pad
 	}
 	return &Figure{Title: title, Panels: []Panel{p}, Width: 6, Height: 4.2}, nil
 }
