@@ -149,6 +149,14 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 		return nil
 	}
 	xAxis := opts.XAxis{Name: xn, Type: xt, Min: xmin, Max: xmax, NameLocation: "middle", NameGap: 28, Scale: types.Bool(ptr(true)), AxisLabel: fixedEnds(p.XMin, p.XMax)}
+	// Point labels are drawn right of their points (about 7 px a character): the plot ends far
+	// enough left that the longest, at the rightmost point, stays on the page.
+	gridRight := 30
+	for _, s := range p.Series {
+		for _, l := range s.Labels {
+			gridRight = max(gridRight, 12+7*utf8.RuneCountInString(l))
+		}
+	}
 	if p.XTicks != nil { // categories at x = 1, 2, …: one tick each, labelled by name
 		// The formatter is JavaScript inlined in the page's JSON options, where double quotes
 		// would be escaped: the names go in single-quoted literals.
@@ -168,10 +176,11 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 		gridBottom = xAxis.NameGap + 45
 		// The first name ends at its tick and reaches left by its rotated width: the plot starts
 		// far enough right that it stays on the page. Its tick is half a category, (w − left −
-		// 30)/2n, right of the plot's edge; solved for left: left + (w − left − 30)/2n = width + 5.
+		// right)/2n, right of the plot's edge; solved for left: left + (w − left − right)/2n =
+		// width + 5.
 		first := float64(utf8.RuneCountInString(p.XTicks[0])) * 7 * math.Cos(20*math.Pi/180)
 		k := 1 / float64(2*len(p.XTicks))
-		gridLeft = max(70, int((first+5-k*float64(w-30))/(1-k)))
+		gridLeft = max(70, int((first+5-k*float64(w-gridRight))/(1-k)))
 		xAxis.AxisLabel = &opts.AxisLabel{Rotate: 20, Formatter: opts.FuncOpts(fmt.Sprintf(
 			"function (v) { var t = [%s]; return (v === Math.round(v) && v >= 1 && v <= t.length) ? t[v - 1] : ''; }", strings.Join(names, ", ")))}
 	}
@@ -180,7 +189,7 @@ func echartsPanel(f *Figure, p Panel, w, h int) *charts.Line {
 		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: sub, Left: "center"}),
 		charts.WithLegendOpts(opts.Legend{Show: types.Bool(ptr(p.Legend != "none")), Bottom: "0", Type: "scroll"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: types.Bool(ptr(true)), Trigger: "item"}),
-		charts.WithGridOpts(opts.Grid{Top: "70", Bottom: strconv.Itoa(gridBottom), Left: strconv.Itoa(gridLeft), Right: "30"}),
+		charts.WithGridOpts(opts.Grid{Top: "70", Bottom: strconv.Itoa(gridBottom), Left: strconv.Itoa(gridLeft), Right: strconv.Itoa(gridRight)}),
 		charts.WithXAxisOpts(xAxis),
 		charts.WithYAxisOpts(opts.YAxis{Name: yn, Type: yt, Min: ymin, Max: ymax, NameLocation: "middle", NameGap: 50, Scale: types.Bool(ptr(true)), AxisLabel: fixedEnds(p.YMin, p.YMax)}),
 		charts.WithToolboxOpts(opts.Toolbox{Show: types.Bool(ptr(true)), Feature: &opts.ToolBoxFeature{

@@ -165,6 +165,20 @@ func TestFrontierErrorBars(t *testing.T) {
 	if !bytes.Contains(page, []byte(bars)) || bytes.Contains(page, []byte(`"type":"dotted"`)) {
 		t.Errorf("the page lacks the error bars %s, or draws a band", bars)
 	}
+	// Point labels, drawn right of their points, keep room on the page's right: "τ=0.156" is 7
+	// characters of about 7 px; without labels the margin is 30 px.
+	labelled := *f
+	labelled.Panels = []Panel{f.Panels[0]}
+	labelled.Panels[0].Series = []Series{s}
+	labelled.Panels[0].Series[0].Labels = []string{"τ=0", "τ=0.156", "τ=+Inf"}
+	for _, c := range []struct {
+		f    *Figure
+		want string
+	}{{&labelled, `"right":"61"`}, {f, `"right":"30"`}} {
+		if page, err := c.f.Bytes("html"); err != nil || !bytes.Contains(page, []byte(c.want)) {
+			t.Errorf("grid right margin: want %s (%v)", c.want, err)
+		}
+	}
 	// The PNG draws the bars, not the band the same Lo and Hi make without Bars.
 	band := f.Panels[0]
 	band.Series = []Series{s}
