@@ -37,8 +37,8 @@ const (
 )
 
 // Series is one named curve of a panel. Lo and Hi, when set, draw a shaded band (e.g. ± one
-// standard deviation over frames), or error bars for Points and with Bars; Labels, when set, annotate the
-// points.
+// standard deviation over frames), or error bars for Points and with Bars; Labels, when set,
+// annotate the points.
 type Series struct {
 	Name   string
 	X, Y   []float64

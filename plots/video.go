@@ -76,7 +76,8 @@ func (v Video) check(o VideoOptions) error {
 // Clamped is the fraction of the shown clips' values that o maps outside [0, 1], where the
 // pixels clamp, and the lowest and highest value: frames standardised by a model's data
 // statistics (as a zoo model or a run generates them) shown without those statistics (Mean and
-// Std nil) clamp a large part of their values and show false colours. (A bad video gives 0.)
+// Std nil) clamp a large part of their values and show false colours. A video GIFBytes would
+// refuse is left out; with none left, all three are 0.
 func Clamped(videos []Video, o VideoOptions) (frac, lo, hi float64) {
 	n, out := 0, 0
 	lo, hi = math.Inf(1), math.Inf(-1)
