@@ -11,6 +11,14 @@ import (
 	"github.com/equilibriumforcing/eqf/zoo"
 )
 
+// planningFrames is how many frames replanning commits per rollout in full mode. Every round
+// slides by one frame and denoises for D evaluations, so the cost grows with them: 30 are three
+// 10-frame FVD clips a rollout, 192 per side, the fewest above the features' 128 dimensions (20
+// frames, as the results of 2026-11-27 were run, gave 128: singular feature covariances, FVDs
+// not well posed). One evaluation seed of 5 thresholds × 3 methods then takes about 25 minutes
+// per training seed on two cores (1.5 × the 16 of 20 frames).
+const planningFrames = 30
+
 // PlanningThreshold is Fig. planning_threshold (App. J.2, Alg. closed_loop_planning): online
 // replanning over the real clips, sliding by one observed frame at a time; the plan is
 // regenerated when its compatibility score with the new observation exceeds τ. τ = 0 always
@@ -26,9 +34,7 @@ func PlanningThreshold(ctx context.Context, c Config) (*Result, error) {
 	// asks: the protocol note and every number say so.
 	l.cfg.Strides, l.p.Stride = []int{1}, 1
 	if !c.Quick {
-		// Every round slides by one frame and denoises for D evaluations: 20 committed frames
-		// keep 5 thresholds × 3 methods × 3 evaluation seeds within half an hour per training seed on two cores.
-		l.p.Frames = 20
+		l.p.Frames = planningFrames
 	}
 	ms := []method{
 		{Name: "FM Euler (c-function)", Model: "fm", Color: 1,

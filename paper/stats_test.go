@@ -159,8 +159,8 @@ func TestFVDWellPosed(t *testing.T) {
 		t.Errorf("quick minecraft_main (2 rollouts) does not flag its FVDs as not well posed: %q", r.Notes)
 	}
 	// What the note says of each protocol: the full one, too few rollouts for FVD over time only,
-	// rollouts shorter than a chunk (no FVD over time: planning_threshold's 20 frames), too few
-	// clips with the full number of rollouts, and quick mode's.
+	// rollouts shorter than a chunk (no FVD over time), planning_threshold's 30 frames, too few
+	// clips with the full number of rollouts (its 20 frames of 2026-11-27), and quick mode's.
 	net := &eqflib.ActionNet{NetConfig: eqflib.NetConfig{Hidden: eqflib.DefaultActionHidden}}
 	for _, c := range []struct {
 		p    Protocol
@@ -170,7 +170,7 @@ func TestFVDWellPosed(t *testing.T) {
 		{Protocol{Clips: 20, Frames: 100, FVDClip: 10, Chunk: 25}, "FVD rests on 200 clips per side, above the features' 128 dimensions; each chunk of FVD over time on 100, " +
 			"no more than the dimensions: their feature covariances are singular, so FVD over time is not well posed (the full protocol has 64 rollouts per seed)."},
 		{Protocol{Clips: 100, Frames: 20, FVDClip: 10, Chunk: 25}, "FVD rests on 200 clips per side, above the features' 128 dimensions."},
-		{Protocol{Clips: 64, Frames: 30, FVDClip: 10, Chunk: 25}, "FVD rests on 192 clips per side (each chunk of FVD over time on 320), above the features' 128 dimensions."},
+		{Protocol{Clips: DefaultRollouts, Frames: planningFrames, FVDClip: p.FVDClip, Chunk: p.Chunk}, "FVD rests on 192 clips per side (each chunk of FVD over time on 320), above the features' 128 dimensions."},
 		{Protocol{Clips: 64, Frames: 20, FVDClip: 10, Chunk: 25}, "FVD rests on 128 clips per side in 128 feature dimensions: no more clips than dimensions make the feature covariances singular, " +
 			"so these FVDs are not well posed (more than 128 clips need more rollouts per seed, Config.Clips, or longer ones)."},
 		{Config{Quick: true}.protocol(), "FVD rests on 8 clips per side (each chunk of FVD over time on 4) in 128 feature dimensions: no more clips than dimensions make the feature covariances singular, " +
