@@ -281,7 +281,8 @@ func Help() string {
 		}
 	}
 	b.WriteString("  also fmt, math, strings, time, os; import anything else from the standard library.\n")
-	b.WriteString("  backend  the compute backend (eqflib.Backend(), $GOMLX_BACKEND)\n\n")
+	b.WriteString("  backend  the compute backend (eqflib.Backend(), $GOMLX_BACKEND)\n")
+	b.WriteString("  ctx      a context.Context that Ctrl-C cancels: given to an experiment or a training, it stops them too\n\n")
 	b.WriteString("Helpers for what yaegi cannot call (generic GoMLX functions):\n")
 	b.WriteString("  eqf.Exec1(func(x *graph.Node) *graph.Node) (*eqf.Func, error)   also Exec2, ExecN, ExecG\n")
 	b.WriteString("  f.Call(args...) (*tensors.Tensor, error)   f.CallAll(args...)\n")

@@ -108,6 +108,10 @@ type Session struct {
 	serveURL    string         // set by Serve
 	inline      string         // inline image protocol ("iterm", "kitty") or "" (inline.go)
 	sigint      chan os.Signal // SIGINT while a loop runs
+	// evalCtx is the context of the evaluation running, or of the last one (guarded by ctxMu):
+	// the session's ctx (sessionContext) stands for it.
+	evalCtx context.Context
+	ctxMu   sync.Mutex
 }
 
 // New starts a session: creates the backend (an error when it cannot be created) and runs the
@@ -198,7 +202,7 @@ func (s *Session) Reset() error {
 	if err := in.Use(interp.Exports{
 		showPath + "/" + path.Base(showPath): {"Vals": showValsValue, "GoPanic": reflect.ValueOf(func(r any) { // goroutine.go
 			fmt.Fprintf(s.opts.Stderr, "panic in a goroutine: %v (recovered; the session goes on)\n", r)
-		})},
+		}), "Context": reflect.ValueOf(func() context.Context { return sessionContext{s} })},
 		".": {"MapTypes": reflect.ValueOf(map[reflect.Value][]reflect.Type{showValsValue: {
 			reflect.TypeFor[error](), reflect.TypeFor[fmt.Stringer](),
 		}})},
@@ -215,11 +219,11 @@ func (s *Session) Reset() error {
 	if _, err := in.Eval(b.String()); err != nil {
 		return fmt.Errorf("repl: preloading packages: %w", err)
 	}
-	// backend is the compute backend every eqflib graph runs on; __vals collects the values of
-	// a declaration run in two steps into __last (define.go; an expression's values to print go
-	// through __show.Vals instead); a range over an integer n is run as one over __ints(n)
-	// (source.go).
-	const helpers = "var backend, _ = eqflib.Backend()\nfunc __vals(xs ...any) []any { return xs }\nfunc __ints(n int) []struct{} { if n < 0 { return nil }; return make([]struct{}, n) }\nvar __last []any"
+	// backend is the compute backend every eqflib graph runs on; ctx the context Ctrl-C cancels
+	// (sessionContext); __vals collects the values of a declaration run in two steps into __last
+	// (define.go; an expression's values to print go through __show.Vals instead); a range over
+	// an integer n is run as one over __ints(n) (source.go).
+	const helpers = "var backend, _ = eqflib.Backend()\nvar ctx = __show.Context()\nfunc __vals(xs ...any) []any { return xs }\nfunc __ints(n int) []struct{} { if n < 0 { return nil }; return make([]struct{}, n) }\nvar __last []any"
 	if _, err := in.Eval(helpers); err != nil {
 		return fmt.Errorf("repl: preloading helpers: %w", err)
 	}
@@ -549,6 +553,9 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 	s.mu.Lock()
 	in := s.in
 	s.mu.Unlock()
+	s.ctxMu.Lock()
+	s.evalCtx = ctx // what the session's ctx stands for while src runs
+	s.ctxMu.Unlock()
 	v, err = in.EvalWithContext(ctx, src)
 	if err != nil && ctx.Err() != nil {
 		return v, ErrInterrupted
@@ -561,6 +568,32 @@ func (s *Session) eval(ctx context.Context, src string) (v reflect.Value, err er
 		return v, panicError(p.Value)
 	}
 	return v, err
+}
+
+// sessionContext is the session's ctx: the context of the evaluation that uses it, which Ctrl-C
+// cancels (loop.go), as does the evaluation's end. The interpreter stops its own code at Ctrl-C
+// but cannot stop a library call it made (an experiment, a training run) that goes on in the
+// background; given ctx (paper.MinecraftMain(ctx, …)), the call stops too. Work started with go
+// that should outlive its evaluation takes context.Background().
+type sessionContext struct{ s *Session }
+
+func (c sessionContext) current() context.Context {
+	c.s.ctxMu.Lock()
+	defer c.s.ctxMu.Unlock()
+	if c.s.evalCtx == nil {
+		return context.Background()
+	}
+	return c.s.evalCtx
+}
+
+func (c sessionContext) Deadline() (time.Time, bool) { return c.current().Deadline() }
+func (c sessionContext) Done() <-chan struct{}       { return c.current().Done() }
+func (c sessionContext) Err() error                  { return c.current().Err() }
+func (c sessionContext) Value(key any) any           { return c.current().Value(key) }
+
+// String is how the REPL prints ctx.
+func (c sessionContext) String() string {
+	return "the session's context: Ctrl-C cancels it while an evaluation runs"
 }
 
 // compilePanic is a panic of the interpreter's compiler, before anything of the input ran (a

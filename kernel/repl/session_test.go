@@ -7,13 +7,16 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/equilibriumforcing/eqf/internal/browser"
+	"github.com/traefik/yaegi/interp"
 )
 
 func TestIncomplete(t *testing.T) {
@@ -83,6 +86,33 @@ func TestEvalImportsResetAndErrors(t *testing.T) {
 	cancel()
 	if err := s.Eval(ctxCancelled, "for { }"); err != ErrInterrupted {
 		t.Errorf("cancelled eval: %v", err)
+	}
+}
+
+// The session's ctx is the running evaluation's context: a library call given it sees the
+// cancellation that interrupts the evaluation (the interpreter alone would leave the call running
+// in the background), and the next evaluation's ctx is live again; it prints as what it is.
+func TestSessionContext(t *testing.T) {
+	s, out := newTestSession(t)
+	stopped := make(chan struct{})
+	// A compiled function waiting on its context, beside the session's own helpers.
+	if err := s.in.Use(interp.Exports{showPath + "/" + path.Base(showPath): {"Wait": reflect.ValueOf(func(c context.Context) { <-c.Done(); close(stopped) })}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	if err := s.Eval(ctx, "__show.Wait(ctx)"); err != ErrInterrupted {
+		t.Errorf("an evaluation cancelled while a library call waits on ctx: %v, want ErrInterrupted", err)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Error("the library call given ctx still runs 10 s after its evaluation was cancelled")
+	}
+	out.Reset()
+	evalAll(t, s, "ctx.Err()", "ctx")
+	if got, want := out.String(), "<nil>\nthe session's context: Ctrl-C cancels it while an evaluation runs\n"; got != want {
+		t.Errorf("after the cancelled evaluation, ctx.Err() and ctx print %q, want %q", got, want)
 	}
 }
 
